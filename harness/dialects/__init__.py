@@ -1,0 +1,15 @@
+"""Provider wire formats: each parses a body into prefix segments, settings and the neutral
+model, and renders the neutral model back. Adding a dialect means adding one module."""
+
+from ._base import Dialect, DialectError, ParsedBody, Segment
+from ._registry import all_dialects, detect_dialect, get_dialect
+
+__all__ = [
+    "Dialect",
+    "DialectError",
+    "ParsedBody",
+    "Segment",
+    "all_dialects",
+    "detect_dialect",
+    "get_dialect",
+]

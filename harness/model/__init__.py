@@ -1,0 +1,29 @@
+"""The provider-neutral request model: immutable messages, parts, tools, presets."""
+
+from ._json import FrozenDict, Json, freeze, thaw
+from ._paths import join_path
+from ._messages import FunctionCall, FunctionResponse, Image, Message, Part, Role, Text, Thinking
+from ._preset import OutputSchema, Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
+
+__all__ = [
+    "FrozenDict",
+    "FunctionCall",
+    "FunctionResponse",
+    "Image",
+    "Json",
+    "Message",
+    "OutputSchema",
+    "Part",
+    "Preset",
+    "Request",
+    "Role",
+    "Settings",
+    "Text",
+    "Thinking",
+    "ThinkingConfig",
+    "Tool",
+    "ToolChoice",
+    "freeze",
+    "join_path",
+    "thaw",
+]

@@ -1,0 +1,84 @@
+"""Immutable JSON values whose object key order is part of their identity.
+
+Key order reaches the model (tool schemas, call arguments), so two objects with the same
+items in another order are *different* values here, unlike plain ``dict`` equality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, TypeAlias
+
+__all__ = ["FrozenDict", "Json", "freeze", "thaw"]
+
+Json: TypeAlias = "None | bool | int | float | str | FrozenDict | tuple[Json, ...]"
+
+
+class FrozenDict(dict[str, Any]):
+    """An insertion-ordered, hashable, read-only JSON object.
+
+    It subclasses ``dict`` so that orjson encodes it natively, keeping its key order.
+    Equality with another mapping compares items *in order*.
+    """
+
+    __slots__ = ("_hash",)
+
+    def __init__(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
+        super().__init__(items)
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self.items(), other.items(), strict=True)
+        )
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        if self._hash is None:
+            self._hash = hash(tuple(self.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (tuple(self.items()),))
+
+    def _readonly(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("FrozenDict is immutable")
+
+    __setitem__ = _readonly
+    __delitem__ = _readonly
+    __ior__ = _readonly  # type: ignore[assignment]
+    clear = _readonly
+    pop = _readonly
+    popitem = _readonly
+    setdefault = _readonly
+    update = _readonly
+
+
+def freeze(value: Any) -> Json:
+    """Return an immutable copy of a parsed JSON value (dicts and lists, any depth)."""
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, dict):
+        return FrozenDict((str(k), freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def thaw(value: Json) -> Any:
+    """Return a plain ``dict``/``list`` copy of a frozen JSON value."""
+    if isinstance(value, dict):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value

@@ -1,0 +1,95 @@
+"""Presets (system instruction, tools, settings) and whole requests (SPEC §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ._json import FrozenDict, Json
+from ._messages import Message
+
+__all__ = [
+    "OutputSchema",
+    "Preset",
+    "Request",
+    "Settings",
+    "ThinkingConfig",
+    "Tool",
+    "ToolChoice",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A function declaration; ``parameters`` is a JSON Schema whose key order is kept."""
+
+    name: str
+    description: str | None = None
+    parameters: Json = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """``tool`` forces the single tool in ``names``; ``required`` may restrict to ``names``."""
+
+    mode: Literal["auto", "none", "required", "tool"]
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingConfig:
+    mode: Literal["enabled", "disabled", "adaptive"] | None = None
+    budget_tokens: int | None = None
+    effort: str | None = None
+    include_thoughts: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSchema:
+    """Structured output: the JSON Schema the model's answer must follow."""
+
+    schema: Json
+    name: str | None = None
+    strict: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Request fields outside the cached prefix, except where a dialect caches them.
+
+    ``extra`` keeps fields this model does not name, keyed by dialect, so that a body
+    renders back with them; a dialect renders only its own entry.
+    """
+
+    model: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    max_output_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
+    thinking: ThinkingConfig | None = None
+    tool_choice: ToolChoice | None = None
+    output_schema: OutputSchema | None = None
+    extra: FrozenDict = field(default_factory=FrozenDict)
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """What a fork must inherit verbatim: system blocks, ordered tools and settings."""
+
+    system: tuple[str, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    settings: Settings = field(default_factory=Settings)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request head: a preset plus the message history.
+
+    ``cache_breakpoints`` names the prefix segments that end with a cache marker
+    (e.g. ``"tools[2]"``, ``"messages[5]"``) in dialects that have markers.
+    """
+
+    preset: Preset
+    history: tuple[Message, ...] = ()
+    cache_breakpoints: tuple[str, ...] = ()
