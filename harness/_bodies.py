@@ -1,0 +1,144 @@
+"""Reading captured request bodies from files or stdin, with one clear sentence per problem.
+
+Every failure is a ``BodyError`` naming the source, so a command can print it and exit 2
+instead of a traceback; sizes are checked before reading so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any, BinaryIO
+
+import orjson
+
+from .dialects import Dialect, DialectError, ParsedBody, all_dialects
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "BodyError",
+    "choose_dialect",
+    "decode_body",
+    "parse_body",
+    "read_body",
+]
+
+DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024
+STDIN = "-"
+
+
+class BodyError(Exception):
+    """A body that cannot be read or is not a request: ``str()`` is the sentence to print."""
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{_display(source)}: {problem}")
+        self.source = source
+        self.problem = problem
+
+
+def _display(source: str) -> str:
+    return "<stdin>" if source == STDIN else source
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 1_000_000 else f"{n:,} bytes"
+
+
+def read_body(
+    source: str, *, max_bytes: int = DEFAULT_MAX_BODY_BYTES, stdin: BinaryIO | None = None
+) -> bytes:
+    """The raw bytes of a body file, or of stdin for ``"-"``, refusing more than ``max_bytes``."""
+    if source == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read(max_bytes + 1)
+    else:
+        try:
+            size = os.stat(source).st_size
+            if os.path.isdir(source):
+                raise BodyError(source, "is a directory, not a request body file")
+            if size > max_bytes:
+                raise BodyError(
+                    source,
+                    f"is {_size(size)}, over the {_size(max_bytes)} limit for one body"
+                    " (raise it with --max-body-size)",
+                )
+            with open(source, "rb") as f:
+                data = f.read(max_bytes + 1)
+        except FileNotFoundError:
+            raise BodyError(source, "no such file") from None
+        except PermissionError:
+            raise BodyError(source, "cannot be read (permission denied)") from None
+        except OSError as e:
+            raise BodyError(source, f"cannot be read ({e.strerror or e})") from None
+    if len(data) > max_bytes:
+        raise BodyError(
+            source,
+            f"is over the {_size(max_bytes)} limit for one body (raise it with --max-body-size)",
+        )
+    return data
+
+
+def decode_body(data: bytes, *, source: str) -> Any:
+    """The decoded JSON of a body, with orjson's parse errors turned into plain sentences."""
+    if not data.strip():
+        raise BodyError(source, "is empty, not a JSON request body")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        raise BodyError(source, _json_problem(e, len(data))) from None
+    except RecursionError:
+        raise BodyError(source, "is nested too deeply to read") from None
+
+
+def _json_problem(error: orjson.JSONDecodeError, size: int) -> str:
+    message = error.msg
+    where = f"line {error.lineno}, column {error.colno} (byte {error.pos})"
+    if "UTF-8" in message:
+        return "is not valid UTF-8 text, so it is not a JSON request body"
+    if message.startswith("unexpected end of data") or error.pos >= size:
+        return f"ends in the middle of the JSON at byte {error.pos}: the file looks truncated"
+    if "depth limit" in message or "recursion" in message:
+        return f"is nested more than 1,024 levels deep at {where}; no request body is"
+    return f"is not valid JSON: {message} at {where}"
+
+
+def choose_dialect(
+    bodies: Mapping[str, Any], *, name: str | None = None
+) -> tuple[Dialect, bool]:
+    """The dialect to read ``bodies`` (source -> decoded JSON) with, and whether it was guessed.
+
+    An explicit ``name`` wins. Otherwise the dialect with the most evidence over all bodies is
+    chosen; a tie is a guess (the report says so), no evidence at all is an error.
+    """
+    if name is not None:
+        try:
+            return all_dialects()[name], False
+        except KeyError:
+            known = ", ".join(all_dialects())
+            raise BodyError("--dialect", f"unknown dialect {name!r}; known: {known}") from None
+    totals: dict[str, int] = {}
+    for body in bodies.values():
+        if not isinstance(body, dict):
+            continue
+        for dialect_name, dialect in all_dialects().items():
+            totals[dialect_name] = totals.get(dialect_name, 0) + dialect.detect(body)
+    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
+    if not ranked or ranked[0][1] <= 0:
+        raise BodyError(
+            " and ".join(bodies) or "input",
+            "does not look like a request of any known dialect"
+            f" ({', '.join(all_dialects())}); pass --dialect",
+        )
+    guessed = len(ranked) > 1 and ranked[1][1] == ranked[0][1]
+    return all_dialects()[ranked[0][0]], guessed
+
+
+def parse_body(dialect: Dialect, body: Any, *, source: str) -> ParsedBody:
+    """``dialect.parse`` with its errors named after the source."""
+    try:
+        return dialect.parse(body)
+    except DialectError as e:
+        raise BodyError(source, f"is not a {dialect.title} request: {e}") from None
+    except RecursionError:
+        raise BodyError(source, "is nested too deeply to read") from None

@@ -1,0 +1,72 @@
+"""``prefix-harness diff PARENT FORK``: does the fork keep the parent's prefix?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._bodies import STDIN, BodyError, choose_dialect, decode_body, parse_body, read_body
+from ..prefix import StreamError, compare
+from ..reports import DiffSubjects, diff_json, diff_text
+from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_body_options, fail
+
+__all__ = ["add_parser"]
+
+DESCRIPTION = """\
+Compare two captured request bodies: a parent's last request and a fork's first request.
+Exit 0 when the fork's prefix stream starts with the parent's whole prefix stream, 1 when
+it does not, 2 on bad usage or input. Whitespace and string escapes do not count; key
+order does. Settings (model, sampling, thinking, tool_choice) are listed, not judged.
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "diff",
+        help="compare a parent's and a fork's request bodies byte for byte",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("parent", help="the parent's last request body (JSON file, or - for stdin)")
+    parser.add_argument("fork", help="the fork's first request body (JSON file, or - for stdin)")
+    add_body_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--context",
+        type=int,
+        default=40,
+        metavar="BYTES",
+        help="bytes of context shown either side of the divergence (default: 40)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.parent == STDIN and args.fork == STDIN:
+        return fail("only one of PARENT and FORK can be read from stdin (-)")
+    if args.context < 0:
+        return fail("--context must be 0 or more")
+    try:
+        decoded = {
+            source: decode_body(read_body(source, max_bytes=args.max_body_size), source=source)
+            for source in (args.parent, args.fork)
+        }
+        dialect, guessed = choose_dialect(decoded, name=args.dialect)
+        parent = parse_body(dialect, decoded[args.parent], source=args.parent)
+        fork = parse_body(dialect, decoded[args.fork], source=args.fork)
+        del decoded
+        comparison = compare(parent, fork)
+    except BodyError as e:
+        return fail(str(e), code=EXIT_BAD_INPUT)
+    except StreamError as e:
+        return fail(str(e), code=EXIT_BAD_INPUT)
+    subjects = DiffSubjects(_name(args.parent), _name(args.fork), guessed)
+    if args.json:
+        sys.stdout.buffer.write(diff_json(comparison, subjects))
+    else:
+        sys.stdout.write(diff_text(comparison, subjects, context=args.context))
+    return EXIT_OK if comparison.preserved else EXIT_FAILED
+
+
+def _name(source: str) -> str:
+    return "<stdin>" if source == STDIN else source

@@ -1,0 +1,25 @@
+"""Byte-level prefix comparison: prefix streams, the divergence locator, explanations."""
+
+from ._compare import MISSING, PrefixComparison, SettingChange, compare, compare_settings
+from ._explain import Window, byte_window, structural_diff
+from ._locate import Divergence, common_prefix_length, first_difference, locate
+from ._stream import Frame, PrefixStream, StreamError, prefix_stream
+
+__all__ = [
+    "MISSING",
+    "Divergence",
+    "Frame",
+    "PrefixComparison",
+    "PrefixStream",
+    "SettingChange",
+    "StreamError",
+    "Window",
+    "byte_window",
+    "common_prefix_length",
+    "compare",
+    "compare_settings",
+    "first_difference",
+    "locate",
+    "prefix_stream",
+    "structural_diff",
+]

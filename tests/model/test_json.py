@@ -1,0 +1,55 @@
+import orjson
+import pytest
+from hypothesis import given
+
+from harness.model import FrozenDict, freeze, thaw
+from harness.strategies import json_values
+
+
+def test_key_order_is_part_of_equality() -> None:
+    a = freeze({"type": "object", "properties": {}})
+    b = freeze({"properties": {}, "type": "object"})
+    assert a != b
+    assert a == freeze({"type": "object", "properties": {}})
+    assert hash(a) == hash(freeze({"type": "object", "properties": {}}))
+
+
+def test_plain_dict_compares_in_order_too() -> None:
+    assert FrozenDict({"a": 1, "b": 2}) == {"a": 1, "b": 2}
+    assert FrozenDict({"a": 1, "b": 2}) != {"b": 2, "a": 1}
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.__setitem__("x", 1),
+        lambda d: d.__delitem__("a"),
+        lambda d: d.update({"x": 1}),
+        lambda d: d.pop("a"),
+        lambda d: d.clear(),
+        lambda d: d.setdefault("x", 1),
+    ],
+)
+def test_frozen_dict_refuses_mutation(mutate) -> None:  # type: ignore[no-untyped-def]
+    d = FrozenDict({"a": 1})
+    with pytest.raises(TypeError, match="immutable"):
+        mutate(d)
+    assert d == {"a": 1}
+
+
+def test_freeze_is_deep_and_orjson_encodes_in_order() -> None:
+    value = freeze({"z": [1, {"b": 2, "a": 1}], "a": None})
+    assert isinstance(value, FrozenDict)
+    assert value["z"] == (1, FrozenDict({"b": 2, "a": 1}))
+    assert orjson.dumps(value) == b'{"z":[1,{"b":2,"a":1}],"a":null}'
+
+
+def test_freeze_rejects_non_json() -> None:
+    with pytest.raises(TypeError, match="not a JSON value: set"):
+        freeze({"a": {1, 2}})
+
+
+@given(json_values())
+def test_thaw_then_freeze_is_identity(value) -> None:  # type: ignore[no-untyped-def]
+    assert freeze(thaw(value)) == value
+    assert orjson.dumps(thaw(value)) == orjson.dumps(value)
