@@ -103,9 +103,7 @@ def _json_problem(error: orjson.JSONDecodeError, size: int) -> str:
     return f"is not valid JSON: {message} at {where}"
 
 
-def choose_dialect(
-    bodies: Mapping[str, Any], *, name: str | None = None
-) -> tuple[Dialect, bool]:
+def choose_dialect(bodies: Mapping[str, Any], *, name: str | None = None) -> tuple[Dialect, bool]:
     """The dialect to read ``bodies`` (source -> decoded JSON) with, and whether it was guessed.
 
     An explicit ``name`` wins. Otherwise the dialect with the most evidence over all bodies is
@@ -125,13 +123,25 @@ def choose_dialect(
             totals[dialect_name] = totals.get(dialect_name, 0) + dialect.detect(body)
     ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
     if not ranked or ranked[0][1] <= 0:
-        raise BodyError(
-            " and ".join(bodies) or "input",
-            "does not look like a request of any known dialect"
-            f" ({', '.join(all_dialects())}); pass --dialect",
-        )
+        return _plausible_dialect(bodies)
     guessed = len(ranked) > 1 and ranked[1][1] == ranked[0][1]
     return all_dialects()[ranked[0][0]], guessed
+
+
+def _plausible_dialect(bodies: Mapping[str, Any]) -> tuple[Dialect, bool]:
+    """With no telling feature in any body, the first dialect that reads them all (a guess)."""
+    for dialect in all_dialects().values():
+        try:
+            for body in bodies.values():
+                dialect.parse(body)
+        except (DialectError, RecursionError):
+            continue
+        return dialect, True
+    raise BodyError(
+        " and ".join(bodies) or "input",
+        "does not look like a request of any known dialect"
+        f" ({', '.join(all_dialects())}); pass --dialect",
+    )
 
 
 def parse_body(dialect: Dialect, body: Any, *, source: str) -> ParsedBody:
@@ -139,6 +149,6 @@ def parse_body(dialect: Dialect, body: Any, *, source: str) -> ParsedBody:
     try:
         return dialect.parse(body)
     except DialectError as e:
-        raise BodyError(source, f"is not a {dialect.title} request: {e}") from None
+        raise BodyError(source, f"is not a valid {dialect.title} request: {e}") from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None

@@ -31,7 +31,9 @@ def test_directory(tmp_path: Path) -> None:
 
 def test_oversized_file_is_refused_before_reading(tmp_path: Path) -> None:
     path = write(tmp_path, b" " * 2048)
-    with pytest.raises(BodyError, match=r"is 2,048 bytes, over the 1,024 bytes limit.*--max-body-size"):
+    with pytest.raises(
+        BodyError, match=r"is 2,048 bytes, over the 1,024 bytes limit.*--max-body-size"
+    ):
         read_body(path, max_bytes=1024)
 
 

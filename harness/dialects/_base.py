@@ -117,7 +117,7 @@ class Dialect(ABC):
     def parse(self, body: Any) -> ParsedBody:
         """Read an already decoded JSON body. Raises ``DialectError``."""
         if not isinstance(body, dict):
-            raise DialectError(f"a {self.title} body is a JSON object, not {_kind(body)}")
+            raise DialectError(f"the body is {_kind(body)}, not a JSON object")
         return ParsedBody(
             self,
             body,

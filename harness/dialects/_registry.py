@@ -38,9 +38,7 @@ def get_dialect(name: str) -> Dialect:
     try:
         return dialects[name]
     except KeyError:
-        raise KeyError(
-            f"unknown dialect {name!r}; known dialects: {', '.join(dialects)}"
-        ) from None
+        raise KeyError(f"unknown dialect {name!r}; known dialects: {', '.join(dialects)}") from None
 
 
 def detect_dialect(body: Mapping[str, Any]) -> tuple[Dialect | None, bool]:

@@ -1,8 +1,8 @@
 """The provider-neutral request model: immutable messages, parts, tools, presets."""
 
 from ._json import FrozenDict, Json, freeze, thaw
-from ._paths import join_path
 from ._messages import FunctionCall, FunctionResponse, Image, Message, Part, Role, Text, Thinking
+from ._paths import join_path
 from ._preset import OutputSchema, Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
 
 __all__ = [

@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeAlias
 
 __all__ = ["FrozenDict", "Json", "freeze", "thaw"]
 
-Json: TypeAlias = "None | bool | int | float | str | FrozenDict | tuple[Json, ...]"
+Json: TypeAlias = "bool | int | float | str | FrozenDict | tuple[Json, ...] | None"
 
 
 class FrozenDict(dict[str, Any]):
@@ -54,7 +54,7 @@ class FrozenDict(dict[str, Any]):
 
     __setitem__ = _readonly
     __delitem__ = _readonly
-    __ior__ = _readonly  # type: ignore[assignment]
+    __ior__ = _readonly
     clear = _readonly
     pop = _readonly
     popitem = _readonly

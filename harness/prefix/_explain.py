@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from os.path import commonpath
 from typing import Any
+
+import orjson
 
 from ._locate import Divergence
 from ._stream import Frame
@@ -49,8 +53,8 @@ def _printable(text: str) -> str:
     )
 
 
-def structural_diff(divergence: Divergence, *, max_lines: int = 12, width: int = 160) -> list[str]:
-    """DeepDiff's account of the two differing segments, one change a line, shortened.
+def structural_diff(divergence: Divergence, *, max_lines: int = 12) -> list[str]:
+    """DeepDiff's account of the two differing segments, one change a line, values shortened.
 
     DeepDiff compares objects as mappings, so a pure key-order change shows up only in the
     divergence's own reason; this view adds what was added, removed or changed.
@@ -59,15 +63,51 @@ def structural_diff(divergence: Divergence, *, max_lines: int = 12, width: int =
         return []
     from deepdiff import DeepDiff  # imported late: it costs ~0.2 s and most runs never need it
 
-    lines = _pretty(DeepDiff(divergence.parent_frame.value, divergence.fork_frame.value))
+    tree = DeepDiff(
+        divergence.parent_frame.value,
+        divergence.fork_frame.value,
+        view="tree",
+        threshold_to_diff_deeper=0,
+    )
     root = divergence.parent_frame.name
-    lines = [line.replace("root", root, 1) for line in lines]
-    shown = [line if len(line) <= width else line[: width - 1] + "…" for line in lines[:max_lines]]
+    lines = [
+        _describe(kind, _path(level.path(), root), level.t1, level.t2)
+        for kind, levels in tree.items()
+        for level in sorted(levels, key=lambda lv: str(lv.path()))
+    ]
     if len(lines) > max_lines:
-        shown.append(f"… and {len(lines) - max_lines} more changes")
-    return shown
+        lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more changes"]
+    return lines
 
 
-def _pretty(diff: Any) -> list[str]:
-    text: str = diff.pretty() if diff else ""
-    return [line for line in text.splitlines() if line.strip()]
+_KEY = re.compile(r"\['([A-Za-z_][A-Za-z0-9_]*)'\]")
+
+
+def _path(deepdiff_path: str, root: str) -> str:
+    return _KEY.sub(r".\1", deepdiff_path.replace("root", root, 1))
+
+
+def _describe(kind: str, path: str, parent: Any, fork: Any) -> str:
+    if kind.endswith("_added"):
+        return f"added    {path} = {_short(fork)}"
+    if kind.endswith("_removed"):
+        return f"removed  {path} (was {_short(parent)})"
+    if isinstance(parent, str) and isinstance(fork, str):
+        at = len(commonpath([parent, fork]))
+        return f"changed  {path}: {_short(parent, at)} -> {_short(fork, at)}"
+    return f"changed  {path}: {_short(parent)} -> {_short(fork)}"
+
+
+def _short(value: Any, around: int = 0, width: int = 48) -> str:
+    """A value's JSON, cut to ``width`` characters kept near character ``around``."""
+    if isinstance(value, str) and len(value) > width:
+        start = max(0, around - width // 2)
+        cut = value[start : start + width]
+        tail = "…" if start + width < len(value) else ""
+        return f'"{"…" if start else ""}{_printable(cut)}{tail}"'
+    text = _printable(orjson.dumps(value).decode()) if _is_json(value) else repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _is_json(value: Any) -> bool:
+    return value is None or isinstance(value, dict | list | tuple | str | int | float | bool)

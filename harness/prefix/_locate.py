@@ -47,7 +47,7 @@ def common_prefix_length(a: bytes, b: bytes) -> int:
 def locate(parent: PrefixStream, fork: PrefixStream) -> Divergence | None:
     """The first divergence, or None when the fork's stream starts with the parent's whole one."""
     for p, f in zip(parent.frames, fork.frames, strict=False):
-        if p.data == f.data:
+        if p.json == f.json and p.name == f.name:
             continue
         offset = p.start + common_prefix_length(p.data, f.data)
         path, reason = _explain_frames(p, f)
@@ -118,7 +118,17 @@ def _object_difference(a: dict[str, Any], b: dict[str, Any], path: str) -> tuple
     return None
 
 
+_KINDS: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    tuple: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    type(None): "null",
+}
+
+
 def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "an array", tuple: "an array", str: "a string"}
-    names |= {bool: "a boolean", int: "an integer", float: "a float", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)

@@ -25,21 +25,25 @@ class StreamError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One segment in the stream: ``data`` is the whole frame, starting at ``start``."""
+    """One segment in the stream, starting at byte ``start``: ``<name>=<json>\\n``.
+
+    The frame's bytes are kept as the name and the encoded JSON, not joined, so that
+    building a stream copies each segment's encoding once only.
+    """
 
     name: str
     value: Any
     start: int
-    data: bytes
+    json: bytes
 
     @property
-    def header(self) -> int:
-        """Length of the ``<name>=`` framing before the segment's JSON."""
-        return len(self.name) + 1
+    def data(self) -> bytes:
+        """The whole frame as it stands in the stream."""
+        return b"".join((self.name.encode(), b"=", self.json, b"\n"))
 
     @property
     def end(self) -> int:
-        return self.start + len(self.data)
+        return self.start + len(self.name.encode()) + len(self.json) + 2
 
 
 class PrefixStream:
@@ -81,8 +85,9 @@ def prefix_stream(parsed: ParsedBody) -> PrefixStream:
         try:
             encoded = dumps(segment.value)
         except orjson.JSONEncodeError as e:
-            raise StreamError(f"{segment.name} cannot be re-encoded ({e}): nested too deeply") from None
-        data = b"".join((segment.name.encode(), b"=", encoded, b"\n"))
-        frames.append(Frame(segment.name, segment.value, start, data))
-        start += len(data)
+            raise StreamError(
+                f"{segment.name} cannot be re-encoded ({e}): nested too deeply"
+            ) from None
+        frames.append(Frame(segment.name, segment.value, start, encoded))
+        start += len(segment.name.encode()) + len(encoded) + 2
     return PrefixStream(tuple(frames))

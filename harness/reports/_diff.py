@@ -45,10 +45,15 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         f" {_n(c.fork.length)} bytes of prefix",
         "",
     ]
-    shared = f"{_n(c.shared)} bytes = {c.share:.1%} of the fork's prefix ({_n(c.fork.length)} bytes)"
+    shared = (
+        f"{_n(c.shared)} bytes = {c.share:.1%} of the fork's prefix ({_n(c.fork.length)} bytes)"
+    )
     d = c.divergence
     if d is None:
-        lines += ["PREFIX KEPT: the fork's prefix starts with the parent's whole prefix", f"  shared   {shared}"]
+        lines += [
+            "PREFIX KEPT: the fork's prefix starts with the parent's whole prefix",
+            f"  shared   {shared}",
+        ]
     else:
         p_name = d.parent_frame.name if d.parent_frame else "(ended)"
         f_name = d.fork_frame.name if d.fork_frame else "(ended)"
@@ -101,7 +106,11 @@ def diff_json(comparison: PrefixComparison, subjects: DiffSubjects) -> bytes:
         "dialect": c.dialect,
         "dialect_guessed": subjects.dialect_guessed,
         "preserved": c.preserved,
-        "parent": {"source": subjects.parent, "segments": len(c.parent.frames), "bytes": c.parent.length},
+        "parent": {
+            "source": subjects.parent,
+            "segments": len(c.parent.frames),
+            "bytes": c.parent.length,
+        },
         "fork": {"source": subjects.fork, "segments": len(c.fork.frames), "bytes": c.fork.length},
         "shared_bytes": c.shared,
         "share_of_fork": round(c.share, 6),

@@ -84,9 +84,9 @@ def json_objects(*, max_size: int = 4) -> st.SearchStrategy[FrozenDict]:
 
 def _schemas(depth: int) -> st.SearchStrategy[FrozenDict]:
     leaf = st.sampled_from(["string", "integer", "number", "boolean"]).flatmap(
-        lambda t: st.fixed_dictionaries(
-            {"type": st.just(t)}, optional={"description": _texts}
-        ).map(lambda d: FrozenDict(d.items()))
+        lambda t: st.fixed_dictionaries({"type": st.just(t)}, optional={"description": _texts}).map(
+            lambda d: FrozenDict(d.items())
+        )
     )
     if depth == 0:
         return leaf
@@ -139,7 +139,7 @@ def settings() -> st.SearchStrategy[Settings]:
         ),
         tool_choice=st.one_of(
             st.none(),
-            st.sampled_from(["auto", "none", "required"]).map(ToolChoice),
+            st.sampled_from([ToolChoice("auto"), ToolChoice("none"), ToolChoice("required")]),
         ),
     )
 

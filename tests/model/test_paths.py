@@ -6,8 +6,11 @@ from harness.model import join_path
 @pytest.mark.parametrize(
     ("base", "keys", "expected"),
     [
-        ("tools[3]", ("parameters", "properties", "path", "description"),
-         "tools[3].parameters.properties.path.description"),
+        (
+            "tools[3]",
+            ("parameters", "properties", "path", "description"),
+            "tools[3].parameters.properties.path.description",
+        ),
         ("messages[7]", ("content", 0, "text"), "messages[7].content[0].text"),
         ("tools[0]", ("properties", "a b"), 'tools[0].properties["a b"]'),
         ("x", ('quote"d',), 'x["quote\\"d"]'),

@@ -40,8 +40,12 @@ def test_common_prefix_length_finds_a_planted_change(a: bytes, data: st.DataObje
         ),
         ({"a": 1}, {"a": 1, "b": 2}, "t", "key 'b' is added in the fork"),
         ({"a": 1, "b": 2}, {"a": 1}, "t", "key 'b' of the parent is missing in the fork"),
-        ({"a": 1, "b": 2}, {"a": 1, "c": 2}, "t",
-         "key 'b' of the parent is missing in the fork (fork has 'c' there)"),
+        (
+            {"a": 1, "b": 2},
+            {"a": 1, "c": 2},
+            "t",
+            "key 'b' of the parent is missing in the fork (fork has 'c' there)",
+        ),
         ({"a": [1, 2]}, {"a": [1, 2, 3]}, "t.a", "2 items in the parent, 3 in the fork"),
         ({"a": 1}, {"a": 1.0}, "t.a", "an integer in the parent, a float in the fork"),
         ({"a": True}, {"a": 1}, "t.a", "a boolean in the parent, an integer in the fork"),
@@ -49,7 +53,9 @@ def test_common_prefix_length_finds_a_planted_change(a: bytes, data: st.DataObje
         ({"a": [{"b": 0}]}, {"a": [{"b": 1}]}, "t.a[0].b", "0 in the parent, 1 in the fork"),
     ],
 )
-def test_first_difference_names_path_and_reason(a: object, b: object, path: str, reason: str) -> None:
+def test_first_difference_names_path_and_reason(
+    a: object, b: object, path: str, reason: str
+) -> None:
     assert first_difference(a, b, "t") == (path, reason)
 
 

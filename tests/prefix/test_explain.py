@@ -1,0 +1,54 @@
+from harness.dialects import get_dialect
+from harness.prefix import byte_window, compare, structural_diff
+
+
+def diverge(parent_text: str, fork_text: str, **extra: object):  # type: ignore[no-untyped-def]
+    d = get_dialect("openai")
+    parent = d.parse({"messages": [{"role": "user", "content": parent_text}]})
+    fork = d.parse({"messages": [{"role": "user", "content": fork_text, **extra}]})
+    divergence = compare(parent, fork).divergence
+    assert divergence is not None
+    return divergence
+
+
+def test_window_marks_the_first_differing_byte() -> None:
+    d = diverge("a" * 100 + "X" + "b" * 100, "a" * 100 + "Y" + "b" * 100)
+    window = byte_window(d.fork_frame, d.offset, context=10)
+    assert window.text == "…aaaaaaaaaaYbbbbbbbbb…"
+    assert window.text[window.caret] == "Y"
+    parent = byte_window(d.parent_frame, d.offset, context=10)
+    assert parent.text[parent.caret] == "X"
+
+
+def test_window_never_splits_a_character_and_escapes_controls() -> None:
+    d = diverge("ééé\tX", "ééé\tY")
+    window = byte_window(d.fork_frame, d.offset, context=3)
+    assert "\ufffd" not in window.text
+    assert "\\t" in window.text
+    assert window.text[window.caret] == "Y"
+
+
+def test_window_of_an_ended_stream() -> None:
+    assert byte_window(None, 10).text == "(the prefix ends here)"
+
+
+def test_structural_diff_lists_changes_with_body_paths() -> None:
+    d = diverge("hello", "hello", name="bob")
+    assert structural_diff(d) == ['added    messages[0].name = "bob"']
+    d = diverge("Path to the file", "Path of the file")
+    assert structural_diff(d) == [
+        'changed  messages[0].content: "Path to the file" -> "Path of the file"'
+    ]
+
+
+def test_structural_diff_is_capped() -> None:
+    d = get_dialect("openai")
+    parent = d.parse({"messages": [{"role": "user", "content": "x"}]})
+    fork = d.parse(
+        {"messages": [{"role": "user", "content": "x", **{f"k{i}": i for i in range(30)}}]}
+    )
+    divergence = compare(parent, fork).divergence
+    assert divergence is not None
+    lines = structural_diff(divergence, max_lines=5)
+    assert len(lines) == 6
+    assert lines[-1] == "... and 25 more changes"

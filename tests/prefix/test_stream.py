@@ -1,0 +1,79 @@
+import orjson
+import pytest
+
+from harness.dialects import get_dialect
+from harness.prefix import StreamError, prefix_stream
+
+BODY = {
+    "model": "m",
+    "tools": [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}],
+    "messages": [{"role": "user", "content": "hé"}, {"role": "assistant", "content": "ok"}],
+}
+
+
+def test_frames_are_named_compact_and_newline_terminated() -> None:
+    stream = prefix_stream(get_dialect("openai").parse(BODY))
+    assert bytes(stream) == (
+        b'tools[0]={"type":"function","function":{"name":"a","parameters":{"type":"object"}}}\n'
+        + 'messages[0]={"role":"user","content":"hé"}\n'.encode()
+        + b'messages[1]={"role":"assistant","content":"ok"}\n'
+    )
+    assert len(stream) == len(bytes(stream))
+    assert [f.name for f in stream] == ["tools[0]", "messages[0]", "messages[1]"]
+    assert stream.frames[1].start == stream.frames[0].end
+    assert stream.frames[2].data == b'messages[1]={"role":"assistant","content":"ok"}\n'
+
+
+def test_frame_at_finds_the_frame_holding_an_offset() -> None:
+    stream = prefix_stream(get_dialect("openai").parse(BODY))
+    for frame in stream:
+        assert stream.frame_at(frame.start) is frame
+        assert stream.frame_at(frame.end - 1) is frame
+    assert stream.frame_at(len(stream)) is None
+
+
+def test_settings_are_not_in_the_stream() -> None:
+    a = get_dialect("openai").parse(BODY)
+    b = get_dialect("openai").parse({**BODY, "model": "other", "temperature": 1.0})
+    assert bytes(prefix_stream(a)) == bytes(prefix_stream(b))
+
+
+def test_key_order_is_kept() -> None:
+    reordered = orjson.loads(
+        orjson.dumps(BODY).replace(
+            b'"role":"user","content":"h\xc3\xa9"', b'"content":"h\xc3\xa9","role":"user"'
+        )
+    )
+    a = bytes(prefix_stream(get_dialect("openai").parse(BODY)))
+    b = bytes(prefix_stream(get_dialect("openai").parse(reordered)))
+    assert a != b
+    assert b'messages[0]={"content":"h\xc3\xa9","role":"user"}' in b
+
+
+def test_anthropic_cache_markers_are_left_out() -> None:
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+            }
+        ],
+    }
+    stream = bytes(prefix_stream(get_dialect("anthropic").parse(body)))
+    assert b"cache_control" not in stream
+    assert b'system[0]={"type":"text","text":"sys"}' in stream
+
+
+def test_too_deep_for_orjson_to_encode_is_a_clear_error() -> None:
+    deep: object = "x"
+    for _ in range(300):
+        deep = [deep]
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "a", "parameters": {"d": deep}}}],
+    }
+    with pytest.raises(StreamError, match=r"tools\[0\] cannot be re-encoded .*nested too deeply"):
+        prefix_stream(get_dialect("openai").parse(body))
