@@ -129,6 +129,7 @@ class Dialect(ABC):
 
 def _kind(value: Any) -> str:
     return {
+        dict: "an object",
         list: "an array",
         str: "a string",
         int: "a number",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
 from hypothesis import strategies as st
@@ -63,6 +64,7 @@ def _unique_object(values: st.SearchStrategy[Json], max_size: int) -> st.SearchS
     )
 
 
+@cache
 def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Json]:
     """Any frozen JSON value: objects (varied key order), arrays, unicode strings, numbers."""
     if max_leaves < 1:
@@ -76,12 +78,14 @@ def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Json]:
     )
 
 
+@cache
 def json_objects(*, max_size: int = 4) -> st.SearchStrategy[FrozenDict]:
     """A frozen JSON object, e.g. call arguments or a function response."""
     _check_sizes("json_objects", 0, max_size)
     return _unique_object(json_values(max_leaves=6), max_size=max_size)
 
 
+@cache
 def _schemas(depth: int) -> st.SearchStrategy[FrozenDict]:
     leaf = st.sampled_from(["string", "integer", "number", "boolean"]).flatmap(
         lambda t: st.fixed_dictionaries({"type": st.just(t)}, optional={"description": _texts}).map(
@@ -186,15 +190,13 @@ def _user_text(draw: st.DrawFn) -> Part:
     return Text(draw(st.text(min_size=1, max_size=40)))
 
 
-@st.composite
 def histories(
-    draw: st.DrawFn,
     *,
     tool_names: tuple[str, ...] = ("search", "read_file"),
     ending: Ending | None = None,
     min_turns: int = 1,
     max_turns: int = 6,
-) -> tuple[Message, ...]:
+) -> st.SearchStrategy[tuple[Message, ...]]:
     """An alternating user/model history starting with a user message.
 
     Every model call is answered, in the next user message, by exactly one response with
@@ -203,9 +205,20 @@ def histories(
     """
     if ending is not None and ending not in ENDINGS:
         raise ValueError(f"histories: ending={ending!r} is not one of {ENDINGS}")
-    _check_sizes("histories", min_turns, max_turns)
     if min_turns < 1:
         raise ValueError("histories: min_turns must be at least 1")
+    _check_sizes("histories", min_turns, max_turns)
+    return _histories(tool_names, ending, min_turns, max_turns)
+
+
+@st.composite
+def _histories(
+    draw: st.DrawFn,
+    tool_names: tuple[str, ...],
+    ending: Ending | None,
+    min_turns: int,
+    max_turns: int,
+) -> tuple[Message, ...]:
     end = ending or draw(st.sampled_from(ENDINGS))
     turns = draw(st.integers(min_turns, max_turns))
     messages: list[Message] = []
@@ -227,12 +240,22 @@ def histories(
     return tuple(messages)
 
 
-@st.composite
 def requests(
-    draw: st.DrawFn, *, ending: Ending | None = None, max_turns: int = 6, max_tools: int = 5
-) -> Request:
+    *, ending: Ending | None = None, max_turns: int = 6, max_tools: int = 5
+) -> st.SearchStrategy[Request]:
     """A whole request head: a preset and a history that calls only the preset's tools."""
-    preset = draw(presets(max_tools=max_tools))
+    histories(ending=ending, max_turns=max_turns)  # validates the arguments now
+    return _requests(presets(max_tools=max_tools), ending, max_turns)
+
+
+@st.composite
+def _requests(
+    draw: st.DrawFn,
+    preset_strategy: st.SearchStrategy[Preset],
+    ending: Ending | None,
+    max_turns: int,
+) -> Request:
+    preset = draw(preset_strategy)
     names = tuple(t.name for t in preset.tools) or ("tool",)
     history = draw(histories(tool_names=names, ending=ending, max_turns=max_turns))
     return Request(preset=preset, history=history)
