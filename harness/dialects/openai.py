@@ -1,0 +1,583 @@
+"""OpenAI chat completions (``POST /v1/chat/completions``) as a dialect.
+
+Mapping to the neutral model:
+
+- the leading run of system/developer messages is the preset's system, one block per text;
+  a later system/developer message is a neutral ``system`` message;
+- assistant -> ``model``: ``reasoning_content`` -> Thinking, content -> Text, ``tool_calls`` ->
+  FunctionCall (arguments decoded when they hold a JSON object, array or scalar);
+- tool messages and the user message right after them form one neutral user message;
+- fields with no neutral home go to ``Settings.extra["openai"]`` in body order; unknown
+  function fields (``strict``) are kept there under the reserved key ``"tools"``, by tool name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import orjson
+
+from ..model import (
+    FrozenDict,
+    FunctionCall,
+    FunctionResponse,
+    Image,
+    Json,
+    Message,
+    OutputSchema,
+    Part,
+    Preset,
+    Request,
+    Settings,
+    Text,
+    Thinking,
+    ThinkingConfig,
+    Tool,
+    ToolChoice,
+    freeze,
+    join_path,
+)
+from ._base import Dialect, DialectError, Segment
+
+__all__ = ["DIALECT", "OpenAIChat"]
+
+_ROLES = ("system", "developer", "user", "assistant", "tool")
+_SYSTEM_ROLES = ("system", "developer")
+_MODES: tuple[Literal["auto", "none", "required"], ...] = ("auto", "none", "required")
+_SETTING_KEYS = (
+    *("model", "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop"),
+    *("reasoning_effort", "tool_choice", "parallel_tool_calls", "seed", "n"),
+    *("presence_penalty", "frequency_penalty"),
+)
+_OWN_FIELDS = frozenset(
+    {"model", "messages", "tools", "tool_choice", "temperature", "top_p", "stop"}
+    | {"max_completion_tokens", "reasoning_effort"}
+)
+"""Top-level fields that render always writes from the neutral model, never from ``extra``."""
+_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+_KINDS.update({int: "a number", float: "a number", type(None): "null"})
+_FUNCTION_KEYS = ("name", "description", "parameters")
+_TOOL_EXTRAS = "tools"
+_DETECT_FIELDS = ("response_format", "max_completion_tokens", "reasoning_effort", "stream_options")
+
+
+class OpenAIChat(Dialect):
+    """The chat completions body: ``messages``, function ``tools``, ``response_format``."""
+
+    name = "openai"
+    title = "OpenAI chat completions"
+
+    def detect(self, body: Mapping[str, Any]) -> int:
+        """Count the features only chat completions bodies have; 0 without ``messages``."""
+        if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+            return 0
+        found = {key for key in _DETECT_FIELDS if key in body}
+        tools = body.get("tools")
+        if isinstance(tools, list) and any(
+            isinstance(t, dict) and t.get("type") == "function" and "function" in t for t in tools
+        ):
+            found.add("function tools")
+        for message in body["messages"]:
+            if isinstance(message, dict):
+                found.update(_message_features(message))
+        return len(found)
+
+    def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
+        """Tools, then ``response_format``, then every message, as sent."""
+        messages = _envelope(body)
+        out = [Segment(join_path("tools", i), t) for i, t in enumerate(body.get("tools") or ())]
+        if body.get("response_format") is not None:
+            out.append(Segment("response_format", body["response_format"]))
+        for k, message in enumerate(messages):
+            _checked_role(message, k)
+            out.append(Segment(join_path("messages", k), message))
+        return tuple(out)
+
+    def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The cache-relevant fields outside the prefix, raw, under their body names."""
+        return {key: body[key] for key in _SETTING_KEYS if key in body}
+
+    def to_request(self, body: Mapping[str, Any]) -> Request:
+        """The body in the neutral model; ``DialectError`` names the path of a bad part."""
+        system, history = _history(_envelope(body))
+        tools, tool_extras = _tools(body.get("tools") or ())
+        preset = Preset(system=system, tools=tools, settings=_settings(body, tool_extras))
+        return Request(preset=preset, history=history)
+
+    def render(self, request: Request) -> bytes:
+        """The compact body: model, messages, tools, choice, format, sampling, then extras."""
+        preset, settings = request.preset, request.preset.settings
+        system, history = _absorb_system(preset.system, request.history)
+        own = settings.extra.get(self.name)
+        extra: Mapping[str, Any] = own if isinstance(own, dict) else {}
+        body: dict[str, Any] = {} if settings.model is None else {"model": settings.model}
+        body["messages"] = [{"role": "system", "content": block} for block in system]
+        body["messages"].extend(_render_history(history))
+        if preset.tools:
+            tool_extras = extra.get(_TOOL_EXTRAS)
+            body["tools"] = [_render_tool(t, tool_extras) for t in preset.tools]
+        if settings.tool_choice is not None:
+            body["tool_choice"] = _render_tool_choice(settings.tool_choice)
+        if settings.output_schema is not None:
+            body["response_format"] = _render_output_schema(settings.output_schema)
+        body.update(_render_sampling(settings))
+        for key, value in extra.items():
+            if key not in _OWN_FIELDS:
+                body.setdefault(key, value)
+        return orjson.dumps(body)
+
+
+# --- validation helpers ---------------------------------------------------------------
+
+
+def _field(
+    obj: Mapping[str, Any],
+    key: str,
+    kinds: tuple[type, ...],
+    what: str,
+    base: str = "",
+    *,
+    required: bool = False,
+) -> Any:
+    """``obj[key]`` if of ``kinds`` (or absent/null when not required), else a DialectError."""
+    value = obj.get(key)
+    if value is None and required:
+        raise DialectError(f'"{key}" is required and must be {what}', path=join_path(base, key))
+    if value is None or (
+        isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
+    ):
+        return value
+    raise DialectError(f'"{key}" must be {what}, not {_kind(value)}', path=join_path(base, key))
+
+
+def _string(obj: Mapping[str, Any], key: str, base: str = "", *, required: bool = False) -> Any:
+    """A string field of a nested object (see ``_field``)."""
+    return _field(obj, key, (str,), "a string", base, required=required)
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else a DialectError at ``path``."""
+    if not isinstance(value, dict):
+        raise DialectError(f"expected a JSON object, not {_kind(value)}", path=path)
+    return value
+
+
+def _envelope(body: Mapping[str, Any]) -> list[Any]:
+    """Check the top-level fields' types and return the ``messages`` array."""
+    messages: list[Any] = _field(body, "messages", (list,), "an array of messages", required=True)
+    _string(body, "model")
+    for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
+        _object(tool, join_path("tools", i))
+    _field(body, "response_format", (dict,), "an object")
+    return messages
+
+
+def _checked_role(message: Any, k: int) -> str:
+    """Validate one message's shape (object, known role, content type) and return its role."""
+    path = join_path("messages", k)
+    if not isinstance(message, dict):
+        raise DialectError(f"a message must be a JSON object, not {_kind(message)}", path=path)
+    role = message.get("role")
+    if role not in _ROLES:
+        expected = ", ".join(_ROLES)
+        raise DialectError(
+            f"role is {_show(role)}; expected one of {expected}", path=f"{path}.role"
+        )
+    content = message.get("content")
+    if not (isinstance(content, str | list) or (content is None and role == "assistant")):
+        raise DialectError(
+            f"{role} content must be a string or an array of parts; it is "
+            + ("missing" if "content" not in message else _kind(content)),
+            path=f"{path}.content",
+        )
+    return str(role)
+
+
+# --- body -> neutral --------------------------------------------------------------------
+
+
+def _history(messages: list[Any]) -> tuple[tuple[str, ...], tuple[Message, ...]]:
+    """The system blocks (leading system/developer messages) and the neutral history."""
+    system: list[str] = []
+    history: list[Message] = []
+    pending: list[Part] = []
+    names: dict[str, str] = {}
+    for k, message in enumerate(messages):
+        role = _checked_role(message, k)
+        path, content = join_path("messages", k), message.get("content")
+        if role in _SYSTEM_ROLES and not history and not pending:
+            system.extend(_texts(content, f"{path}.content"))
+        elif role == "tool":
+            pending.append(_function_response(message, path, names))
+        elif role == "user":
+            history.append(Message("user", (*pending, *_user_parts(content, f"{path}.content"))))
+            pending = []
+        else:
+            if pending:
+                history.append(Message("user", tuple(pending)))
+                pending = []
+            if role == "assistant":
+                history.append(_assistant(message, path, names))
+            else:
+                texts = _texts(content, f"{path}.content")
+                history.append(Message("system", tuple(Text(t) for t in texts)))
+    if pending:
+        history.append(Message("user", tuple(pending)))
+    return tuple(system), tuple(history)
+
+
+def _texts(content: Any, path: str) -> list[str]:
+    """The texts of a string content or of an array of text parts."""
+    if isinstance(content, str):
+        return [content]
+    return [_text_part(part, join_path(path, i)) for i, part in enumerate(content or ())]
+
+
+def _text_part(part: Any, path: str, expected: str = "a text part") -> str:
+    """The text of a ``{"type": "text", "text": ...}`` part."""
+    kind = _object(part, path).get("type")
+    if kind != "text":
+        raise DialectError(f"expected {expected}, not type {_show(kind)}", path=f"{path}.type")
+    return str(_string(part, "text", path, required=True))
+
+
+def _user_parts(content: Any, path: str) -> tuple[Part, ...]:
+    """Text and image parts of a user message's content."""
+    if isinstance(content, str):
+        return (Text(content),)
+    parts: list[Part] = []
+    for i, part in enumerate(content):
+        part_path = join_path(path, i)
+        if _object(part, part_path).get("type") == "image_url":
+            parts.append(_image(part, part_path))
+        else:
+            parts.append(Text(_text_part(part, part_path, "a text or image_url part")))
+    return tuple(parts)
+
+
+def _image(part: dict[str, Any], path: str) -> Image:
+    """An ``image_url`` part: a base64 ``data:`` URL becomes inline data, others stay URLs."""
+    spec = _object(part.get("image_url"), f"{path}.image_url")
+    url = str(_string(spec, "url", f"{path}.image_url", required=True))
+    detail = _string(spec, "detail", f"{path}.image_url")
+    head, comma, data = url.partition(",")
+    if comma and head.startswith("data:") and head.endswith(";base64"):
+        return Image(mime_type=head[5:-7] or None, data=data, detail=detail)
+    return Image(url=url, detail=detail)
+
+
+def _assistant(message: dict[str, Any], path: str, names: dict[str, str]) -> Message:
+    """A model message: reasoning first, then text, then calls (whose names ``names`` learns)."""
+    parts: list[Part] = []
+    reasoning = _string(message, "reasoning_content", path)
+    if reasoning is not None:
+        parts.append(Thinking(reasoning))
+    parts.extend(Text(t) for t in _texts(message.get("content"), f"{path}.content"))
+    calls = _field(message, "tool_calls", (list,), "an array", path) or ()
+    for i, call in enumerate(calls):
+        parsed = _function_call(call, join_path(path, "tool_calls", i))
+        if parsed.id is not None:
+            names[parsed.id] = parsed.name
+        parts.append(parsed)
+    return Message("model", tuple(parts))
+
+
+def _function_call(call: Any, path: str) -> FunctionCall:
+    """One ``tool_calls`` entry; arguments that are not JSON (or a JSON string) stay raw."""
+    if _object(call, path).get("type", "function") != "function":
+        kind = _show(call["type"])
+        raise DialectError(f"only function calls have a neutral form, not type {kind}", path=path)
+    function = _object(call.get("function"), f"{path}.function")
+    name = _string(function, "name", f"{path}.function", required=True)
+    arguments = _field(
+        function, "arguments", (str,), "a JSON string", f"{path}.function", required=True
+    )
+    call_id = _string(call, "id", path)
+    return FunctionCall(name=name, args=_arguments(arguments), id=call_id)
+
+
+def _arguments(raw: str) -> Json:
+    """Decoded call arguments, or ``raw`` itself when decoding would not round-trip."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw
+    return raw if isinstance(value, str) else freeze(value)
+
+
+def _function_response(message: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+    """A tool message; its function name comes from the earlier call with the same id."""
+    call_id = _string(message, "tool_call_id", path)
+    text = "".join(_texts(message["content"], f"{path}.content"))
+    return FunctionResponse(name=names.get(call_id or "", ""), response=text, id=call_id)
+
+
+def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
+    """Neutral tools, and the unknown function fields of each tool by name."""
+    tools: list[Tool] = []
+    extras: dict[str, FrozenDict] = {}
+    for i, entry in enumerate(entries):
+        path = join_path("tools", i)
+        if entry.get("type") != "function":
+            kind = _show(entry.get("type"))
+            raise DialectError(
+                f"only function tools have a neutral form, not type {kind}", path=path
+            )
+        function = _object(entry.get("function"), f"{path}.function")
+        name = str(_string(function, "name", f"{path}.function", required=True))
+        description = _string(function, "description", f"{path}.function")
+        tools.append(Tool(name, description, freeze(function.get("parameters"))))
+        unknown = {k: v for k, v in function.items() if k not in _FUNCTION_KEYS}
+        if unknown:
+            extras[name] = FrozenDict((k, freeze(v)) for k, v in unknown.items())
+    return tuple(tools), FrozenDict(extras)
+
+
+def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
+    """Named settings from the body; every other top-level field goes to ``extra``."""
+    max_key = "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
+    stop = _field(body, "stop", (str, list), "a string or an array of strings")
+    effort = _string(body, "reasoning_effort")
+    schema = _output_schema(body.get("response_format"))
+    extra = _extra_fields(body, schema)
+    if tool_extras:
+        extra[_TOOL_EXTRAS] = tool_extras
+    return Settings(
+        model=body.get("model"),
+        temperature=_field(body, "temperature", (int, float), "a number"),
+        top_p=_field(body, "top_p", (int, float), "a number"),
+        max_output_tokens=_field(body, max_key, (int,), "an integer"),
+        stop=None if stop is None else _stop(stop),
+        thinking=None if effort is None else ThinkingConfig(effort=effort),
+        tool_choice=_tool_choice(body.get("tool_choice")),
+        output_schema=schema,
+        extra=FrozenDict({"openai": FrozenDict(extra)}) if extra else FrozenDict(),
+    )
+
+
+def _stop(stop: str | list[Any]) -> tuple[str, ...]:
+    """Stop sequences as a tuple: one string or an array of strings."""
+    if isinstance(stop, str):
+        return (stop,)
+    for i, item in enumerate(stop):
+        if not isinstance(item, str):
+            raise DialectError(
+                f"a stop sequence must be a string, not {_kind(item)}", path=f"stop[{i}]"
+            )
+    return tuple(stop)
+
+
+def _extra_fields(body: Mapping[str, Any], schema: OutputSchema | None) -> dict[str, Json]:
+    """Top-level fields with no neutral home, frozen, in body order."""
+    skip = set(_OWN_FIELDS)
+    if body.get("max_completion_tokens") is None or body.get("max_tokens") is None:
+        skip.add("max_tokens")
+    if schema is not None or body.get("response_format") is None:
+        skip.add("response_format")
+    return {key: freeze(value) for key, value in body.items() if key not in skip}
+
+
+def _output_schema(fmt: Any) -> OutputSchema | None:
+    """A ``json_schema`` response format; other formats are not a neutral schema."""
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return None
+    path = "response_format.json_schema"
+    spec = _object(fmt.get("json_schema"), path)
+    return OutputSchema(
+        schema=freeze(spec.get("schema")),
+        name=_string(spec, "name", path),
+        strict=_field(spec, "strict", (bool,), "a boolean", path),
+    )
+
+
+def _tool_choice(value: Any) -> ToolChoice | None:
+    """A mode string, a forced function, or an ``allowed_tools`` restriction."""
+    if value is None:
+        return None
+    for mode in _MODES:
+        if value == mode:
+            return ToolChoice(mode)
+    kind = value.get("type") if isinstance(value, dict) else None
+    if kind == "function":
+        function = _object(value.get("function"), "tool_choice.function")
+        return ToolChoice(
+            "tool", (_string(function, "name", "tool_choice.function", required=True),)
+        )
+    if kind == "allowed_tools":
+        allowed = _object(value.get("allowed_tools"), "tool_choice.allowed_tools")
+        if (allowed_mode := allowed.get("mode")) in ("auto", "required"):
+            path = "tool_choice.allowed_tools"
+            tools = _field(allowed, "tools", (list,), "an array", path, required=True)
+            return ToolChoice(allowed_mode, tuple(_choice_name(t, i) for i, t in enumerate(tools)))
+    raise DialectError(
+        'tool_choice must be "auto", "none", "required", a function or an allowed_tools object',
+        path="tool_choice",
+    )
+
+
+def _choice_name(tool: Any, i: int) -> str:
+    """The function name of one ``allowed_tools`` entry."""
+    path = f"tool_choice.allowed_tools.tools[{i}]"
+    function = _object(_object(tool, path).get("function"), f"{path}.function")
+    return str(_string(function, "name", f"{path}.function", required=True))
+
+
+# --- neutral -> body --------------------------------------------------------------------
+
+
+def _absorb_system(
+    system: tuple[str, ...], history: tuple[Message, ...]
+) -> tuple[list[str], tuple[Message, ...]]:
+    """Leading neutral system messages join the preset's blocks: a body cannot tell them apart."""
+    blocks = list(system)
+    k = 0
+    while k < len(history) and history[k].role == "system":
+        blocks.extend(p.text for p in history[k].parts if isinstance(p, Text))
+        k += 1
+    return blocks, history[k:]
+
+
+def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
+    """Body messages for neutral ones; a user message may become tool messages plus a user."""
+    for message in history:
+        if message.role == "model":
+            yield _render_assistant(message)
+        elif message.role == "system":
+            texts = [p for p in message.parts if isinstance(p, Text)]
+            yield {"role": "system", "content": _render_content(texts)}
+        else:
+            yield from _render_user(message)
+
+
+def _render_user(message: Message) -> Iterator[dict[str, Any]]:
+    """One tool message per function response, then the rest as a user message."""
+    responses = message.function_responses
+    for response in responses:
+        tool: dict[str, Any] = {"role": "tool"}
+        if response.id is not None:
+            tool["tool_call_id"] = response.id
+        value = response.response
+        tool["content"] = value if isinstance(value, str) else orjson.dumps(value).decode()
+        yield tool
+    rest = [p for p in message.parts if isinstance(p, Text | Image)]
+    if rest or not responses:
+        yield {"role": "user", "content": _render_content(rest)}
+
+
+def _render_content(parts: Sequence[Text | Image]) -> str | list[dict[str, Any]]:
+    """A lone text as a string, anything else as an array of parts."""
+    if len(parts) == 1 and isinstance(parts[0], Text):
+        return parts[0].text
+    return [_render_part(p) for p in parts]
+
+
+def _render_part(part: Text | Image) -> dict[str, Any]:
+    """A text part or an ``image_url`` part (inline data as a base64 ``data:`` URL)."""
+    if isinstance(part, Text):
+        return {"type": "text", "text": part.text}
+    url = part.url if part.data is None else f"data:{part.mime_type or ''};base64,{part.data}"
+    spec: dict[str, Any] = {"url": url}
+    if part.detail is not None:
+        spec["detail"] = part.detail
+    return {"type": "image_url", "image_url": spec}
+
+
+def _render_assistant(message: Message) -> dict[str, Any]:
+    """Content (null when there is no text), reasoning_content, tool_calls."""
+    texts = [p for p in message.parts if isinstance(p, Text)]
+    body: dict[str, Any] = {
+        "role": "assistant",
+        "content": _render_content(texts) if texts else None,
+    }
+    thinking = [p.text for p in message.parts if isinstance(p, Thinking) and not p.redacted]
+    if thinking:
+        body["reasoning_content"] = "".join(thinking)
+    if message.function_calls:
+        body["tool_calls"] = [_render_call(c) for c in message.function_calls]
+    return body
+
+
+def _render_call(call: FunctionCall) -> dict[str, Any]:
+    """A ``tool_calls`` entry; non-string arguments are encoded compactly."""
+    args = call.args if isinstance(call.args, str) else orjson.dumps(call.args).decode()
+    out: dict[str, Any] = {} if call.id is None else {"id": call.id}
+    out.update(type="function", function={"name": call.name, "arguments": args})
+    return out
+
+
+def _render_tool(tool: Tool, extras: Any) -> dict[str, Any]:
+    """A function tool, followed by the tool's unknown function fields kept in ``extra``."""
+    function: dict[str, Any] = {"name": tool.name}
+    if tool.description is not None:
+        function["description"] = tool.description
+    if tool.parameters is not None:
+        function["parameters"] = tool.parameters
+    kept = extras.get(tool.name) if isinstance(extras, dict) else None
+    if isinstance(kept, dict):
+        function.update((k, v) for k, v in kept.items() if k not in _FUNCTION_KEYS)
+    return {"type": "function", "function": function}
+
+
+def _render_tool_choice(choice: ToolChoice) -> Any:
+    """Mode string, forced function, or ``allowed_tools`` when a mode names tools."""
+    if choice.mode == "tool" and len(choice.names) == 1:
+        return {"type": "function", "function": {"name": choice.names[0]}}
+    mode = "required" if choice.mode == "tool" else choice.mode
+    if not choice.names or mode == "none":
+        return mode
+    tools = [{"type": "function", "function": {"name": n}} for n in choice.names]
+    return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": tools}}
+
+
+def _render_output_schema(schema: OutputSchema) -> dict[str, Any]:
+    """A ``json_schema`` response format; the name is required, so it defaults to "output"."""
+    spec: dict[str, Any] = {"name": schema.name or "output"}
+    if schema.schema is not None:
+        spec["schema"] = schema.schema
+    if schema.strict is not None:
+        spec["strict"] = schema.strict
+    return {"type": "json_schema", "json_schema": spec}
+
+
+def _render_sampling(settings: Settings) -> dict[str, Any]:
+    """Sampling, length, stop and effort fields that are set (top_k has no form here)."""
+    thinking = settings.thinking
+    fields = {
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "max_completion_tokens": settings.max_output_tokens,
+        "stop": None if settings.stop is None else list(settings.stop),
+        "reasoning_effort": None if thinking is None else thinking.effort,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, for error messages ("an object", "a string", "null")."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _show(value: Any) -> str:
+    """A JSON value as it appears in a body, for error messages."""
+    return "missing" if value is None else orjson.dumps(value).decode()
+
+
+def _message_features(message: dict[str, Any]) -> set[str]:
+    """The chat-completions-only features of one message (roles, call fields, image parts)."""
+    found: set[str] = {key for key in ("tool_calls", "tool_call_id") if key in message}
+    role = message.get("role")
+    if isinstance(role, str) and role in ("system", "developer", "tool"):
+        found.add(role)
+    content = message.get("content")
+    if isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") == "image_url" for p in content
+    ):
+        found.add("image_url")
+    return found
+
+
+DIALECT = OpenAIChat()
