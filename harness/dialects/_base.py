@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from ..model import Request
+from ..model import Request, json_kind
 
 __all__ = ["Dialect", "DialectError", "ParsedBody", "Segment"]
 
@@ -117,7 +117,7 @@ class Dialect(ABC):
     def parse(self, body: Any) -> ParsedBody:
         """Read an already decoded JSON body. Raises ``DialectError``."""
         if not isinstance(body, dict):
-            raise DialectError(f"the body is {_kind(body)}, not a JSON object")
+            raise DialectError(f"the body is {json_kind(body)}, not a JSON object")
         return ParsedBody(
             self,
             body,
@@ -125,15 +125,3 @@ class Dialect(ABC):
             self.settings(body),
             self.cache_markers(body),
         )
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)

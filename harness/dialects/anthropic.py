@@ -38,9 +38,10 @@ from ..model import (
     ToolChoice,
     freeze,
     join_path,
+    json_kind,
     thaw,
 )
-from ._base import Dialect, DialectError, Segment, _kind
+from ._base import Dialect, DialectError, Segment
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -175,7 +176,9 @@ def _field(obj: Mapping[str, Any], key: str, path: str, types: tuple[type, ...],
         return None
     value = obj[key]
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-        raise DialectError(f"{key} must be {what}, not {_kind(value)}", path=join_path(path, key))
+        raise DialectError(
+            f"{key} must be {what}, not {json_kind(value)}", path=join_path(path, key)
+        )
     return value
 
 
@@ -199,7 +202,7 @@ def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
     """The role and content of ``messages[k]``, checked."""
     path = join_path("messages", k)
     if not isinstance(message, dict):
-        raise DialectError(f"a message must be an object, not {_kind(message)}", path=path)
+        raise DialectError(f"a message must be an object, not {json_kind(message)}", path=path)
     role = message.get("role")
     if not isinstance(role, str) or role not in _ROLES:
         raise DialectError(
@@ -224,7 +227,7 @@ def _unmarked_items(items: list[Any], path: str, what: str) -> list[Any]:
     out = items
     for i, item in enumerate(items):
         if not isinstance(item, dict):
-            reason = f"{what} must be an object, not {_kind(item)}"
+            reason = f"{what} must be an object, not {json_kind(item)}"
             raise DialectError(reason, path=join_path(path, i))
         if _MARKER in item:
             out = out if out is not items else list(items)
@@ -289,7 +292,7 @@ def _tools(body: Mapping[str, Any]) -> tuple[Tool, ...]:
 def _tool(entry: Any, path: str) -> Tool:
     """A client tool; a server tool keeps its whole declaration as ``parameters``."""
     if not isinstance(entry, dict):
-        raise DialectError(f"a tool must be an object, not {_kind(entry)}", path=path)
+        raise DialectError(f"a tool must be an object, not {json_kind(entry)}", path=path)
     kind = _field(entry, "type", path, (str,), "a string")
     if kind not in (None, "custom"):
         name: str = _field(entry, "name", path, (str,), "a string") or ""
@@ -325,7 +328,7 @@ def _settings(body: Mapping[str, Any]) -> Settings:
 def _strings(values: list[Any], path: str) -> tuple[str, ...]:
     for i, value in enumerate(values):
         if not isinstance(value, str):
-            raise DialectError(f"must be a string, not {_kind(value)}", path=join_path(path, i))
+            raise DialectError(f"must be a string, not {json_kind(value)}", path=join_path(path, i))
     return tuple(values)
 
 
@@ -394,7 +397,7 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
 
 def _part(block: Any, path: str, names: dict[str, str]) -> Part:
     if not isinstance(block, dict):
-        raise DialectError(f"a content block must be an object, not {_kind(block)}", path=path)
+        raise DialectError(f"a content block must be an object, not {json_kind(block)}", path=path)
     kind = block.get("type")
     reader = _READERS.get(kind) if isinstance(kind, str) else None
     if reader is None:

@@ -31,6 +31,7 @@ from ..model import (
     ToolChoice,
     freeze,
     join_path,
+    json_kind,
 )
 from ._base import Dialect, DialectError, Segment
 
@@ -107,7 +108,7 @@ class GeminiDialect(Dialect):
         for k, content in enumerate(contents):
             path = join_path("contents", k)
             if not isinstance(content, dict):
-                raise DialectError(f"a content is an object, not {_kind(content)}", path=path)
+                raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
             _role(content, path)
             _required(content, "parts", list, path)
             out.append(Segment(path, content))
@@ -176,13 +177,6 @@ _TYPE_NAMES: Final[dict[type, str]] = {
 _NUMBER: Final = (int, float)
 
 
-def _kind(value: Any) -> str:
-    """How a JSON value's type reads in an error: ``an object``, ``a number``, ..."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return "a number"
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
-
-
 def _field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], base: str) -> Any:
     """``obj[key]`` checked against ``kind`` (a bool is never a number); None when absent or
     null. ``base`` is the path of ``obj``, for the error."""
@@ -192,7 +186,9 @@ def _field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], base
     if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
         return value
     expected = "a number" if isinstance(kind, tuple) else _TYPE_NAMES[kind]
-    raise DialectError(f"{key} must be {expected}, not {_kind(value)}", path=join_path(base, key))
+    raise DialectError(
+        f"{key} must be {expected}, not {json_kind(value)}", path=join_path(base, key)
+    )
 
 
 def _required(obj: Mapping[str, Any], key: str, kind: type, base: str) -> Any:
@@ -209,7 +205,7 @@ def _strings(obj: Mapping[str, Any], key: str, base: str) -> tuple[str, ...] | N
     for i, value in enumerate(values or ()):
         if not isinstance(value, str):
             path = join_path(base, key, i)
-            raise DialectError(f"expected a string, not {_kind(value)}", path=path)
+            raise DialectError(f"expected a string, not {json_kind(value)}", path=path)
     return None if values is None else tuple(values)
 
 
@@ -231,7 +227,7 @@ def _tool_segments(tools: list[Any] | None) -> list[Segment]:
     for i, entry in enumerate(tools or ()):
         path = join_path("tools", i)
         if not isinstance(entry, dict):
-            raise DialectError(f"a tool is an object, not {_kind(entry)}", path=path)
+            raise DialectError(f"a tool is an object, not {json_kind(entry)}", path=path)
         decls = _field(entry, "functionDeclarations", list, path)
         if decls is None or len(entry) > 1:
             out.append(Segment(path, entry))
@@ -246,7 +242,7 @@ def _tool_segments(tools: list[Any] | None) -> list[Segment]:
 def _check_declaration(decl: Any, path: str) -> None:
     """A function declaration is an object."""
     if not isinstance(decl, dict):
-        reason = f"a function declaration is an object, not {_kind(decl)}"
+        reason = f"a function declaration is an object, not {json_kind(decl)}"
         raise DialectError(reason, path=path)
 
 
@@ -309,7 +305,7 @@ def _message(content: dict[str, Any], path: str) -> Message:
 def _part(part: Any, path: str) -> Part:
     """One part: exactly one of text, functionCall, functionResponse, inlineData, fileData."""
     if not isinstance(part, dict):
-        raise DialectError(f"a part is an object, not {_kind(part)}", path=path)
+        raise DialectError(f"a part is an object, not {json_kind(part)}", path=path)
     kinds = [k for k in _PART_KINDS if k in part]
     if len(kinds) != 1:
         found = " and ".join(kinds) or f"none (keys: {', '.join(part)})"

@@ -37,6 +37,7 @@ from ..model import (
     ToolChoice,
     freeze,
     join_path,
+    json_kind,
 )
 from ._base import Dialect, DialectError, Segment
 
@@ -55,8 +56,6 @@ _OWN_FIELDS = frozenset(
     | {"max_completion_tokens", "reasoning_effort"}
 )
 """Top-level fields that render always writes from the neutral model, never from ``extra``."""
-_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-_KINDS.update({int: "a number", float: "a number", type(None): "null"})
 _FUNCTION_KEYS = ("name", "description", "parameters")
 _TOOL_EXTRAS = "tools"
 _DETECT_FIELDS = ("response_format", "max_completion_tokens", "reasoning_effort", "stream_options")
@@ -148,7 +147,7 @@ def _field(
         isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
     ):
         return value
-    raise DialectError(f'"{key}" must be {what}, not {_kind(value)}', path=join_path(base, key))
+    raise DialectError(f'"{key}" must be {what}, not {json_kind(value)}', path=join_path(base, key))
 
 
 def _string(obj: Mapping[str, Any], key: str, base: str = "", *, required: bool = False) -> Any:
@@ -159,7 +158,7 @@ def _string(obj: Mapping[str, Any], key: str, base: str = "", *, required: bool 
 def _object(value: Any, path: str) -> dict[str, Any]:
     """``value`` if it is a JSON object, else a DialectError at ``path``."""
     if not isinstance(value, dict):
-        raise DialectError(f"expected a JSON object, not {_kind(value)}", path=path)
+        raise DialectError(f"expected a JSON object, not {json_kind(value)}", path=path)
     return value
 
 
@@ -177,7 +176,7 @@ def _checked_role(message: Any, k: int) -> str:
     """Validate one message's shape (object, known role, content type) and return its role."""
     path = join_path("messages", k)
     if not isinstance(message, dict):
-        raise DialectError(f"a message must be a JSON object, not {_kind(message)}", path=path)
+        raise DialectError(f"a message must be a JSON object, not {json_kind(message)}", path=path)
     role = message.get("role")
     if role not in _ROLES:
         expected = ", ".join(_ROLES)
@@ -188,7 +187,7 @@ def _checked_role(message: Any, k: int) -> str:
     if not (isinstance(content, str | list) or (content is None and role == "assistant")):
         raise DialectError(
             f"{role} content must be a string or an array of parts; it is "
-            + ("missing" if "content" not in message else _kind(content)),
+            + ("missing" if "content" not in message else json_kind(content)),
             path=f"{path}.content",
         )
     return str(role)
@@ -363,7 +362,7 @@ def _stop(stop: str | list[Any]) -> tuple[str, ...]:
     for i, item in enumerate(stop):
         if not isinstance(item, str):
             raise DialectError(
-                f"a stop sequence must be a string, not {_kind(item)}", path=f"stop[{i}]"
+                f"a stop sequence must be a string, not {json_kind(item)}", path=f"stop[{i}]"
             )
     return tuple(stop)
 
@@ -554,11 +553,6 @@ def _render_sampling(settings: Settings) -> dict[str, Any]:
 
 
 # --- small helpers ----------------------------------------------------------------------
-
-
-def _kind(value: Any) -> str:
-    """What a JSON value is, for error messages ("an object", "a string", "null")."""
-    return _KINDS.get(type(value), type(value).__name__)
 
 
 def _show(value: Any) -> str:

@@ -1,6 +1,6 @@
 """The provider-neutral request model: immutable messages, parts, tools, presets."""
 
-from ._json import FrozenDict, Json, freeze, thaw
+from ._json import FrozenDict, Json, freeze, json_kind, thaw
 from ._messages import FunctionCall, FunctionResponse, Image, Message, Part, Role, Text, Thinking
 from ._paths import join_path
 from ._preset import OutputSchema, Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
@@ -25,5 +25,6 @@ __all__ = [
     "ToolChoice",
     "freeze",
     "join_path",
+    "json_kind",
     "thaw",
 ]

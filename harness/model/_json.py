@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, TypeAlias
 
-__all__ = ["FrozenDict", "Json", "freeze", "thaw"]
+__all__ = ["FrozenDict", "Json", "freeze", "json_kind", "thaw"]
 
 Json: TypeAlias = "bool | int | float | str | FrozenDict | tuple[Json, ...] | None"
 
@@ -82,3 +82,21 @@ def thaw(value: Json) -> Any:
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
     return value
+
+
+_KINDS: dict[type, str] = {
+    dict: "an object",
+    FrozenDict: "an object",
+    list: "an array",
+    tuple: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def json_kind(value: Any) -> str:
+    """How a JSON value's type reads in a sentence: ``an object``, ``a string``, ``null``."""
+    return _KINDS.get(type(value), type(value).__name__)

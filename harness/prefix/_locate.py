@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import join_path
+from ..model import join_path, json_kind
 from ._stream import Frame, PrefixStream
 
 __all__ = ["Divergence", "common_prefix_length", "first_difference", "locate"]
@@ -77,7 +77,9 @@ def first_difference(a: Any, b: Any, path: str) -> tuple[str, str] | None:
     encodings part, not where a dict comparison would (it would see no difference).
     """
     if type(a) is not type(b):
-        return path, f"{_kind(a)} in the parent, {_kind(b)} in the fork"
+        if json_kind(a) == json_kind(b):  # 1 and 1.0: both numbers, encoded differently
+            return path, f"{a!r} in the parent, {b!r} in the fork"
+        return path, f"{json_kind(a)} in the parent, {json_kind(b)} in the fork"
     if isinstance(a, dict):
         return _object_difference(a, b, path)
     if isinstance(a, list | tuple):
@@ -116,19 +118,3 @@ def _object_difference(a: dict[str, Any], b: dict[str, Any], path: str) -> tuple
     if len(b) > len(a):
         return path, f"key {list(b)[len(a)]!r} is added in the fork"
     return None
-
-
-_KINDS: dict[type, str] = {
-    dict: "an object",
-    list: "an array",
-    tuple: "an array",
-    str: "a string",
-    bool: "a boolean",
-    int: "an integer",
-    float: "a float",
-    type(None): "null",
-}
-
-
-def _kind(value: Any) -> str:
-    return _KINDS.get(type(value), type(value).__name__)

@@ -542,7 +542,7 @@ def test_parse_rejects_a_body_that_is_not_an_object() -> None:
     ("body", "path", "reason"),
     [
         ({"model": "m", "max_tokens": 1}, "messages", "the messages array is missing"),
-        ({"messages": {}}, "messages", "messages must be an array, not dict"),
+        ({"messages": {}}, "messages", "messages must be an array, not an object"),
         ({"messages": ["hi"]}, "messages[0]", "a message must be an object, not a string"),
         (
             {"messages": [{"role": "system", "content": "x"}]},
