@@ -1,0 +1,148 @@
+"""The bundled reference subject: the assemblers of ``harness.assemblers``, rendered per dialect."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..assemblers import (
+    DEFAULT_WORDING,
+    ColdResume,
+    StructuredOutput,
+    Wording,
+    assemble_continuable,
+    assemble_siblings,
+    assemble_spawn,
+    completed_prefix,
+    follow_up,
+    with_send_message,
+)
+from ..dialects import all_dialects, get_dialect
+from ..model import FunctionCall, Message, Preset, Request
+from ..scenarios import Lifecycle, Scenario
+from ._base import Outcome
+
+__all__ = ["ReferenceSubject", "inherited_parent_request", "parent_preset"]
+
+_Render = Callable[[Request], bytes]
+
+
+def inherited_parent_request(preset: Preset, inherited: Sequence[Message]) -> Request | None:
+    """The parent's request that produced the last model message of ``inherited``."""
+    for end in range(len(inherited), 0, -1):
+        if inherited[end - 1].role == "model":
+            return Request(preset, tuple(inherited[: end - 1]))
+    return None
+
+
+def parent_preset(scenario: Scenario) -> Preset:
+    """The preset the parent sends with: ``send_message`` is global for continuable forks."""
+    if scenario.action == "continuable":
+        return with_send_message(scenario.preset)
+    return scenario.preset
+
+
+def _fork_calls(scenario: Scenario) -> list[FunctionCall] | None:
+    last = scenario.history[-1] if scenario.history else None
+    if last is None or last.role != "model":
+        return None
+    calls = [c for c in last.function_calls if c.name == scenario.fork_tool]
+    return calls if len(calls) == len(scenario.directives) else None
+
+
+@dataclass(frozen=True)
+class ReferenceSubject:
+    """What a conforming runtime sends, for every scenario in every dialect."""
+
+    wording: Wording = field(default=DEFAULT_WORDING)
+    name: str = "reference"
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        return tuple(all_dialects())
+
+    @property
+    def lifecycles(self) -> tuple[Lifecycle, ...]:
+        return ("one-shot", "continuable", "spawn")
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        render = get_dialect(dialect).render
+        if scenario.action in ("fork", "siblings"):
+            return self._forks(scenario, render)
+        if scenario.action == "continuable":
+            return self._continuable(scenario, render)
+        return self._spawn(scenario, render)
+
+    def _forks(self, scenario: Scenario, render: _Render) -> Outcome:
+        results = assemble_siblings(
+            scenario.history,
+            scenario.directives,
+            cache_safe=scenario.preset if scenario.snapshot else None,
+            fork_calls=_fork_calls(scenario),
+            default_tools=scenario.default_tools,
+            wording=self.wording,
+        )
+        first = results[0]
+        parent = inherited_parent_request(scenario.preset, first.inherited or scenario.history)
+        parent_body = render(parent) if parent is not None and scenario.snapshot else None
+        if first.rejected or scenario.known_fork_child:
+            return Outcome("rejected", parent=parent_body, message=first.error)
+        children = tuple(render(r.request) for r in results if r.request is not None)
+        return Outcome("assembled", parent=parent_body, children=children)
+
+    def _continuable(self, scenario: Scenario, render: _Render) -> Outcome:
+        spec = scenario.continuation
+        assert spec is not None  # a Scenario checks this on creation
+        preset = parent_preset(scenario)
+        structured = (
+            StructuredOutput(spec.output_tool, spec.output_section or "")
+            if spec.output_tool is not None
+            else None
+        )
+        child = assemble_continuable(
+            scenario.history,
+            spec.task,
+            preset=preset,
+            parent_id=spec.parent_id,
+            resume=ColdResume(spec.tool_filter, spec.persona)
+            if spec.tool_filter is not None or spec.persona is not None
+            else None,
+            structured_output=structured,
+            wording=self.wording,
+        )
+        parent = inherited_parent_request(preset, completed_prefix(scenario.history))
+        request = child.request
+        follow_ups = []
+        for step in spec.follow_ups:
+            request = follow_up(request, step.reply, step.message)
+            follow_ups.append(render(request))
+        return Outcome(
+            "assembled",
+            parent=render(parent) if parent is not None else None,
+            children=(render(child.request),),
+            follow_ups=tuple(follow_ups),
+        )
+
+    def _spawn(self, scenario: Scenario, render: _Render) -> Outcome:
+        assert scenario.prompt is not None  # a Scenario checks this on creation
+        calls = scenario.history[-1].function_calls if scenario.history else ()
+        call = next((c for c in calls if c.name == scenario.fork_tool), None)
+        if call is None:
+            return Outcome(
+                "skipped",
+                message=f"the history's last message does not call {scenario.fork_tool!r}",
+            )
+        spawn = assemble_spawn(
+            scenario.prompt, preset=scenario.preset, call=call, wording=self.wording
+        )
+        parent = inherited_parent_request(scenario.preset, scenario.history)
+        after = Request(
+            scenario.preset,
+            (*scenario.history, spawn.result_message(scenario.answer or "")),
+        )
+        return Outcome(
+            "assembled",
+            parent=render(parent) if parent is not None else None,
+            children=(render(spawn.request),),
+            parent_next=render(after),
+        )
