@@ -1,7 +1,7 @@
 """Benchmark of ``prefix-harness diff`` on long histories.
 
 Builds an OpenAI chat-completions parent and a fork (the parent plus a forked tail) of N
-messages (~5 KB each, so 10,000 messages is ~50 MB a body), then prints, per size:
+messages (~5 KB each on average, so 10,000 messages is ~50 MB a body), then prints, per size:
 
 - ``diff``: the command end to end in process (read, parse, stream, locate, report);
 - ``floor``: reading and ``orjson.loads`` of both bodies, which no diff can beat;
@@ -32,7 +32,7 @@ import orjson
 
 from harness.cli import run
 
-MESSAGE_TEXT = 5_000
+MESSAGE_TEXT = 7_500
 
 
 def build_bodies(messages: int) -> tuple[bytes, bytes]:

@@ -72,6 +72,8 @@ _SCHEMA_TYPES: Final = frozenset(
 _EMPTY_SCHEMA: Final = FrozenDict({"type": "object", "properties": FrozenDict()})
 _DETECT_KEYS: Final = ("system", "thinking", "stop_sequences", "top_k")
 _DETECT_BLOCKS: Final = ("tool_use", "tool_result", "thinking", "redacted_thinking")
+_DETECT_SAMPLE = 64
+"""Messages looked at for detection: enough to see every role, cheap on long histories."""
 
 
 class AnthropicDialect(Dialect):
@@ -88,7 +90,7 @@ class AnthropicDialect(Dialect):
             features.update(key for key in ("input_schema", _MARKER) if key in tool)
         if any(_MARKER in block for block in _dicts(body.get("system"))):
             features.add(_MARKER)
-        for message in body["messages"]:
+        for message in body["messages"][:_DETECT_SAMPLE]:
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
                 return 0
             for block in _dicts(message.get("content")):
@@ -113,7 +115,7 @@ class AnthropicDialect(Dialect):
             out.extend(Segment(join_path("system", i), block) for i, block in enumerate(blocks))
         for k, message in enumerate(messages):
             _, content = _message(message, k)
-            out.append(Segment(join_path("messages", k), _unmarked_message(message, content, k)))
+            out.append(Segment(f"messages[{k}]", _unmarked_message(message, content, k)))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,7 +202,7 @@ def _messages(body: Mapping[str, Any]) -> list[Any]:
 
 def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
     """The role and content of ``messages[k]``, checked."""
-    path = join_path("messages", k)
+    path = f"messages[{k}]"
     if not isinstance(message, dict):
         raise DialectError(f"a message must be an object, not {json_kind(message)}", path=path)
     role = message.get("role")
@@ -239,7 +241,7 @@ def _unmarked_message(message: dict[str, Any], content: str | list[Any], k: int)
     """The message as sent, its content blocks without cache markers."""
     if isinstance(content, str):
         return message
-    blocks = _unmarked_items(content, join_path("messages", k, "content"), "a content block")
+    blocks = _unmarked_items(content, f"messages[{k}].content", "a content block")
     return message if blocks is content else {**message, "content": blocks}
 
 

@@ -59,6 +59,8 @@ _OWN_FIELDS = frozenset(
 _FUNCTION_KEYS = ("name", "description", "parameters")
 _TOOL_EXTRAS = "tools"
 _DETECT_FIELDS = ("response_format", "max_completion_tokens", "reasoning_effort", "stream_options")
+_DETECT_SAMPLE = 64
+"""Messages looked at for detection: enough to see every role, cheap on long histories."""
 
 
 class OpenAIChat(Dialect):
@@ -77,7 +79,7 @@ class OpenAIChat(Dialect):
             isinstance(t, dict) and t.get("type") == "function" and "function" in t for t in tools
         ):
             found.add("function tools")
-        for message in body["messages"]:
+        for message in body["messages"][:_DETECT_SAMPLE]:
             if isinstance(message, dict):
                 found.update(_message_features(message))
         return len(found)
@@ -90,7 +92,7 @@ class OpenAIChat(Dialect):
             out.append(Segment("response_format", body["response_format"]))
         for k, message in enumerate(messages):
             _checked_role(message, k)
-            out.append(Segment(join_path("messages", k), message))
+            out.append(Segment(f"messages[{k}]", message))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,22 +175,26 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
 
 
 def _checked_role(message: Any, k: int) -> str:
-    """Validate one message's shape (object, known role, content type) and return its role."""
-    path = join_path("messages", k)
+    """Validate one message's shape (object, known role, content type) and return its role.
+
+    Runs once per message of long histories, so the error path is built only on failure.
+    """
     if not isinstance(message, dict):
-        raise DialectError(f"a message must be a JSON object, not {json_kind(message)}", path=path)
+        raise DialectError(
+            f"a message must be a JSON object, not {json_kind(message)}", path=f"messages[{k}]"
+        )
     role = message.get("role")
     if role not in _ROLES:
         expected = ", ".join(_ROLES)
         raise DialectError(
-            f"role is {_show(role)}; expected one of {expected}", path=f"{path}.role"
+            f"role is {_show(role)}; expected one of {expected}", path=f"messages[{k}].role"
         )
     content = message.get("content")
     if not (isinstance(content, str | list) or (content is None and role == "assistant")):
         raise DialectError(
             f"{role} content must be a string or an array of parts; it is "
             + ("missing" if "content" not in message else json_kind(content)),
-            path=f"{path}.content",
+            path=f"messages[{k}].content",
         )
     return str(role)
 
