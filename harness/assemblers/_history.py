@@ -1,0 +1,112 @@
+"""Shape checks and classifications of a user/model history, shared by every assembler.
+
+The reference only assembles from histories a provider would accept: roles alternate from a
+user message, and every function call is answered in the next message by exactly one
+response with the same id and name. Checking that up front turns bad input into one clear
+``ValueError`` instead of a malformed request.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Literal, TypeAlias
+
+from ..model import FunctionCall, FunctionResponse, Message
+
+__all__ = [
+    "HistoryEnding",
+    "calls_answered",
+    "check_history",
+    "completed_prefix",
+    "history_ending",
+    "history_problems",
+]
+
+HistoryEnding: TypeAlias = Literal["empty", "model", "model_calls", "user"]
+"""How a history ends (SPEC §5.2): nothing, a model message without or with calls, a user one."""
+
+
+def _pairs(parts: Iterable[FunctionCall | FunctionResponse]) -> Counter[tuple[str | None, str]]:
+    return Counter((p.id, p.name) for p in parts)
+
+
+def calls_answered(calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]) -> bool:
+    """Whether each call has exactly one response with its id and name, and nothing else."""
+    return _pairs(calls) == _pairs(responses)
+
+
+def history_problems(history: Sequence[object], *, open_calls: bool = True) -> tuple[str, ...]:
+    """Every reason ``history`` is not an alternating, call-paired user/model history.
+
+    ``open_calls`` allows the calls of a final model message to be unanswered, as they are
+    when the parent is in the middle of calling the fork tool.
+    """
+    problems: list[str] = []
+    previous: Message | None = None
+    for i, message in enumerate(history):
+        where = f"history[{i}]"
+        if not isinstance(message, Message):
+            problems.append(f"{where} is a {type(message).__name__}, not a Message")
+            previous = None
+            continue
+        expected = "user" if i % 2 == 0 else "model"
+        if message.role != expected:
+            problems.append(
+                f"{where} has role {message.role!r} where {expected!r} is due: a history "
+                "alternates user/model starting with user"
+            )
+        if not message.parts:
+            problems.append(f"{where} has no parts")
+        if message.role == "model" and message.function_responses:
+            problems.append(f"{where} is a model message holding function responses")
+        if message.role == "user" and message.function_calls:
+            problems.append(f"{where} is a user message holding function calls")
+        calls = previous.function_calls if previous is not None else ()
+        if message.role == "user" and not calls_answered(calls, message.function_responses):
+            problems.append(
+                f"{where} does not answer the calls of the message before it one to one "
+                f"(calls {_describe(calls)}, responses {_describe(message.function_responses)})"
+            )
+        previous = message
+    if previous is not None and previous.function_calls and not open_calls:
+        problems.append(f"history[{len(history) - 1}] ends with calls nobody answered")
+    return tuple(problems)
+
+
+def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
+    return "[" + ", ".join(f"{p.name}#{p.id}" for p in parts) + "]"
+
+
+def check_history(history: Sequence[Message], *, what: str = "history") -> tuple[Message, ...]:
+    """``history`` as a tuple, or ``ValueError`` naming its first problem."""
+    if isinstance(history, str | bytes | Message):
+        raise ValueError(f"{what} must be a sequence of Message, not a {type(history).__name__}")
+    problems = history_problems(history)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ValueError(f"{what}: {problems[0]}{more}")
+    return tuple(history)
+
+
+def history_ending(history: Sequence[Message]) -> HistoryEnding:
+    """Which of the SPEC §5.2 cases ``history`` falls in."""
+    if not history:
+        return "empty"
+    last = history[-1]
+    if last.role == "user":
+        return "user"
+    return "model_calls" if last.function_calls else "model"
+
+
+def completed_prefix(history: Sequence[Message]) -> tuple[Message, ...]:
+    """The completed turns: everything up to the last model message that makes no calls.
+
+    A trailing user message, or a model message whose calls are still open (with the user
+    message that prompted it), is a turn in progress and is left out (SPEC §5.3).
+    """
+    for end in range(len(history), 0, -1):
+        last = history[end - 1]
+        if last.role == "model" and not last.function_calls:
+            return tuple(history[:end])
+    return ()
