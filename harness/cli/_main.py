@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import _diff
+from . import _capture, _diff
 from ._common import EXIT_BAD_INPUT, fail
 
 __all__ = ["build_parser", "run"]
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     _diff.add_parser(commands)
+    _capture.add_parser(commands)
     return parser
 
 

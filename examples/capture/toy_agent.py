@@ -1,0 +1,94 @@
+"""A toy agent runtime with a ``fork`` tool, to try ``prefix-harness capture`` on.
+
+It talks to OpenAI chat completions through the official SDK, which reads OPENAI_BASE_URL
+and OPENAI_API_KEY, so under capture it talks to the fake provider. A ``fork`` call starts
+a worker in a thread, seeded the way SPEC §5.2 describes (parent history, one placeholder
+result per call, then the child message); the parent gets the same placeholders at once.
+A fork requested inside a worker is rejected.
+
+    prefix-harness capture --dialect openai --script examples/capture/fork-siblings.json \
+        -- python3 examples/capture/toy_agent.py
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from typing import Any
+
+import openai
+
+SYSTEM = "You are a toy agent. Use the fork tool to delegate."
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "fork",
+            "description": "Fork a worker that inherits this conversation.",
+            "parameters": {
+                "type": "object",
+                "properties": {"directive": {"type": "string"}},
+                "required": ["directive"],
+            },
+        },
+    }
+]
+BOILERPLATE = (
+    "<fork-boilerplate>\nYou are a forked worker: do the directive, do not fork.\n"
+    "</fork-boilerplate>"
+)
+PLACEHOLDER = "Fork started in the background."
+REJECTED = "Error: fork is not available inside a fork child."
+
+client = openai.OpenAI(max_retries=0)
+workers: list[threading.Thread] = []
+reports: dict[str, str] = {}
+
+
+def turn(messages: list[dict[str, Any]], *, in_fork: bool) -> str:
+    """Ask the model until it answers without calls; returns its last text."""
+    while True:
+        reply = client.chat.completions.create(model="toy-model", messages=messages, tools=TOOLS)
+        message = reply.choices[0].message
+        calls = message.tool_calls or []
+        entry: dict[str, Any] = {"role": "assistant", "content": message.content}
+        if calls:
+            entry["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": c.function.model_dump()} for c in calls
+            ]
+        messages.append(entry)
+        if not calls:
+            return message.content or ""
+        placeholders = [
+            {"role": "tool", "tool_call_id": c.id, "content": PLACEHOLDER} for c in calls
+        ]
+        for call in calls:
+            if in_fork:
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": REJECTED})
+                continue
+            directive = json.loads(call.function.arguments)["directive"]
+            child = [*copy.deepcopy(messages), *placeholders]
+            child.append({"role": "user", "content": f"{BOILERPLATE}\nDirective: {directive}"})
+            worker = threading.Thread(target=work, args=(child, directive))
+            workers.append(worker)
+            worker.start()
+        if not in_fork:
+            messages.extend(placeholders)
+
+
+def work(messages: list[dict[str, Any]], directive: str) -> None:
+    reports[directive] = turn(messages, in_fork=True)
+
+
+def main() -> None:
+    history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Look around."}]
+    print("parent:", turn(history, in_fork=False))
+    for worker in workers:
+        worker.join()
+    for directive, report in sorted(reports.items()):
+        print(f"worker {directive!r}: {report}")
+
+
+if __name__ == "__main__":
+    main()

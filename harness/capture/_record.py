@@ -1,0 +1,229 @@
+"""The record of a capture: one JSON object per request, one per line (docs/capture.md).
+
+Every request the fake provider receives is recorded, answered or refused, with its raw
+body as received so that later checks see exactly what the agent sent. Lines are written
+and flushed one request at a time under a lock, so parallel children never interleave and
+a crashed run still leaves every finished request on disk.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from ..dialects import ParsedBody, get_dialect
+from ..model import FrozenDict
+from ._reply import Reply, reply_from_json
+
+__all__ = ["RECORD_VERSION", "Record", "RecordError", "RecordWriter", "read_record", "timestamp"]
+
+RECORD_VERSION = 1
+_UNSET = object()
+
+
+class RecordError(ValueError):
+    """A record file that cannot be read back; ``str()`` names the file and line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One request as the fake provider saw it and what it answered.
+
+    ``body`` is the raw body as received (``None`` when refused unread, over the size
+    limit); ``json`` is that body decoded, or ``None`` when it is not JSON. ``headers`` and
+    ``query`` are already redacted. ``mark``/``rule``/``nth``/``reply`` say which script
+    rule answered (``rule`` ``None`` with a reply: the default reply). ``error`` is the
+    message of a refusal (status other than 200); ``note`` a remark such as a body the
+    dialect could not read.
+    """
+
+    seq: int
+    time: str
+    dialect: str
+    method: str
+    path: str
+    query: str
+    headers: FrozenDict
+    status: int
+    body: bytes | None
+    body_size: int
+    stream: bool | None = None
+    model: str | None = None
+    mark: str | None = None
+    rule: int | None = None
+    nth: int | None = None
+    reply: Reply | None = None
+    error: str | None = None
+    note: str | None = None
+    json: Any = field(default=None, compare=False, repr=False)
+
+    def parse(self) -> ParsedBody:
+        """The body read through the record's dialect; ``DialectError`` if it is not one."""
+        return get_dialect(self.dialect).parse(self.json)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record line's object (body last, as text when it is UTF-8, else base64)."""
+        encoding, text = _encode(self.body)
+        return {
+            "v": RECORD_VERSION,
+            "seq": self.seq,
+            "time": self.time,
+            "dialect": self.dialect,
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "status": self.status,
+            "stream": self.stream,
+            "model": self.model,
+            "mark": self.mark,
+            "rule": self.rule,
+            "nth": self.nth,
+            "reply": None if self.reply is None else self.reply.to_json(),
+            "error": self.error,
+            "note": self.note,
+            "headers": dict(self.headers),
+            "body_size": self.body_size,
+            "body_encoding": encoding,
+            "body": text,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Record:
+        """Read one record line's object back; ``ValueError`` says what is wrong."""
+        if not isinstance(obj, dict):
+            raise ValueError("a record is a JSON object")
+        if obj.get("v") != RECORD_VERSION:
+            raise ValueError(
+                f"unknown record version {obj.get('v')!r} (this reads {RECORD_VERSION})"
+            )
+        body = _decode(obj.get("body_encoding"), obj.get("body"))
+        reply = obj.get("reply")
+        headers = _get(obj, "headers", dict)
+        if not all(isinstance(v, str) for v in headers.values()):
+            raise ValueError("header values are strings")
+        return cls(
+            seq=_get(obj, "seq", int),
+            time=_get(obj, "time", str),
+            dialect=_get(obj, "dialect", str),
+            method=_get(obj, "method", str),
+            path=_get(obj, "path", str),
+            query=_get(obj, "query", str),
+            headers=FrozenDict(headers),
+            status=_get(obj, "status", int),
+            body=body,
+            body_size=_get(obj, "body_size", int),
+            stream=_get(obj, "stream", bool, None),
+            model=_get(obj, "model", str, None),
+            mark=_get(obj, "mark", str, None),
+            rule=_get(obj, "rule", int, None),
+            nth=_get(obj, "nth", int, None),
+            reply=None if reply is None else reply_from_json(reply),
+            error=_get(obj, "error", str, None),
+            note=_get(obj, "note", str, None),
+            json=_loads(body),
+        )
+
+
+class RecordWriter:
+    """Numbers records, keeps them in memory and appends each to a JSON-lines file (if any),
+    flushed at once; one lock covers numbering and writing, so the file is in ``seq`` order."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self._lock = threading.Lock()
+        self._records: list[Record] = []
+        self._file: IO[bytes] | None = None if self.path is None else open(self.path, "wb")  # noqa: SIM115
+
+    def write(self, draft: Record) -> Record:
+        """Give ``draft`` the next sequence number, keep it, write it; returns the record."""
+        with self._lock:
+            record = replace(draft, seq=len(self._records) + 1)
+            self._records.append(record)
+            if self._file is not None:
+                self._file.write(orjson.dumps(record.to_json()) + b"\n")
+                self._file.flush()
+        return record
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        with self._lock:
+            return tuple(self._records)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+def read_record(path: str | Path) -> list[Record]:
+    """Every record of a JSON-lines record file, with bodies decoded; ``RecordError`` names
+    the file and the line of the first malformed record (blank lines are skipped)."""
+    try:
+        lines = Path(path).read_bytes().splitlines()
+    except OSError as e:
+        raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record.from_json(orjson.loads(line)))
+        except orjson.JSONDecodeError as e:
+            raise RecordError(f"{path}: line {number}: not valid JSON: {e.msg}") from None
+        except ValueError as e:
+            raise RecordError(f"{path}: line {number}: {e}") from None
+    return records
+
+
+def timestamp(seconds: float) -> str:
+    """A UTC ISO 8601 time with microseconds: ``2025-01-31T12:00:00.123456Z``."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _encode(body: bytes | None) -> tuple[str | None, str | None]:
+    if body is None:
+        return None, None
+    try:
+        return "utf-8", body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "base64", base64.b64encode(body).decode("ascii")
+
+
+def _decode(encoding: Any, text: Any) -> bytes | None:
+    if encoding is None and text is None:
+        return None
+    if encoding == "utf-8" and isinstance(text, str):
+        return text.encode("utf-8")
+    if encoding == "base64" and isinstance(text, str):
+        try:
+            return base64.b64decode(text, validate=True)
+        except ValueError:
+            raise ValueError("body is not valid base64") from None
+    raise ValueError('body_encoding is "utf-8", "base64" or null, with a string body')
+
+
+def _loads(body: bytes | None) -> Any:
+    if not body:
+        return None
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _get(obj: dict[str, Any], key: str, kind: type, default: Any = _UNSET) -> Any:
+    value = obj.get(key, default)
+    if value is _UNSET:
+        raise ValueError(f"the {key!r} field is missing")
+    if value is default and default is None:
+        return None
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ValueError(f"{key!r} must be {kind.__name__}, not {type(value).__name__}")
+    return value

@@ -1,0 +1,182 @@
+"""``prefix-harness capture``: run an agent program against a scripted fake provider and
+record every request it makes (black-box capture, SPEC §8)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from ..capture import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    FakeProvider,
+    LoopbackError,
+    Record,
+    ScriptError,
+    child_environment,
+    load_script,
+    provider_environment,
+    summarize,
+)
+from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SUBJECT, fail, parse_size
+
+__all__ = ["add_parser", "run"]
+
+DIALECTS = ("anthropic", "gemini", "openai")
+DEFAULT_RECORD = "capture.jsonl"
+GRACE_SECONDS = 2.0
+"""How long an ended command's process group has between SIGTERM and SIGKILL."""
+
+DESCRIPTION = """\
+Start a scripted fake model provider on loopback, run COMMAND with every official SDK
+pointed at it (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy keys),
+and record every request it receives as JSON lines, secrets redacted. The script says which
+model turn answers which request (see docs/capture.md). Exit 2 on bad usage or script, 3 when
+the command timed out or never called the provider, else 0.
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "capture",
+        help="run an agent against a scripted fake provider and record its requests",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="%(prog)s --dialect D --script FILE [options] -- COMMAND [ARG ...]",
+    )
+    parser.add_argument("--dialect", required=True, choices=DIALECTS, help="the wire protocol")
+    parser.add_argument("--script", required=True, metavar="FILE", help="the JSON script")
+    parser.add_argument(
+        "--record",
+        default=DEFAULT_RECORD,
+        metavar="FILE",
+        help=f"the JSON-lines record to write (default: {DEFAULT_RECORD})",
+    )
+    parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="a loopback address to listen on")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="end the command's process group after this long (default: 300)",
+    )
+    parser.add_argument(
+        "--max-request-size",
+        type=parse_size,
+        default=DEFAULT_MAX_REQUEST_BYTES,
+        metavar="SIZE",
+        help="answer 413 to a request body larger than this (default: 32M)",
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the program to run, after --")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    command: list[str] = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        return fail("give the command to run after --, e.g. ... -- python3 agent.py")
+    if not args.timeout > 0:
+        return fail("--timeout must be more than 0 seconds")
+    if shutil.which(command[0]) is None:
+        return fail(f"cannot run {command[0]!r}: no such program (or it is not executable)")
+    try:
+        script = load_script(args.script)
+        provider = FakeProvider(
+            args.dialect,
+            script,
+            host=args.host,
+            port=args.port,
+            record=args.record,
+            max_request_bytes=args.max_request_size,
+        )
+        provider.start()
+    except (ScriptError, LoopbackError, ValueError) as e:
+        return fail(str(e))
+    except OSError as e:
+        where = f"record file {e.filename}" if e.filename else f"{args.host} port {args.port}"
+        return fail(f"cannot start the fake provider ({where}): {e.strerror or e}")
+    try:
+        _announce(provider, args, command, len(script.rules))
+        outcome = _run_command(command, provider, args.timeout)
+    finally:
+        provider.stop()
+    return _report(outcome, provider.records, args)
+
+
+def _announce(
+    provider: FakeProvider, args: argparse.Namespace, command: Sequence[str], rules: int
+) -> None:
+    lines = [
+        f"fake {provider.dialect} provider: {provider.base_url}",
+        f"script: {args.script} ({rules} rule{'' if rules == 1 else 's'})",
+        f"record: {args.record}",
+        "environment:",
+        *(f"  {k}={v}" for k, v in provider_environment(provider.origin).items()),
+        f"running: {shlex.join(command)} (timeout {args.timeout:g} s)",
+    ]
+    print("\n".join(lines), flush=True)
+
+
+def _run_command(command: list[str], provider: FakeProvider, timeout: float) -> str | int:
+    """The command's exit status, or a sentence saying why it has none."""
+    env = child_environment(provider.origin, os.environ)
+    try:
+        process = subprocess.Popen(command, env=env, start_new_session=True)
+    except OSError as e:
+        return f"cannot run {command[0]!r}: {e.strerror or e}"
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _end_group(process)
+        return (
+            f"timed out: the command did not finish within {timeout:g} s; its process group"
+            f" {process.pid} was ended (SIGTERM, then SIGKILL after {GRACE_SECONDS:g} s)"
+        )
+    except BaseException:
+        _end_group(process)
+        raise
+    _signal_group(process.pid, signal.SIGTERM)  # leftovers it started and did not wait for
+    return code
+
+
+def _end_group(process: subprocess.Popen[bytes]) -> None:
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait()
+    else:
+        _signal_group(process.pid, signal.SIGKILL)
+
+
+def _signal_group(group: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, sig)
+
+
+def _report(outcome: str | int, records: Sequence[Record], args: argparse.Namespace) -> int:
+    if isinstance(outcome, int):
+        status = f"killed by signal {-outcome}" if outcome < 0 else f"exited with status {outcome}"
+        print(f"command {status}")
+    sys.stdout.write(summarize(records))
+    print(f"record written to {args.record}", flush=True)
+    if isinstance(outcome, str):
+        code = EXIT_BAD_INPUT if outcome.startswith("cannot run") else EXIT_SUBJECT
+        return fail(outcome, code=code)
+    if not records:
+        return fail(
+            "the command never called the fake provider: does it read the base URL and key"
+            " from the environment printed above?",
+            code=EXIT_SUBJECT,
+        )
+    return EXIT_OK

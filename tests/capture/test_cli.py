@@ -1,0 +1,234 @@
+"""``prefix-harness capture`` (harness/cli/_capture.py), run in-process on real programs
+started as subprocesses: an openai SDK program, the toy fork agent, a program that never
+calls the provider, and programs that hang."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from harness.capture import read_record
+from harness.cli import _capture
+from harness.prefix import compare
+
+ROOT = Path(__file__).parents[2]
+EXAMPLES = ROOT / "examples" / "capture"
+PY = sys.executable
+
+SDK_PROGRAM = """
+import openai
+client = openai.OpenAI(max_retries=0, timeout=10)
+reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+print("first:", reply.choices[0].message.content)
+stream = client.chat.completions.create(
+    model="m", messages=[{"role": "user", "content": "again"}], stream=True
+)
+print("second:", "".join(c.choices[0].delta.content or "" for c in stream if c.choices))
+"""
+SCRIPT = {
+    "rules": [{"when": {"last_user_contains": "hi"}, "reply": {"text": "hello"}, "mark": "greet"}],
+    "default": {"text": "streamed default"},
+}
+
+
+def capture(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="prefix-harness")
+    _capture.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["capture", *argv])
+    code: int = args.run(args)
+    return code
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> str:
+    path = tmp_path / "script.json"
+    path.write_bytes(orjson.dumps(SCRIPT))
+    return str(path)
+
+
+def test_sdk_program_is_captured(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "out.jsonl"
+    code = capture(
+        "--dialect", "openai", "--script", script, "--record", str(record),
+        "--", PY, "-c", SDK_PROGRAM,
+    )  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert "first: hello\n" in out
+    assert "second: streamed default\n" in out
+    assert "fake openai provider: http://127.0.0.1:" in out
+    assert "  OPENAI_API_KEY=sk-prefix-harness-fake\n" in out
+    assert "  ANTHROPIC_BASE_URL=http://127.0.0.1:" in out
+    assert "  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:" in out
+    assert "command exited with status 0\n" in out
+    assert "recorded 2 requests\n" in out
+    assert "  by mark:   greet 1, (default reply) 1\n" in out
+    assert "  by status: 200 2\n" in out
+    records = read_record(record)
+    assert [(r.mark, r.stream) for r in records] == [("greet", False), (None, True)]
+    assert all(r.headers["authorization"] == "<redacted>" for r in records)
+    assert "sk-prefix-harness-fake" not in record.read_text()
+
+
+ENV_PROGRAMS = {
+    "anthropic": (
+        "import anthropic\n"
+        "c = anthropic.Anthropic(max_retries=0, timeout=10)\n"
+        "hi = [{'role': 'user', 'content': 'hi'}]\n"
+        "m = c.messages.create(model='c', max_tokens=8, messages=hi)\n"
+        "print('got:', m.content[0].text)\n"
+    ),
+    "gemini": (
+        "from google import genai\n"
+        "c = genai.Client()\n"
+        "print('got:', c.models.generate_content(model='g', contents='hi').text)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(ENV_PROGRAMS))
+def test_sdks_find_the_fake_from_the_environment(
+    dialect: str, script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "env.jsonl"
+    code = capture("--dialect", dialect, "--script", script, "--record", str(record),
+                   "--", PY, "-c", ENV_PROGRAMS[dialect])  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert "got: hello\n" in out
+    (only,) = read_record(record)
+    assert only.mark == "greet"
+    assert "sk-prefix-harness-fake" not in record.read_text()
+
+
+def test_toy_fork_agent_keeps_the_prefix(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "fork.jsonl"
+    code = capture(
+        "--dialect", "openai", "--script", str(EXAMPLES / "fork-siblings.json"),
+        "--record", str(record), "--", PY, str(EXAMPLES / "toy_agent.py"),
+    )  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert "worker 'A: list the files': Worker done." in out
+    records = read_record(record)
+    marks = sorted(r.mark or "" for r in records)
+    assert marks == sorted(
+        ["parent", "fork-A", "fork-B", "child-done", "child-done", "parent-after-fork"]
+    )
+    by_mark = {r.mark: r for r in records}
+    parent = by_mark["parent"].parse()
+    for child in ("fork-A", "fork-B"):
+        assert compare(parent, by_mark[child].parse()).preserved
+
+
+def test_command_that_never_calls_exits_3(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "none.jsonl"
+    code = capture("--dialect", "anthropic", "--script", script, "--record", str(record),
+                   "--", PY, "-c", "print('no calls')")  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 3
+    assert "recorded 0 requests" in out
+    assert "the command never called the fake provider" in err
+    assert record.read_bytes() == b""
+
+
+def test_command_exit_status_is_reported(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    program = (
+        "import json, os, urllib.request\n"
+        "url = os.environ['OPENAI_BASE_URL'] + '/chat/completions'\n"
+        "body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]})\n"
+        "urllib.request.urlopen(urllib.request.Request(url, body.encode()), timeout=10).read()\n"
+        "raise SystemExit(4)\n"
+    )
+    code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
+                   "--", PY, "-c", program)  # fmt: skip
+    out, _ = capfd.readouterr()
+    assert code == 0
+    assert "command exited with status 4\n" in out
+
+
+def test_hanging_command_times_out_and_its_group_is_ended(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_capture, "GRACE_SECONDS", 0.3)
+    pids = tmp_path / "pids"
+    program = (
+        "import os, signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pids)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(60)\n"
+    )
+    began = time.monotonic()
+    code = capture("--dialect", "gemini", "--script", script, "--record", str(tmp_path / "r"),
+                   "--timeout", "1", "--", PY, "-c", program)  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 3
+    assert time.monotonic() - began < 10
+    assert "timed out: the command did not finish within 1 s" in err
+    assert "was ended (SIGTERM, then SIGKILL after 0.3 s)" in err
+    assert "recorded 0 requests" in out
+    grandchild = int(pids.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(grandchild) and time.monotonic() < deadline:  # SIGKILL lands asynchronously
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--script", "{script}", "--"], "give the command to run after --"),
+        (["--script", "{script}", "--timeout", "0", "--", "true"], "--timeout must be more"),
+        (["--script", "{missing}", "--", "true"], "missing.json: no such script file"),
+        (["--script", "{bad}", "--", "true"], "bad.json: rules[0].when: unknown field 'firts'"),
+        (["--script", "{script}", "--host", "0.0.0.0", "--", "true"], "refusing to bind"),
+        (["--script", "{script}", "--", "no-such-program-xyz"], "cannot run 'no-such-program-xyz'"),
+        (
+            ["--script", "{script}", "--record", "{tmp}/no/dir/r.jsonl", "--", "true"],
+            "cannot start the fake provider (record file",
+        ),
+    ],
+)
+def test_bad_usage_exits_2(
+    argv: list[str], message: str, script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rules": [{"when": {"firts": true}, "reply": {"text": "x"}}]}')
+    names = {"script": script, "missing": str(tmp_path / "missing.json"), "bad": str(bad)}
+    names["tmp"] = str(tmp_path)
+    code = capture("--dialect", "openai", *(a.format(**names) for a in argv))
+    _, err = capfd.readouterr()
+    assert code == 2
+    assert message in err
+
+
+def test_unknown_dialect_is_a_usage_error(script: str) -> None:
+    with pytest.raises(SystemExit) as raised:
+        capture("--dialect", "cohere", "--script", script, "--", "true")
+    assert raised.value.code == 2
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "\nState:\tZ" not in status.read_text()
+    except FileNotFoundError:
+        return False

@@ -1,0 +1,137 @@
+"""Records: written one JSON line per request, thread-safe, and read back with clear errors."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import orjson
+import pytest
+
+from harness.capture import Record, RecordError, RecordWriter, Reply, read_record
+from harness.capture._record import timestamp
+from harness.model import FrozenDict
+
+BODY = b'{"model":"m","messages":[{"role":"user","content":"h\xc3\xa9"}]}'
+
+
+def draft(body: bytes | None = BODY, **fields: object) -> Record:
+    base: dict[str, object] = {
+        "seq": 0,
+        "time": timestamp(0),
+        "dialect": "openai",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "query": "",
+        "headers": FrozenDict({"authorization": "<redacted>"}),
+        "status": 200,
+        "body": body,
+        "body_size": 0 if body is None else len(body),
+    }
+    base.update(fields)
+    return Record(**base)  # type: ignore[arg-type]
+
+
+def test_timestamp() -> None:
+    assert timestamp(0) == "1970-01-01T00:00:00.000000Z"
+    assert timestamp(1.5) == "1970-01-01T00:00:01.500000Z"
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    first = writer.write(
+        draft(stream=True, model="m", mark="parent", rule=0, nth=1, reply=Reply("hi"))
+    )
+    second = writer.write(draft(b"\xff\xfe not utf-8", status=400, error="not JSON"))
+    third = writer.write(draft(None, status=413, body_size=10**9, error="too large"))
+    writer.close()
+    assert [r.seq for r in (first, second, third)] == [1, 2, 3]
+    lines = path.read_bytes().splitlines()
+    assert [orjson.loads(line)["body_encoding"] for line in lines] == ["utf-8", "base64", None]
+    assert list(orjson.loads(lines[0]))[-1] == "body"
+    back = read_record(path)
+    assert back == [first, second, third]
+    assert back[0].json == orjson.loads(BODY)
+    assert back[0].body == BODY
+    assert back[1].body == b"\xff\xfe not utf-8"
+    assert back[1].json is None
+    assert back[2].body is None
+    assert back[0].parse().request.history[0].text == "hé"
+
+
+def test_writer_without_a_file_keeps_records_in_memory() -> None:
+    writer = RecordWriter()
+    writer.write(draft())
+    assert len(writer.records) == 1
+    writer.close()
+
+
+def test_concurrent_writes_are_whole_lines_in_seq_order(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    body = b'{"messages": [], "pad": "' + b"x" * 100_000 + b'"}'
+
+    def write() -> None:
+        for _ in range(10):
+            writer.write(draft(body))
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    writer.close()
+    records = read_record(path)
+    assert [r.seq for r in records] == list(range(1, 81))
+    assert all(r.body == body for r in records)
+
+
+def test_each_record_is_flushed_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.write(draft())
+    assert len(read_record(path)) == 1
+    writer.close()
+
+
+def test_blank_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    line = orjson.dumps(draft(seq=1).to_json())
+    path.write_bytes(b"\n" + line + b"\n\n")
+    assert len(read_record(path)) == 1
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (lambda o: b"{not json", "line 2: not valid JSON"),
+        (lambda o: b"[1]", "line 2: a record is a JSON object"),
+        (lambda o: orjson.dumps({**o, "v": 9}), "line 2: unknown record version 9"),
+        (
+            lambda o: orjson.dumps({k: v for k, v in o.items() if k != "seq"}),
+            "'seq' field is missing",
+        ),
+        (lambda o: orjson.dumps({**o, "status": "200"}), "'status' must be int, not str"),
+        (lambda o: orjson.dumps({**o, "body_encoding": "gzip"}), 'body_encoding is "utf-8"'),
+        (
+            lambda o: orjson.dumps({**o, "body_encoding": "base64", "body": "!!"}),
+            "not valid base64",
+        ),
+        (lambda o: orjson.dumps({**o, "reply": {"call": 1}}), "line 2: a reply has"),
+        (lambda o: orjson.dumps({**o, "headers": {"a": 1}}), "header values are strings"),
+    ],
+)
+def test_malformed_line_names_the_line(tmp_path: Path, mutate: object, problem: str) -> None:
+    good = draft(seq=1).to_json()
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(orjson.dumps(good) + b"\n" + mutate(good) + b"\n")  # type: ignore[operator]
+    with pytest.raises(RecordError) as raised:
+        read_record(path)
+    assert str(raised.value).startswith(f"{path}: line 2: ")
+    assert problem in str(raised.value)
+
+
+def test_missing_record_file(tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match=r"nope\.jsonl: cannot be read"):
+        read_record(tmp_path / "nope.jsonl")
