@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from os.path import commonpath
 from typing import Any
 
 import orjson
@@ -93,7 +92,10 @@ def _describe(kind: str, path: str, parent: Any, fork: Any) -> str:
     if kind.endswith("_removed"):
         return f"removed  {path} (was {_short(parent)})"
     if isinstance(parent, str) and isinstance(fork, str):
-        at = len(commonpath([parent, fork]))
+        at = next(
+            (i for i, (x, y) in enumerate(zip(parent, fork, strict=False)) if x != y),
+            min(len(parent), len(fork)),
+        )
         return f"changed  {path}: {_short(parent, at)} -> {_short(fork, at)}"
     return f"changed  {path}: {_short(parent)} -> {_short(fork)}"
 

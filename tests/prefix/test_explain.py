@@ -52,3 +52,11 @@ def test_structural_diff_is_capped() -> None:
     lines = structural_diff(divergence, max_lines=5)
     assert len(lines) == 6
     assert lines[-1] == "... and 25 more changes"
+
+
+def test_structural_diff_shows_a_long_string_around_where_it_changes() -> None:
+    d = diverge("x" * 200 + " tail one", "x" * 200 + " tail two")
+    (line,) = structural_diff(d)
+    parent, fork = line.split(" -> ")
+    assert "tail one" in parent
+    assert "tail two" in fork
