@@ -102,6 +102,12 @@ class Wire(ABC):
     def error(self, status: int, message: str) -> bytes:
         """The provider's error body for ``status``."""
 
+    def call_id(self, nth: int, index: int) -> str | None:
+        """The id the fake gives call ``index`` of its answer to request ``nth`` (``None``
+        where the provider's calls carry no id); grouping rebuilds recorded model turns
+        with it (``reply_message``)."""
+        return None
+
     def count_tokens(self, tokens: int) -> bytes:
         """The answer to a token-counting request (only where ``route`` gives that kind)."""
         raise NotImplementedError(f"{self.dialect} has no token-counting route")

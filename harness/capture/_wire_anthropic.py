@@ -46,7 +46,7 @@ class AnthropicWire(Wire):
         if turn.reply.text is not None:
             blocks.append({"type": "text", "text": turn.reply.text})
         for i, call in enumerate(turn.reply.calls):
-            tool_use = {"type": "tool_use", "id": _call_id(turn, i), "name": call.name}
+            tool_use = {"type": "tool_use", "id": self.call_id(turn.nth, i), "name": call.name}
             blocks.append({**tool_use, "input": thaw(call.args)})
         usage = {"input_tokens": turn.input_tokens, "output_tokens": output_tokens(turn.reply)}
         return orjson.dumps(
@@ -71,7 +71,12 @@ class AnthropicWire(Wire):
             yield from _block(index, text_block, "text_delta", "text", turn.reply.text)
             index += 1
         for i, call in enumerate(turn.reply.calls):
-            block = {"type": "tool_use", "id": _call_id(turn, i), "name": call.name, "input": {}}
+            block = {
+                "type": "tool_use",
+                "id": self.call_id(turn.nth, i),
+                "name": call.name,
+                "input": {},
+            }
             yield from _block(index, block, "input_json_delta", "partial_json", args_json(call))
             index += 1
         yield _event(
@@ -82,6 +87,9 @@ class AnthropicWire(Wire):
             }
         )
         yield _event({"type": "message_stop"})
+
+    def call_id(self, nth: int, index: int) -> str:
+        return f"toolu_ph{nth:06d}_{index}"
 
     def error(self, status: int, message: str) -> bytes:
         kind = _ERRORS.get(status, "api_error")
@@ -117,10 +125,6 @@ def _block(index: int, start: dict[str, Any], kind: str, key: str, text: str) ->
 
 def _event(data: dict[str, Any]) -> bytes:
     return sse(data, event=data["type"])
-
-
-def _call_id(turn: Turn, index: int) -> str:
-    return f"toolu_ph{turn.nth:06d}_{index}"
 
 
 def _stop(turn: Turn) -> str:

@@ -45,7 +45,7 @@ class OpenAIWire(Wire):
         if reply.calls:
             message["tool_calls"] = [
                 {
-                    "id": _call_id(turn, i),
+                    "id": self.call_id(turn.nth, i),
                     "type": "function",
                     "function": {"name": call.name, "arguments": args_json(call)},
                 }
@@ -79,7 +79,12 @@ class OpenAIWire(Wire):
             yield chunk(
                 {
                     "tool_calls": [
-                        {"index": i, "id": _call_id(turn, i), "type": "function", "function": start}
+                        {
+                            "index": i,
+                            "id": self.call_id(turn.nth, i),
+                            "type": "function",
+                            "function": start,
+                        }
                     ]
                 }
             )
@@ -89,6 +94,9 @@ class OpenAIWire(Wire):
         if with_usage:
             yield sse({**head, "choices": [], "usage": _usage(turn)})
         yield sse(b"[DONE]")
+
+    def call_id(self, nth: int, index: int) -> str:
+        return f"call_ph{nth:06d}_{index}"
 
     def error(self, status: int, message: str) -> bytes:
         kind, code = _ERRORS.get(status, ("server_error", None))
@@ -110,10 +118,6 @@ def _head(turn: Turn, kind: str) -> dict[str, Any]:
         "model": turn.model,
         "system_fingerprint": None,
     }
-
-
-def _call_id(turn: Turn, index: int) -> str:
-    return f"call_ph{turn.nth:06d}_{index}"
 
 
 def _finish(turn: Turn) -> str:

@@ -1,5 +1,6 @@
-"""``prefix-harness capture``: run an agent program against a scripted fake provider and
-record every request it makes (black-box capture, SPEC §8)."""
+"""``prefix-harness capture``: run an agent program against a scripted fake provider, record
+every request it makes, then group the requests and check them against the rules
+(black-box capture, SPEC §8)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,23 @@ import signal
 import subprocess
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from ..capture import (
     DEFAULT_MAX_REQUEST_BYTES,
     FakeProvider,
     LoopbackError,
     Record,
+    Script,
     ScriptError,
+    check_records,
     child_environment,
     load_script,
     provider_environment,
     summarize,
 )
-from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_SUBJECT, fail, parse_size
+from ._check_log import add_check_options, group_options, report
+from ._common import EXIT_SUBJECT, fail, parse_size
 
 __all__ = ["add_parser", "run"]
 
@@ -37,8 +42,11 @@ DESCRIPTION = """\
 Start a scripted fake model provider on loopback, run COMMAND with every official SDK
 pointed at it (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy keys),
 and record every request it receives as JSON lines, secrets redacted. The script says which
-model turn answers which request (see docs/capture.md). Exit 2 on bad usage or script, 3 when
-the command timed out or never called the provider, else 0.
+model turn answers which request (see docs/capture.md). When the command ends, the recorded
+requests are grouped (parent, fork children, siblings, spawned children, follow-ups) and
+checked against the rules, and the report is printed (with --json, everything else goes to
+stderr). Exit 0 when every rule passes, 1 when one fails, 2 on bad usage or script, 3 when
+the command timed out or never called the provider.
 """
 
 
@@ -74,6 +82,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SIZE",
         help="answer 413 to a request body larger than this (default: 32M)",
     )
+    add_check_options(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the program to run, after --")
     parser.set_defaults(run=run)
 
@@ -86,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("give the command to run after --, e.g. ... -- python3 agent.py")
     if not args.timeout > 0:
         return fail("--timeout must be more than 0 seconds")
+    if args.fork_tag == "":
+        return fail("--fork-tag must not be empty")
     if shutil.which(command[0]) is None:
         return fail(f"cannot run {command[0]!r}: no such program (or it is not executable)")
     try:
@@ -104,16 +115,21 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         where = f"record file {e.filename}" if e.filename else f"{args.host} port {args.port}"
         return fail(f"cannot start the fake provider ({where}): {e.strerror or e}")
+    info = sys.stderr if args.json else sys.stdout
     try:
-        _announce(provider, args, command, len(script.rules))
-        outcome = _run_command(command, provider, args.timeout)
+        _announce(provider, args, command, len(script.rules), info)
+        outcome = _run_command(command, provider, args.timeout, to_stderr=args.json)
     finally:
         provider.stop()
-    return _report(outcome, provider.records, args)
+    return _report(outcome, provider.records, args, script, info)
 
 
 def _announce(
-    provider: FakeProvider, args: argparse.Namespace, command: Sequence[str], rules: int
+    provider: FakeProvider,
+    args: argparse.Namespace,
+    command: Sequence[str],
+    rules: int,
+    info: TextIO,
 ) -> None:
     lines = [
         f"fake {provider.dialect} provider: {provider.base_url}",
@@ -123,14 +139,19 @@ def _announce(
         *(f"  {k}={v}" for k, v in provider_environment(provider.origin).items()),
         f"running: {shlex.join(command)} (timeout {args.timeout:g} s)",
     ]
-    print("\n".join(lines), flush=True)
+    print("\n".join(lines), file=info, flush=True)
 
 
-def _run_command(command: list[str], provider: FakeProvider, timeout: float) -> str | int:
-    """The command's exit status, or a sentence saying why it has none."""
+def _run_command(
+    command: list[str], provider: FakeProvider, timeout: float, *, to_stderr: bool = False
+) -> str | int:
+    """The command's exit status, or a sentence saying why it has none. With ``to_stderr``
+    the command's standard output goes to our standard error (stdout carries JSON)."""
     env = child_environment(provider.origin, os.environ)
     try:
-        process = subprocess.Popen(command, env=env, start_new_session=True)
+        process = subprocess.Popen(
+            command, env=env, start_new_session=True, stdout=2 if to_stderr else None
+        )
     except OSError as e:
         return f"cannot run {command[0]!r}: {e.strerror or e}"
     try:
@@ -164,19 +185,33 @@ def _signal_group(group: int, sig: signal.Signals) -> None:
         os.killpg(group, sig)
 
 
-def _report(outcome: str | int, records: Sequence[Record], args: argparse.Namespace) -> int:
+def _report(
+    outcome: str | int,
+    records: Sequence[Record],
+    args: argparse.Namespace,
+    script: Script,
+    info: TextIO,
+) -> int:
+    """Print how the command ended and what was recorded, then check the requests; the
+    exit code (a time-out or a command that never called wins over the rules)."""
     if isinstance(outcome, int):
         status = f"killed by signal {-outcome}" if outcome < 0 else f"exited with status {outcome}"
-        print(f"command {status}")
-    sys.stdout.write(summarize(records))
-    print(f"record written to {args.record}", flush=True)
-    if isinstance(outcome, str):
-        code = EXIT_BAD_INPUT if outcome.startswith("cannot run") else EXIT_SUBJECT
-        return fail(outcome, code=code)
+        print(f"command {status}", file=info)
+    info.write(summarize(records))
+    print(f"record written to {args.record}", file=info, flush=True)
+    if isinstance(outcome, str) and outcome.startswith("cannot run"):
+        return fail(outcome)
+    if isinstance(outcome, str) and not records:
+        return fail(outcome, code=EXIT_SUBJECT)
     if not records:
         return fail(
             "the command never called the fake provider: does it read the base URL and key"
             " from the environment printed above?",
             code=EXIT_SUBJECT,
         )
-    return EXIT_OK
+    print("", file=info, flush=True)
+    options = group_options(args, fork_tag=script.fork_tag)
+    code = report(check_records(records, options=options, subject=args.subject or "capture"), args)
+    if isinstance(outcome, str):
+        return fail(outcome, code=EXIT_SUBJECT)
+    return code

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import _capture, _diff
+from . import _capture, _check, _diff, _rules
 from ._common import EXIT_BAD_INPUT, fail
 
 __all__ = ["build_parser", "run"]
@@ -20,8 +20,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    _check.add_parser(commands)
     _diff.add_parser(commands)
     _capture.add_parser(commands)
+    _rules.add_parser(commands)
     return parser
 
 

@@ -1,5 +1,7 @@
-"""Scenarios: the inputs subjects assemble requests for."""
+"""Scenarios: the inputs subjects assemble requests for, and their language-neutral JSON."""
 
+from ._checks import ScenarioFormatError
+from ._json import load_fixtures, scenario_from_json, scenario_to_json
 from ._scenario import (
     ACTIONS,
     Action,
@@ -17,5 +19,9 @@ __all__ = [
     "FollowUp",
     "Lifecycle",
     "Scenario",
+    "ScenarioFormatError",
     "lifecycle_of",
+    "load_fixtures",
+    "scenario_from_json",
+    "scenario_to_json",
 ]

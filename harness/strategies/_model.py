@@ -46,7 +46,9 @@ _scalars = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-(2**53), max_value=2**53),
-    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    # JSON does not tell 2.0 from 2 and other languages' encoders write it as 2, so a
+    # language-neutral value never holds a float with an integral value.
+    st.floats(allow_nan=False, allow_infinity=False, width=64).filter(lambda x: not x.is_integer()),
     _texts,
 )
 

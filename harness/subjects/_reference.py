@@ -86,7 +86,9 @@ class ReferenceSubject:
         parent = inherited_parent_request(scenario.preset, first.inherited or scenario.history)
         parent_body = render(parent) if parent is not None and scenario.snapshot else None
         if first.rejected or scenario.known_fork_child:
-            return Outcome("rejected", parent=parent_body, message=first.error)
+            return Outcome(
+                "rejected", parent=parent_body, message=first.error or self.wording.recursion_error
+            )
         children = tuple(render(r.request) for r in results if r.request is not None)
         return Outcome("assembled", parent=parent_body, children=children)
 

@@ -1,6 +1,6 @@
 """``prefix-harness capture`` (harness/cli/_capture.py), run in-process on real programs
-started as subprocesses: an openai SDK program, the toy fork agent, a program that never
-calls the provider, and programs that hang."""
+started as subprocesses: an openai SDK program, the toy fork agent (recorded and checked),
+a program that never calls the provider, and programs that hang."""
 
 from __future__ import annotations
 
@@ -127,6 +127,39 @@ def test_toy_fork_agent_keeps_the_prefix(tmp_path: Path, capfd: pytest.CaptureFi
     parent = by_mark["parent"].parse()
     for child in ("fork-A", "fork-B"):
         assert compare(parent, by_mark[child].parse()).preserved
+    assert "capture · openai · siblings-1: ok" in out
+    assert out.endswith("check passed: 3 groups checked, 0 failed, 0 not checked\n")
+
+
+def test_a_command_without_forks_has_nothing_to_check(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
+                   "--", PY, "-c", SDK_PROGRAM)  # fmt: skip
+    out, _ = capfd.readouterr()
+    assert code == 0
+    assert out.endswith("nothing to check: no fork child or spawned child among 2 requests\n")
+
+
+def test_a_timed_out_command_is_still_checked_and_exits_3(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_capture, "GRACE_SECONDS", 0.3)
+    program = (
+        "import json, os, time, urllib.request\n"
+        "url = os.environ['OPENAI_BASE_URL'] + '/chat/completions'\n"
+        "body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]})\n"
+        "urllib.request.urlopen(urllib.request.Request(url, body.encode()), timeout=10).read()\n"
+        "time.sleep(60)\n"
+    )
+    code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
+                   "--timeout", "1.5", "--", PY, "-c", program)  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 3
+    assert "recorded 1 request" in out
+    assert "grouping: 1 request in 1 conversation (openai)" in out
+    assert "nothing to check" in out
+    assert "timed out: the command did not finish within 1.5 s" in err
 
 
 def test_command_that_never_calls_exits_3(
@@ -192,6 +225,7 @@ def test_hanging_command_times_out_and_its_group_is_ended(
     [
         (["--script", "{script}", "--"], "give the command to run after --"),
         (["--script", "{script}", "--timeout", "0", "--", "true"], "--timeout must be more"),
+        (["--script", "{script}", "--fork-tag", "", "--", "true"], "--fork-tag must not be empty"),
         (["--script", "{missing}", "--", "true"], "missing.json: no such script file"),
         (["--script", "{bad}", "--", "true"], "bad.json: rules[0].when: unknown field 'firts'"),
         (["--script", "{script}", "--host", "0.0.0.0", "--", "true"], "refusing to bind"),

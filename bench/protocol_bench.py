@@ -1,0 +1,192 @@
+"""Benchmark of the subject protocol: scenarios per second through four subjects.
+
+- ``reference``: the bundled reference in process (``load_subject("reference")``);
+- ``canned``: this script as a protocol subject that answers every ``assemble`` with the
+  reference's reply, computed beforehand — the protocol's own round trip and nothing else:
+  scenario to JSON, the pipe both ways, decoding and encoding in the subject, reading the
+  reply and checking its bodies;
+- ``python``: the reference behind the protocol (examples/python-subject/subject.py), which
+  also reads each scenario with ``scenario_from_json`` (JSON Schema check included);
+- ``node``: the plain-Node example subject (examples/node-subject/subject.js), if ``node``
+  is installed.
+
+Two workloads, each in every dialect, after a warm-up round, best of ``--repeats``: the
+one-shot scenarios of the fixture corpus (``fork`` and ``siblings``, the lifecycle all four
+implement) and one fork after a long history (``--long-messages``). The protocol overhead
+per scenario is ``canned`` minus nothing (it does no work of its own); target < 2 ms for
+the corpus. Process start-up (the ``start`` handshake included) is reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from harness.dialects import all_dialects
+from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
+from harness.protocol import Implementation, assemble_reply, encode_line, start_reply
+from harness.scenarios import Scenario, load_fixtures, scenario_from_json, scenario_to_json
+from harness.subjects import (
+    LoadedSubject,
+    ReferenceSubject,
+    is_subject_failure,
+    load_subject,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_MS = 2.0
+CANNED = Implementation("canned", "python", tuple(all_dialects()), ("one-shot",))
+Work = list[tuple[Scenario, str]]
+
+
+def corpus() -> list[Scenario]:
+    """The fork and siblings scenarios of the fixture corpus."""
+    return [s for s in load_fixtures(ROOT / "fixtures") if s.action in ("fork", "siblings")]
+
+
+def long_fork(base: Scenario, messages: int) -> Scenario:
+    """A fork with ``base``'s preset after about ``messages`` messages of search calls."""
+    history: list[Message] = [Message("user", (Text("Question: " + "lorem ipsum " * 20),))]
+    for i in range(messages // 2 - 1):
+        call = FunctionCall("search", freeze({"query": f"step {i}", "limit": 5}), id=f"c{i}")
+        result = FunctionResponse("search", f"result {i} " * 30, id=f"c{i}")
+        history += [Message("model", (Text(f"Looking at step {i}."), call))]
+        history += [Message("user", (result,))]
+    history.append(Message("model", (Text("Forking now."),)))
+    return Scenario("bench-long", "fork", base.preset, tuple(history), directives=("Summarise.",))
+
+
+def serve_canned(path: str) -> None:
+    """Be the ``canned`` subject: answer from the replies in ``path``, keyed id/dialect."""
+    replies = orjson.loads(Path(path).read_bytes())
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        request = orjson.loads(line)
+        if request["cmd"] == "stop":
+            return
+        if request["cmd"] == "start":
+            reply = start_reply(CANNED)
+        else:
+            key = f"{request['scenario']['id']}/{request['dialect']}"
+            reply = {"seq": request["seq"], **replies[key]}
+        out.write(encode_line(reply))
+        out.flush()
+
+
+def canned_replies(workloads: dict[str, Work]) -> bytes:
+    reference = ReferenceSubject()
+    replies = {}
+    for work in workloads.values():
+        for scenario, dialect in work:
+            o = reference.assemble(scenario, dialect)
+            reply = assemble_reply(
+                1, o.status, parent=o.parent, children=o.children, message=o.message
+            )
+            replies[f"{scenario.id}/{dialect}"] = {k: v for k, v in reply.items() if k != "seq"}
+    return orjson.dumps(replies)
+
+
+def best_of(repeats: int, action: Callable[[], object]) -> float:
+    action()  # warm-up
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def run_round(subject: LoadedSubject, work: Work) -> None:
+    for scenario, dialect in work:
+        outcome = subject.assemble(scenario, dialect)
+        if is_subject_failure(outcome) or outcome.status not in ("assembled", "rejected"):
+            raise SystemExit(f"{subject.name}: {scenario.id} in {dialect}: {outcome}")
+
+
+def measure(spec: str, workloads: dict[str, Work], repeats: int) -> tuple[float, dict[str, float]]:
+    """Start-up seconds, and seconds per scenario for each workload, of subject ``spec``."""
+    subject = load_subject(spec)
+    started = time.perf_counter()
+    subject.start()
+    startup = time.perf_counter() - started
+    per: dict[str, float] = {}
+    try:
+        for name, work in workloads.items():
+            per[name] = best_of(repeats, lambda w=work: run_round(subject, w)) / len(work)  # type: ignore[misc]
+    finally:
+        subject.close()
+    return startup, per
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--long-messages", type=int, default=400)
+    parser.add_argument("--canned", metavar="FILE", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.canned:
+        serve_canned(args.canned)
+        return
+
+    fixtures = corpus()
+    base = next(s for s in fixtures if s.action == "fork" and s.snapshot)
+    long = long_fork(base, args.long_messages)
+    dialects = list(all_dialects())
+    workloads = {
+        "fixtures": [(s, d) for s in fixtures for d in dialects],
+        f"long-{len(long.history)}": [(long, d) for d in dialects],
+    }
+    print(
+        f"fixtures: {len(fixtures)} one-shot scenarios x {len(dialects)} dialects; "
+        f"long-{len(long.history)}: one fork after {len(long.history)} messages x "
+        f"{len(dialects)} dialects; best of {args.repeats}"
+    )
+    with tempfile.NamedTemporaryFile(suffix=".json") as canned:
+        canned.write(canned_replies(workloads))
+        canned.flush()
+        subjects = {
+            "reference": "reference",
+            "canned": f"cmd:{sys.executable} {__file__} --canned {canned.name}",
+            "python": f"cmd:{sys.executable} {ROOT / 'examples/python-subject/subject.py'}",
+        }
+        if shutil.which("node"):
+            subjects["node"] = f"cmd:node {ROOT / 'examples/node-subject/subject.js'}"
+        print(f"\n{'subject':>10} {'workload':>10} {'start ms':>9} {'scen/s':>8} {'ms/scen':>8}")
+        results: dict[str, dict[str, float]] = {}
+        for name, spec in subjects.items():
+            startup, per = measure(spec, workloads, args.repeats)
+            results[name] = per
+            for workload, seconds in per.items():
+                print(
+                    f"{name:>10} {workload:>10} {startup * 1e3:9.1f} {1 / seconds:8.0f} "
+                    f"{seconds * 1e3:8.3f}"
+                )
+    print(f"\n{'workload':>10} {'protocol':>9} {'python-in':>9} {'reading':>9}   ms per scenario")
+    for workload, work in workloads.items():
+        protocol = results["canned"][workload] * 1e3
+        python = (results["python"][workload] - results["reference"][workload]) * 1e3
+        jsons = [scenario_to_json(s) for s, _ in work]
+        reading = best_of(args.repeats, lambda j=jsons: [scenario_from_json(x) for x in j])  # type: ignore[misc]
+        verdict = "ok" if protocol < TARGET_MS else "over"
+        print(
+            f"{workload:>10} {protocol:9.3f} {python:9.3f} {reading / len(work) * 1e3:9.3f}"
+            f"   protocol target < {TARGET_MS:g} ms: {verdict}"
+        )
+    print(
+        "protocol = the canned subject's round trip; python-in = the python example minus the "
+        "reference in process;\nreading = scenario_from_json in process (schema check "
+        "included), which the python example pays on top of the protocol"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Checking recorded requests: group them, place the roles, rebuild each group's scenario
+and outcome, and have ``harness.rules.evaluate`` judge it (docs/capture.md, "Checking").
+
+A group whose scenario cannot be rebuilt is reported as not checked, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from ..rules import Finding, ScenarioReport, evaluate
+from ..scenarios import Scenario
+from ..subjects import Outcome
+from ._group import GroupOptions, group
+from ._observe import Ignored, Observed, observe
+from ._rebuild import Case, cases
+from ._record import Record
+from ._roles import Roles, assign_roles
+
+__all__ = ["Check", "CheckResult", "NotChecked", "check_records", "check_requests"]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One group checked: what it is, the rebuilt scenario and outcome, the rules' report."""
+
+    what: str
+    scenario: Scenario
+    outcome: Outcome
+    report: ScenarioReport
+
+
+@dataclass(frozen=True, slots=True)
+class NotChecked:
+    """A group (or conversation) that could not be checked, and why."""
+
+    what: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Everything a check of recorded requests found, per dialect in order."""
+
+    requests: int
+    roles: tuple[Roles, ...]
+    checks: tuple[Check, ...]
+    not_checked: tuple[NotChecked, ...]
+    ignored: tuple[Ignored, ...]
+
+    @property
+    def reports(self) -> tuple[ScenarioReport, ...]:
+        return tuple(c.report for c in self.checks)
+
+    @property
+    def failed(self) -> bool:
+        return any(r.failed for r in self.reports)
+
+
+def check_records(
+    records: Iterable[Record], *, options: GroupOptions | None = None, subject: str = "capture"
+) -> CheckResult:
+    """Group and check a capture's records."""
+    used, ignored = observe(records)
+    return check_requests(used, ignored, options=options, subject=subject)
+
+
+def check_requests(
+    requests: Sequence[Observed],
+    ignored: Sequence[Ignored] = (),
+    *,
+    options: GroupOptions | None = None,
+    subject: str = "capture",
+) -> CheckResult:
+    """Group ``requests`` (each dialect on its own), place the roles and check each group."""
+    options = options or GroupOptions()
+    roles: list[Roles] = []
+    checks: list[Check] = []
+    not_checked: list[NotChecked] = []
+    left_out = list(ignored)
+    for dialect in sorted({r.dialect for r in requests}):
+        grouping = group([r for r in requests if r.dialect == dialect], options)
+        left_out += grouping.retries
+        placed = assign_roles(grouping, options)
+        roles.append(placed)
+        for case in cases(placed, options):
+            done = _evaluate(case, dialect, options, subject)
+            if isinstance(done, Check):
+                checks.append(done)
+            else:
+                not_checked.append(done)
+    left_out.sort(key=lambda i: i.seq)
+    return CheckResult(
+        len(requests), tuple(roles), tuple(checks), tuple(not_checked), tuple(left_out)
+    )
+
+
+def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> Check | NotChecked:
+    if case.scenario is None or case.outcome is None:
+        return NotChecked(case.what, case.reason or "not rebuilt")
+    try:
+        report = evaluate(case.scenario, dialect, case.outcome, subject=subject)
+    except ValueError as e:  # a rebuilt scenario the rules cannot read back
+        return NotChecked(case.what, f"the rules could not read the rebuilt scenario: {e}")
+    if case.scenario.action == "continuable" and options.parent_id is None:
+        report = _without_parent_id(report)
+    return Check(case.what, case.scenario, case.outcome, report)
+
+
+def _without_parent_id(report: ScenarioReport) -> ScenarioReport:
+    """The report with parent-id-guidance not applicable: the parent's id is not known."""
+    why = "the parent's agent id is not known (give it with --parent-id)"
+    findings = tuple(
+        Finding(f.rule, "not-applicable", why) if f.rule == "parent-id-guidance" else f
+        for f in report.findings
+    )
+    return replace(report, findings=findings)

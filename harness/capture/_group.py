@@ -1,0 +1,218 @@
+"""Grouping recorded requests into conversations by their history (docs/capture.md).
+
+An agent's next turn repeats its last request's history and appends to it, so a request
+whose neutral history extends an earlier request's history belongs to that request's
+conversation, unless it starts a child: it extends a request that already has a next turn
+(the conversation moved on without it), or its new user text carries a child message (the
+fork tag, or the directive of a call the model just made). A child's first request starts
+a conversation of its own whose ``origin`` is the request it branched from. Requests with
+the script's parent mark always stay in the conversation they extend.
+
+Prefixes are found through a hash of every history prefix, so grouping costs time in
+proportion to the messages, not to the square of the requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..model import FunctionCall, Message, Text
+from ._observe import Ignored, Observed, reply_message
+from ._script import DEFAULT_FORK_TAG
+
+__all__ = [
+    "Conversation",
+    "GroupOptions",
+    "Grouping",
+    "Origin",
+    "added_text",
+    "directive_of",
+    "group",
+    "model_turn",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupOptions:
+    """How children are recognized and checked.
+
+    ``fork_tag``: the text of a fork child's message; ``directive_key``: the fork call's
+    argument holding the directive (default: its first string argument); ``fork_tool``:
+    the fork tool's name (default: learnt from the calls that started children);
+    ``parent_mark``: the script mark of the parent's requests; ``parent_id``: the parent's
+    agent id, which a continuable child's guidance must name (unknown: not checked).
+    """
+
+    fork_tag: str = DEFAULT_FORK_TAG
+    directive_key: str | None = None
+    fork_tool: str | None = None
+    parent_mark: str = "parent"
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a conversation branched: conversation ``conversation``'s request at ``turn``."""
+
+    conversation: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """Requests that extend one another append-only, in order; ``origin`` is ``None`` for
+    a conversation whose first request extends no earlier request."""
+
+    index: int
+    requests: tuple[Observed, ...]
+    origin: Origin | None = None
+
+    @property
+    def first(self) -> Observed:
+        return self.requests[0]
+
+    @property
+    def seqs(self) -> tuple[int, ...]:
+        return tuple(r.seq for r in self.requests)
+
+    @property
+    def name(self) -> str:
+        return f"conversation {self.index + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Grouping:
+    """The conversations of one dialect's requests, and the requests taken for retries."""
+
+    conversations: tuple[Conversation, ...]
+    retries: tuple[Ignored, ...] = ()
+
+
+def directive_of(call: FunctionCall, key: str | None) -> str | None:
+    """The call's directive: the argument ``key``, or its first string argument; ``None``
+    when there is none (or it is blank)."""
+    args = call.args
+    if not isinstance(args, dict):
+        return None
+    values = [args.get(key)] if key is not None else list(args.values())
+    return next((v for v in values if isinstance(v, str) and v.strip()), None)
+
+
+def added_text(history: Sequence[Message], start: int) -> str:
+    """The text parts of the user messages of ``history[start:]``: where a child message is."""
+    return "\n".join(
+        p.text for m in history[start:] if m.role == "user" for p in m.parts if isinstance(p, Text)
+    )
+
+
+def model_turn(requests: Sequence[Observed], pos: int, *others: Observed) -> Message | None:
+    """The model's answer to ``requests[pos]``: the recorded reply, else the agent's copy in
+    its next request (or in ``others``, requests that branched from it); ``None`` if unknown."""
+    request = requests[pos]
+    if request.reply is not None:
+        return reply_message(request.dialect, request.reply, request.nth)
+    k = len(request.history)
+    for later in (*requests[pos + 1 : pos + 2], *others):
+        if len(later.history) > k and later.history[k].role == "model":
+            return later.history[k]
+    return None
+
+
+@dataclass
+class _Draft:
+    requests: list[Observed]
+    origin: Origin | None
+
+
+class _Builder:
+    def __init__(self, options: GroupOptions) -> None:
+        self.options = options
+        self.drafts: list[_Draft] = []
+        self.index: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self.retries: list[Ignored] = []
+
+    def add(self, request: Observed) -> None:
+        hashes = list(_prefix_hashes(request.history))
+        n = len(request.history)
+        same = self._find(request, n, hashes[n])
+        if same is not None:
+            self._repeat(request, same, hashes)
+            return
+        for length in range(n - 1, 0, -1):
+            base = self._find(request, length, hashes[length])
+            if base is not None:
+                self._extend(request, base, hashes)
+                return
+        self._start(request, None, hashes)
+
+    def _find(self, request: Observed, length: int, key: int) -> tuple[int, int] | None:
+        """The earlier request whose whole history is ``request``'s first ``length``
+        messages: the tip of its conversation if one is, else the latest."""
+        found = [
+            (c, p)
+            for c, p in self.index.get((length, key), ())
+            if self.drafts[c].requests[p].history == request.history[:length]
+        ]
+        tips = [(c, p) for c, p in found if p == len(self.drafts[c].requests) - 1]
+        candidates = tips or found
+        return candidates[-1] if candidates else None
+
+    def _repeat(self, request: Observed, same: tuple[int, int], hashes: list[int]) -> None:
+        conversation, pos = same
+        draft = self.drafts[conversation]
+        if pos == 0:  # an identical first request: another child of the same origin
+            self._start(request, draft.origin, hashes)
+        else:
+            earlier = draft.requests[pos].seq
+            self.retries.append(Ignored(request.seq, f"repeats request {earlier} (a retry)"))
+
+    def _extend(self, request: Observed, base: tuple[int, int], hashes: list[int]) -> None:
+        conversation, pos = base
+        draft = self.drafts[conversation]
+        is_tip = pos == len(draft.requests) - 1
+        parent = request.mark is not None and request.mark == self.options.parent_mark
+        if is_tip and (parent or not self._child_message(request, draft, pos)):
+            draft.requests.append(request)
+            self._index(conversation, len(draft.requests) - 1, request, hashes)
+        else:
+            self._start(request, Origin(conversation, pos), hashes)
+
+    def _child_message(self, request: Observed, draft: _Draft, pos: int) -> bool:
+        """Whether the user text ``request`` adds holds the fork tag or a directive of a
+        call in the model's answer to the request it extends."""
+        text = added_text(request.history, len(draft.requests[pos].history))
+        if self.options.fork_tag in text:
+            return True
+        turn = model_turn(draft.requests, pos, request)
+        calls = turn.function_calls if turn is not None else ()
+        directives = (directive_of(c, self.options.directive_key) for c in calls)
+        return any(d is not None and d in text for d in directives)
+
+    def _start(self, request: Observed, origin: Origin | None, hashes: list[int]) -> None:
+        self.drafts.append(_Draft([request], origin))
+        self._index(len(self.drafts) - 1, 0, request, hashes)
+
+    def _index(self, conversation: int, pos: int, request: Observed, hashes: list[int]) -> None:
+        key = (len(request.history), hashes[len(request.history)])
+        self.index.setdefault(key, []).append((conversation, pos))
+
+
+def _prefix_hashes(history: Sequence[Message]) -> Iterator[int]:
+    """A hash of every prefix of ``history``, from the empty one to the whole."""
+    value = hash(())
+    yield value
+    for message in history:
+        value = hash((value, message))
+        yield value
+
+
+def group(requests: Sequence[Observed], options: GroupOptions | None = None) -> Grouping:
+    """Conversations of ``requests`` (one dialect's, in arrival order)."""
+    builder = _Builder(options or GroupOptions())
+    for request in sorted(requests, key=lambda r: r.seq):
+        builder.add(request)
+    conversations = tuple(
+        Conversation(i, tuple(d.requests), d.origin) for i, d in enumerate(builder.drafts)
+    )
+    return Grouping(conversations, tuple(builder.retries))

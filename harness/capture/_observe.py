@@ -1,0 +1,122 @@
+"""The requests a check works on: model calls whose body the dialect reads, in arrival order.
+
+A capture records everything the fake provider saw; grouping needs only the model calls it
+answered (status 200) with a body the dialect turns into the neutral model. The rest is
+left out, and a model call that cannot be used is listed with the reason, so a report can
+say why a request took no part. The model turn the fake played is rebuilt from the recorded
+reply with the ids the fake gave its calls, so the check knows what the agent was told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..dialects import DialectError, get_dialect
+from ..model import FunctionCall, Message, Part, Request, Text
+from ._record import Record
+from ._reply import Reply
+from ._server import WIRES
+
+__all__ = ["Ignored", "Observed", "observe", "observed", "reply_message"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One usable model call: where it came from, its raw body and its neutral request.
+
+    ``seq`` is the record's sequence number (for an external log: the line number);
+    ``reply``/``nth`` are the scripted answer and the request's number among the requests
+    the script answered, when the log recorded them.
+    """
+
+    seq: int
+    dialect: str
+    body: bytes
+    request: Request
+    mark: str | None = None
+    reply: Reply | None = None
+    nth: int | None = None
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return self.request.history
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A model call left out of the check, and why."""
+
+    seq: int
+    reason: str
+
+
+def observed(
+    seq: int,
+    dialect: str,
+    body: bytes,
+    decoded: Any,
+    *,
+    mark: str | None = None,
+    reply: Reply | None = None,
+    nth: int | None = None,
+) -> Observed | str:
+    """The usable request, or a sentence saying why the body cannot be used."""
+    if decoded is None:
+        return "the body is not JSON"
+    try:
+        request = get_dialect(dialect).parse(decoded).request
+    except DialectError as e:
+        return f"the {dialect} dialect cannot read the body ({e})"
+    except RecursionError:
+        return "the body is nested too deeply to read"
+    if not request.history:
+        return "the request has no messages"
+    return Observed(seq, dialect, body, request, mark, reply, nth)
+
+
+def observe(records: Iterable[Record]) -> tuple[tuple[Observed, ...], tuple[Ignored, ...]]:
+    """The usable model calls of a capture, and the model calls left out with the reason.
+
+    Requests the script did not answer (model listings, token counts) are neither: they are
+    not model calls. Refused requests (status other than 200) are listed as left out.
+    """
+    used: list[Observed] = []
+    ignored: list[Ignored] = []
+    for record in records:
+        if record.status != 200:
+            ignored.append(Ignored(record.seq, f"refused with status {record.status}"))
+            continue
+        if record.reply is None or record.body is None:
+            continue
+        found = observed(
+            record.seq,
+            record.dialect,
+            record.body,
+            record.json,
+            mark=record.mark,
+            reply=record.reply,
+            nth=record.nth,
+        )
+        if isinstance(found, str):
+            ignored.append(Ignored(record.seq, found))
+        else:
+            used.append(found)
+    return tuple(used), tuple(ignored)
+
+
+def reply_message(dialect: str, reply: Reply, nth: int | None) -> Message:
+    """The model message the fake played: its text, then its calls with the ids it gave them.
+
+    ``nth`` is the request's number among those the script answered (the ids depend on it);
+    without it, calls carry no id.
+    """
+    wire = WIRES.get(dialect)
+    parts: list[Part] = []
+    if reply.text is not None:
+        parts.append(Text(reply.text))
+    for index, call in enumerate(reply.calls):
+        call_id = wire.call_id(nth, index) if wire is not None and nth is not None else None
+        parts.append(FunctionCall(name=call.name, args=call.args, id=call_id))
+    return Message("model", tuple(parts))

@@ -1,0 +1,317 @@
+"""Who is who among the conversations: the parent, fork children, spawned children.
+
+A branched conversation is a fork child when its first request's new user text carries a
+child message: a directive of a call the model made at or after the branch point (the
+latest such turn wins), or else the fork tag (then the call is the branch turn's). A
+conversation that starts afresh with one user message equal to a string argument of an
+earlier call is a spawned child of the turn that made the call. One that starts afresh with
+a child message anyway is a fork child whose inherited history was rewritten (the rules
+then say where): it is placed by directive, or by the fork tag when exactly one earlier
+turn calls a fork tool. Children of one model turn are siblings, matched to its fork calls by
+directive. Every model turn that calls a fork tool is a ``ForkTurn``, with or without
+children: one made inside a fork child is a recursive fork.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from ..model import FunctionCall, Message, Text
+from ._group import (
+    Conversation,
+    Grouping,
+    GroupOptions,
+    Origin,
+    added_text,
+    directive_of,
+    model_turn,
+)
+
+__all__ = ["ForkTurn", "Roles", "SpawnLink", "Unplaced", "assign_roles"]
+
+
+@dataclass(frozen=True, slots=True)
+class ForkTurn:
+    """A model turn that called the fork tool: the request it answered (``source``
+    conversation, position ``turn``), its fork calls and directives, and the child
+    conversation each call started (``None``: none found); ``extra`` children had no call
+    left to match."""
+
+    source: int
+    turn: int
+    message: Message
+    tool: str
+    calls: tuple[FunctionCall, ...]
+    directives: tuple[str | None, ...]
+    children: tuple[int | None, ...]
+    extra: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnLink:
+    """A spawned ``child`` conversation and the call (in the answer to ``source``'s request
+    at ``turn``) whose argument ``prompt`` is its only message."""
+
+    child: int
+    source: int
+    turn: int
+    message: Message
+    call: FunctionCall
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unplaced:
+    """A conversation that is neither the parent nor a child, and why. ``suspect``: it
+    carries the fork tag, so it looks like a child that could not be placed (and is reported
+    as not checked); others are independent requests with nothing to check."""
+
+    conversation: int
+    reason: str
+    suspect: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """The conversations of one dialect and their roles: conversation indexes throughout."""
+
+    grouping: Grouping
+    parent: int
+    fork_turns: tuple[ForkTurn, ...]
+    spawns: tuple[SpawnLink, ...]
+    unplaced: tuple[Unplaced, ...]
+    fork_children: frozenset[int]
+    rewritten: frozenset[int] = frozenset()
+    """Fork children whose first request does not extend the request they were forked from."""
+
+    @property
+    def conversations(self) -> tuple[Conversation, ...]:
+        return self.grouping.conversations
+
+    def role(self, index: int) -> str:
+        """What conversation ``index`` is, in a few words."""
+        if index == self.parent:
+            return "parent"
+        for turn in self.fork_turns:
+            if index in turn.children or index in turn.extra:
+                seq = self.conversations[turn.source].requests[turn.turn].seq
+                note = ", history rewritten" if index in self.rewritten else ""
+                return f"fork child of {self.conversations[turn.source].name}, request {seq}{note}"
+        for link in self.spawns:
+            if link.child == index:
+                seq = self.conversations[link.source].requests[link.turn].seq
+                return f"spawned by {self.conversations[link.source].name}, request {seq}"
+        found = next((u for u in self.unplaced if u.conversation == index), None)
+        if found is not None and found.suspect:
+            return "not placed: it carries the fork tag"
+        return f"other: {found.reason}" if found is not None else "other"
+
+
+def assign_roles(grouping: Grouping, options: GroupOptions) -> Roles:
+    """The roles of ``grouping``'s conversations (see the module docstring)."""
+    return _Placer(grouping, options).roles()
+
+
+class _Placer:
+    def __init__(self, grouping: Grouping, options: GroupOptions) -> None:
+        self.grouping, self.options = grouping, options
+        self.convs = grouping.conversations
+        self.branches: dict[Origin, list[Conversation]] = defaultdict(list)
+        for conv in self.convs:
+            if conv.origin is not None:
+                self.branches[conv.origin].append(conv)
+        self.turn = cache(self._turn)
+
+    def _turn(self, source: int, turn: int) -> Message | None:
+        """The model's answer to ``source``'s request at ``turn``, if known."""
+        firsts = (c.first for c in self.branches[Origin(source, turn)])
+        return model_turn(self.convs[source].requests, turn, *firsts)
+
+    def roles(self) -> Roles:
+        convs, options = self.convs, self.options
+        parent = next(
+            (c.index for c in convs if any(r.mark == options.parent_mark for r in c.requests)), 0
+        )
+        fresh = [c for c in convs if c.origin is None and c.index != parent]
+        spawns = [link for c in fresh if (link := self._spawn_link(c)) is not None]
+        attributed: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
+        unplaced: list[Unplaced] = []
+        rewritten: set[int] = set()
+        tools = {options.fork_tool} if options.fork_tool else set()
+        spawned = {link.child for link in spawns}
+        later = [c for c in fresh if c.index not in spawned]
+        for conv in [c for c in convs if c.origin is not None] + later:
+            found = self._attribute(conv, tools)
+            if isinstance(found, str):
+                unplaced.append(Unplaced(conv.index, found, suspect=True))
+            elif found is not None:
+                source, turn, tool = found
+                attributed[(source, turn)].append((conv.index, tool))
+                tools |= set() if options.fork_tool else {tool}
+                if conv.origin is None:
+                    rewritten.add(conv.index)
+        fork_children = frozenset(c for v in attributed.values() for c, _ in v)
+        turns = self._fork_turns(attributed, tools, spawns)
+        placed = fork_children | spawned | {parent} | {u.conversation for u in unplaced}
+        unplaced += [Unplaced(c.index, _why_unplaced(c)) for c in convs if c.index not in placed]
+        unplaced.sort(key=lambda u: u.conversation)
+        return Roles(
+            self.grouping,
+            parent,
+            turns,
+            tuple(spawns),
+            tuple(unplaced),
+            fork_children,
+            frozenset(rewritten),
+        )
+
+    def _candidates(self, conv: Conversation) -> tuple[int, list[tuple[int, int]]]:
+        """Where ``conv``'s new user text starts, and the turns that may have started it,
+        latest first: the branch turn and later ones of its origin, or, for a conversation
+        that extends nothing, every earlier turn of the others."""
+        if conv.origin is not None:
+            source, pos = conv.origin.conversation, conv.origin.turn
+            start = len(self.convs[source].requests[pos].history)
+            turns = [(source, t) for t in range(pos, len(self.convs[source].requests))]
+        else:
+            start = 0
+            turns = [(c.index, t) for c in self.convs if c != conv for t in range(len(c.requests))]
+        seq = {st: self.convs[st[0]].requests[st[1]].seq for st in turns}
+        turns = sorted((st for st in turns if seq[st] < conv.first.seq), key=seq.__getitem__)
+        return start, turns[::-1]
+
+    def _attribute(self, conv: Conversation, tools: set[str]) -> tuple[int, int, str] | str | None:
+        """Where fork child ``conv`` was started, as (conversation, turn, fork tool); ``None``
+        when it is not a fork child; a sentence when it carries the fork tag but the call
+        that started it is unclear."""
+        options = self.options
+        start, turns = self._candidates(conv)
+        text = added_text(conv.first.history, start)
+        for source, t in turns:
+            message = self.turn(source, t)
+            for call in message.function_calls if message is not None else ():
+                if options.fork_tool and call.name != options.fork_tool:
+                    continue
+                directive = directive_of(call, options.directive_key)
+                if directive is not None and directive in text:
+                    return source, t, call.name
+        if options.fork_tag not in text:
+            return None
+        if conv.origin is None:
+            forks = [
+                (source, t, names)
+                for source, t in turns
+                if (message := self.turn(source, t)) is not None
+                if (names := {c.name for c in message.function_calls if c.name in tools})
+            ]
+            if len(forks) == 1 and len(forks[0][2]) == 1:
+                return forks[0][0], forks[0][1], next(iter(forks[0][2]))
+            return (
+                f"it carries the fork tag {options.fork_tag!r} but extends no earlier request "
+                f"and holds no call's directive, and {len(forks)} earlier turns call a fork "
+                "tool, so where it was forked is unclear"
+            )
+        source, pos = conv.origin.conversation, conv.origin.turn
+        message = self.turn(source, pos)
+        calls = message.function_calls if message is not None else ()
+        names = {c.name for c in calls if not options.fork_tool or c.name == options.fork_tool}
+        if len(names) == 1:
+            return source, pos, names.pop()
+        seq = self.convs[source].requests[pos].seq
+        if not names:
+            return (
+                f"it carries the fork tag {options.fork_tag!r} but the answer to request {seq}, "
+                "where it branches, has no call that could have started it"
+            )
+        return (
+            f"it carries the fork tag but no call's directive; the answer to request {seq} "
+            f"calls {', '.join(sorted(names))}, so which one started it is unclear "
+            "(set the fork tool or the directive key)"
+        )
+
+    def _spawn_link(self, child: Conversation) -> SpawnLink | None:
+        """The latest earlier call whose string argument is ``child``'s only message."""
+        history = child.first.history
+        if len(history) != 1 or history[0].role != "user":
+            return None
+        if not all(isinstance(p, Text) for p in history[0].parts):
+            return None
+        prompt = history[0].text.strip()
+        _, turns = self._candidates(child)
+        for source, t in turns:
+            message = self.turn(source, t)
+            if message is None:
+                continue
+            for call in message.function_calls:
+                values = call.args.values() if isinstance(call.args, dict) else ()
+                if any(isinstance(v, str) and prompt and v.strip() == prompt for v in values):
+                    return SpawnLink(child.index, source, t, message, call, prompt)
+        return None
+
+    def _fork_turns(
+        self,
+        attributed: dict[tuple[int, int], list[tuple[int, str]]],
+        tools: set[str],
+        spawns: Sequence[SpawnLink],
+    ) -> tuple[ForkTurn, ...]:
+        spawn_calls = {(s.source, s.turn, s.call) for s in spawns}
+        out: list[ForkTurn] = []
+        for conv in self.convs:
+            for t in range(len(conv.requests)):
+                children = attributed.get((conv.index, t), [])
+                message = self.turn(conv.index, t)
+                if message is None:
+                    continue
+                names = [c.name for c in message.function_calls if c.name in tools]
+                tool = children[0][1] if children else (names[0] if names else None)
+                if tool is None:
+                    continue
+                calls = tuple(
+                    c
+                    for c in message.function_calls
+                    if c.name == tool and (conv.index, t, c) not in spawn_calls
+                )
+                if not calls and not children:
+                    continue
+                directives = tuple(directive_of(c, self.options.directive_key) for c in calls)
+                slots, extra = self._match([c for c, _ in children], directives)
+                out.append(ForkTurn(conv.index, t, message, tool, calls, directives, slots, extra))
+        return tuple(out)
+
+    def _match(
+        self, children: list[int], directives: tuple[str | None, ...]
+    ) -> tuple[tuple[int | None, ...], tuple[int, ...]]:
+        """Each call's child: the one whose text holds its directive (the longest directive
+        that fits wins), then the rest in arrival order; children left over are ``extra``."""
+        slots: list[int | None] = [None] * len(directives)
+        leftover: list[int] = []
+        for index in sorted(children, key=lambda c: self.convs[c].first.seq):
+            child = self.convs[index]
+            start, _ = self._candidates(child) if child.origin is not None else (0, [])
+            text = added_text(child.first.history, start)
+            fits = [
+                (len(d), -j)
+                for j, d in enumerate(directives)
+                if slots[j] is None and d is not None and d in text
+            ]
+            if fits:
+                slots[-max(fits)[1]] = index
+            else:
+                leftover.append(index)
+        extra: list[int] = []
+        for index in leftover:
+            free = next((j for j, s in enumerate(slots) if s is None), None)
+            if free is None:
+                extra.append(index)
+            else:
+                slots[free] = index
+        return tuple(slots), tuple(extra)
+
+
+def _why_unplaced(conv: Conversation) -> str:
+    if conv.origin is None:
+        return "no child message, no delegation prompt"
+    return "branches without a child message"

@@ -1,0 +1,117 @@
+"""A check of recorded requests as text, JSON and JUnit XML: how the requests were grouped,
+then the rules reports of ``harness.reports``, then what could not be checked and why."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import orjson
+
+from ..reports import rules_json, rules_junit, rules_text
+from ._check import CheckResult
+from ._roles import Roles
+
+__all__ = ["verdict_json", "verdict_junit", "verdict_line", "verdict_text"]
+
+_SUITE = "prefix-harness.grouping"
+
+
+def _conversation_lines(roles: Roles) -> list[str]:
+    lines = []
+    for conv in roles.conversations:
+        seqs = ", ".join(str(s) for s in conv.seqs)
+        marks = list(dict.fromkeys(r.mark for r in conv.requests if r.mark is not None))
+        shown = f" · marks {', '.join(marks)}" if marks else ""
+        noun = "request" if len(conv.seqs) == 1 else "requests"
+        lines.append(f"  {conv.name} ({roles.role(conv.index)}): {noun} {seqs}{shown}")
+    return lines
+
+
+def verdict_line(result: CheckResult) -> str:
+    """One line: how many groups were checked, failed and not checked."""
+    if not result.checks and not result.not_checked:
+        return (
+            f"nothing to check: no fork child or spawned child among {result.requests} "
+            f"request{'' if result.requests == 1 else 's'}"
+        )
+    failed = sum(c.report.failed for c in result.checks)
+    verdict = "FAILED" if failed else "passed"
+    return (
+        f"check {verdict}: {len(result.checks)} group{'' if len(result.checks) == 1 else 's'} "
+        f"checked, {failed} failed, {len(result.not_checked)} not checked"
+    )
+
+
+def verdict_text(result: CheckResult) -> str:
+    """The grouping, the checks, the rules report, what was not checked, a verdict line."""
+    count = sum(len(r.conversations) for r in result.roles)
+    dialects = ", ".join(r.conversations[0].first.dialect for r in result.roles)
+    lines = [
+        f"grouping: {result.requests} request{'' if result.requests == 1 else 's'} "
+        f"in {count} conversation{'' if count == 1 else 's'}"
+        + (f" ({dialects})" if dialects else "")
+    ]
+    for roles in result.roles:
+        lines += _conversation_lines(roles)
+    lines += [f"  left out: request {i.seq}: {i.reason}" for i in result.ignored]
+    if result.checks:
+        width = max(len(c.scenario.id) for c in result.checks)
+        lines.append("checks:")
+        lines += [f"  {c.scenario.id:<{width}}  {c.what}" for c in result.checks]
+    text = "\n".join(lines) + "\n"
+    if result.checks:
+        text += "\n" + rules_text(result.reports)
+    if result.not_checked:
+        text += "\nnot checked:\n"
+        text += "".join(f"  {n.what}\n    {n.reason}\n" for n in result.not_checked)
+    return text + "\n" + verdict_line(result) + "\n"
+
+
+def verdict_json(result: CheckResult) -> bytes:
+    """The rules JSON report of ``harness.reports`` with a ``grouping`` object added."""
+    document: dict[str, Any] = orjson.loads(rules_json(result.reports))
+    document["grouping"] = {
+        "requests": result.requests,
+        "conversations": [
+            {
+                "name": conv.name,
+                "dialect": conv.first.dialect,
+                "role": roles.role(conv.index),
+                "requests": list(conv.seqs),
+                "marks": [r.mark for r in conv.requests],
+            }
+            for roles in result.roles
+            for conv in roles.conversations
+        ],
+        "checks": [
+            {
+                "scenario": c.scenario.id,
+                "dialect": c.report.dialect,
+                "what": c.what,
+                "failed": c.report.failed,
+            }
+            for c in result.checks
+        ],
+        "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
+        "left_out": [{"request": i.seq, "reason": i.reason} for i in result.ignored],
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def verdict_junit(result: CheckResult) -> bytes:
+    """The rules JUnit XML of ``harness.reports``, plus one suite whose skipped cases are
+    the groups that could not be checked."""
+    root = ET.fromstring(rules_junit(result.reports))
+    if result.not_checked:
+        count = str(len(result.not_checked))
+        attributes = {"name": _SUITE, "tests": count, "failures": "0", "errors": "0"}
+        suite = ET.SubElement(root, "testsuite", {**attributes, "skipped": count})
+        for item in result.not_checked:
+            case = ET.SubElement(suite, "testcase", classname=_SUITE, name=item.what)
+            ET.SubElement(case, "skipped", message=f"not checked: {item.reason}")
+        for key in ("tests", "skipped"):
+            root.set(key, str(int(root.get(key, "0")) + len(result.not_checked)))
+        ET.indent(root)
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"

@@ -1,0 +1,17 @@
+"""``prefix-harness check``: a subject over the fixture corpus and generated scenarios."""
+
+from ._expect import ExpectationError, Expectations, KnownFailure, load_expectations
+from ._fixtures import bundled_fixtures
+from ._run import CheckRun, Progress, ShrunkFailure, run_check
+
+__all__ = [
+    "CheckRun",
+    "ExpectationError",
+    "Expectations",
+    "KnownFailure",
+    "Progress",
+    "ShrunkFailure",
+    "bundled_fixtures",
+    "load_expectations",
+    "run_check",
+]

@@ -1,0 +1,133 @@
+"""Expectations files: known failures of a subject, so CI can gate on regressions only.
+
+A TOML file lists known failures by scenario id and rule, each with a reason (an issue URL
+is best). A listed failure still shows in the report, as expected; an entry whose rule now
+passes is reported as an unexpected pass, so the file cannot go stale quietly.
+
+    [[known-failure]]
+    subject = "acme-agent"          # optional: only for the subject of this name
+    scenario = "oneshot-model-calls" # a scenario id, or "*" for every scenario
+    rule = "tools-identical"
+    dialect = "openai"              # optional: only in this dialect
+    reason = "tools are sorted by name: https://example.org/acme/agent/issues/12"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules import ScenarioReport, catalog
+
+__all__ = ["ExpectationError", "Expectations", "KnownFailure", "load_expectations"]
+
+_KEYS = {"subject", "scenario", "rule", "dialect", "reason"}
+_REQUIRED = ("scenario", "rule", "reason")
+
+
+class ExpectationError(ValueError):
+    """An expectations file that cannot be used; ``str()`` names the file and the entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnownFailure:
+    scenario: str
+    rule: str
+    reason: str
+    subject: str | None = None
+    dialect: str | None = None
+
+    def covers(self, subject: str, scenario: str, dialect: str, rule: str) -> bool:
+        return (
+            self.rule == rule
+            and self.scenario in ("*", scenario)
+            and self.subject in (None, subject)
+            and self.dialect in (None, dialect)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Expectations:
+    """The known failures of one file (or none)."""
+
+    entries: tuple[KnownFailure, ...] = ()
+    source: str | None = None
+
+    def expected(self, subject: str, scenario: str, dialect: str, rule: str) -> KnownFailure | None:
+        """The entry that expects ``rule`` to fail there, if any."""
+        return next((e for e in self.entries if e.covers(subject, scenario, dialect, rule)), None)
+
+    def unexpected_passes(
+        self, reports: Iterable[ScenarioReport]
+    ) -> list[tuple[KnownFailure, str]]:
+        """Entries whose rule was judged and did not fail, with where (``scenario/dialect``).
+
+        A rule that was not applicable, or a scenario that did not run, is not a pass.
+        """
+        found: list[tuple[KnownFailure, str]] = []
+        for report in reports:
+            for finding in report.findings:
+                if finding.status in ("fail", "not-applicable"):
+                    continue
+                entry = self.expected(
+                    report.subject, report.scenario_id, report.dialect, finding.rule
+                )
+                if entry is not None:
+                    found.append((entry, f"{report.scenario_id}/{report.dialect}"))
+        return found
+
+
+def load_expectations(path: str | Path) -> Expectations:
+    """Read and check an expectations file; ``ExpectationError`` says what is wrong where."""
+    source = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ExpectationError(f"{source}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ExpectationError(f"{source}: cannot be read ({e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ExpectationError(f"{source}: not valid TOML: {e}") from None
+    unknown = set(data) - {"known-failure"}
+    if unknown:
+        raise ExpectationError(
+            f"{source}: unknown table {sorted(unknown)[0]!r}; use [[known-failure]]"
+        )
+    entries = data.get("known-failure", [])
+    if not isinstance(entries, list):
+        raise ExpectationError(
+            f"{source}: known-failure must be an array of tables ([[known-failure]])"
+        )
+    rules = {info.id for info in catalog()}
+    return Expectations(
+        tuple(_entry(e, f"{source}: known-failure[{i}]", rules) for i, e in enumerate(entries)),
+        source,
+    )
+
+
+def _entry(entry: Mapping[str, Any], where: str, rules: set[str]) -> KnownFailure:
+    if not isinstance(entry, dict):
+        raise ExpectationError(f"{where}: must be a table")
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise ExpectationError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    for key in _REQUIRED:
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise ExpectationError(f"{where}: {key!r} is required (a non-empty string)")
+    for key in ("subject", "dialect"):
+        if key in entry and not isinstance(entry[key], str):
+            raise ExpectationError(f"{where}: {key!r} must be a string")
+    if entry["rule"] not in rules:
+        raise ExpectationError(
+            f"{where}: unknown rule {entry['rule']!r}; see `prefix-harness rules`"
+        )
+    return KnownFailure(
+        scenario=entry["scenario"],
+        rule=entry["rule"],
+        reason=entry["reason"],
+        subject=entry.get("subject"),
+        dialect=entry.get("dialect"),
+    )

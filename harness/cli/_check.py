@@ -1,0 +1,150 @@
+"""``prefix-harness check``: run a subject over the fixtures and generated scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..check import (
+    CheckRun,
+    ExpectationError,
+    Expectations,
+    bundled_fixtures,
+    load_expectations,
+    run_check,
+)
+from ..dialects import all_dialects
+from ..reports import check_json, check_junit, check_text
+from ..scenarios import ScenarioFormatError, load_fixtures
+from ..subjects import SubjectStartError, SubprocessOptions, load_subject
+from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, fail
+
+__all__ = ["add_parser"]
+
+DESCRIPTION = """\
+Run a subject over the fixture corpus and N generated scenarios per dialect, evaluate every
+rule on what it sends, and report. With no arguments it checks the bundled reference
+implementation. A failing generated scenario is shrunk to a minimal one and printed as a
+fixture ready to commit.
+
+subjects:  reference (default) | python:package.module:factory | cmd:<command line>
+exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad usage or
+           input, 3 the subject crashed, hung or broke the protocol
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="check a subject against every rule on fixtures and generated scenarios",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--subject", default="reference", help="the implementation under test")
+    parser.add_argument(
+        "--dialect",
+        action="append",
+        choices=list(all_dialects()),
+        help="a dialect to check (repeat for several; default: every dialect the subject has)",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=25,
+        metavar="N",
+        help="generated scenarios per dialect (default: 25)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="vary the generated scenarios (default: derandomized)"
+    )
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        metavar="PATH",
+        help="a fixture file or folder (default: the bundled corpus)",
+    )
+    parser.add_argument("--expect", type=Path, metavar="FILE", help="known failures (TOML)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--junit-xml", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per scenario, for a cmd: subject",
+    )
+    parser.add_argument(
+        "--validate-protocol",
+        action="store_true",
+        help="check every protocol message against its schema",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.examples < 0:
+        return fail("--examples must be 0 or more")
+    if args.timeout <= 0:
+        return fail("--timeout must be more than 0 seconds")
+    try:
+        fixtures = load_fixtures(args.fixtures or bundled_fixtures())
+        expectations = load_expectations(args.expect) if args.expect else Expectations()
+        subject = load_subject(
+            args.subject,
+            options=SubprocessOptions(timeout=args.timeout, validate=args.validate_protocol),
+        )
+    except (ScenarioFormatError, ExpectationError, ValueError) as e:
+        return fail(str(e), code=EXIT_BAD_INPUT)
+    try:
+        with subject:
+            dialects = _dialects(args.dialect, subject.dialects)
+            if not dialects:
+                return fail(f"the subject {subject.name!r} has none of the dialects asked for")
+            result = run_check(
+                subject,
+                fixtures,
+                dialects=dialects,
+                examples=args.examples,
+                rng_seed=args.seed,
+                expectations=expectations,
+                progress=None if args.no_progress or not sys.stderr.isatty() else _bar,
+            )
+    except SubjectStartError as e:
+        return fail(str(e), code=EXIT_SUBJECT)
+    return _report(result, args)
+
+
+def _dialects(asked: list[str] | None, supported: tuple[str, ...]) -> list[str]:
+    if not asked:
+        return list(supported)
+    for name in asked:
+        if name not in supported:
+            print(
+                f"prefix-harness: note: the subject has no {name} dialect; skipped", file=sys.stderr
+            )
+    return [d for d in dict.fromkeys(asked) if d in supported]
+
+
+def _bar(done: int, total: int, what: str) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    line = f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what[:40]:<40}"
+    sys.stderr.write(line)
+    if done >= total:
+        sys.stderr.write("\r" + " " * len(line) + "\r")
+    sys.stderr.flush()
+
+
+def _report(result: CheckRun, args: argparse.Namespace) -> int:
+    if args.junit_xml is not None:
+        try:
+            args.junit_xml.write_bytes(check_junit(result))
+        except OSError as e:
+            return fail(f"{args.junit_xml}: cannot be written ({e.strerror or e})")
+    if args.json:
+        sys.stdout.buffer.write(check_json(result))
+    else:
+        sys.stdout.write(check_text(result))
+    return result.exit_code

@@ -1,0 +1,50 @@
+"""The subject protocol (SPEC §8): JSON lines between the harness and a subject process.
+
+The message shapes are the JSON Schemas in ``schemas/`` (one per message kind); this
+package builds and reads the messages and validates them against those schemas. Running a
+subject process is ``harness.subjects.SubprocessSubject``; serving a Python ``Subject`` over
+the protocol is ``harness.subjects.serve``. See docs/protocol.md.
+"""
+
+from ._messages import (
+    LIFECYCLES,
+    PROTOCOL_VERSION,
+    AssembleReply,
+    Implementation,
+    ProtocolError,
+    ReplyStatus,
+    SubjectRefused,
+    assemble_reply,
+    assemble_request,
+    encode_line,
+    refusal_reply,
+    start_reply,
+    start_request,
+    stop_request,
+)
+from ._read import decode_line, read_assemble_reply, read_start_reply
+from ._schemas import MESSAGE_KINDS, MessageKind, schema_path, validate_message
+
+__all__ = [
+    "LIFECYCLES",
+    "MESSAGE_KINDS",
+    "PROTOCOL_VERSION",
+    "AssembleReply",
+    "Implementation",
+    "MessageKind",
+    "ProtocolError",
+    "ReplyStatus",
+    "SubjectRefused",
+    "assemble_reply",
+    "assemble_request",
+    "decode_line",
+    "encode_line",
+    "read_assemble_reply",
+    "read_start_reply",
+    "refusal_reply",
+    "schema_path",
+    "start_reply",
+    "start_request",
+    "stop_request",
+    "validate_message",
+]

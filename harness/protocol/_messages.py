@@ -1,0 +1,138 @@
+"""The protocol's messages (SPEC §8): their types, and building them as lines.
+
+One JSON object per line, UTF-8, ``\\n``-terminated. Request bodies travel as strings holding
+the exact JSON text a subject would POST, so that what the harness compares is the subject's
+own serialisation (key order included), not a re-encoding by this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+import orjson
+
+__all__ = [
+    "LIFECYCLES",
+    "PROTOCOL_VERSION",
+    "AssembleReply",
+    "Implementation",
+    "ProtocolError",
+    "ReplyStatus",
+    "SubjectRefused",
+    "assemble_reply",
+    "assemble_request",
+    "encode_line",
+    "refusal_reply",
+    "start_reply",
+    "start_request",
+    "stop_request",
+]
+
+PROTOCOL_VERSION: Final = 1
+ReplyStatus: TypeAlias = Literal["assembled", "rejected", "skipped", "errored"]
+LIFECYCLES: Final = ("one-shot", "continuable", "spawn")
+
+
+class ProtocolError(ValueError):
+    """A subject's line that is not the message the protocol expects; ``str()`` says why."""
+
+
+class SubjectRefused(ProtocolError):
+    """A start reply with ``ok`` false: the subject says it cannot start, and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Implementation:
+    """What a subject says of itself in its start reply."""
+
+    name: str
+    language: str
+    dialects: tuple[str, ...]
+    lifecycles: tuple[str, ...]
+    version: str | None = None
+    homepage: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AssembleReply:
+    """An assemble reply, read: bodies are the UTF-8 bytes of the JSON text the subject sent."""
+
+    seq: int
+    status: ReplyStatus
+    parent: bytes | None = None
+    children: tuple[bytes, ...] = ()
+    follow_ups: tuple[bytes, ...] = ()
+    parent_next: bytes | None = None
+    message: str | None = None
+
+
+# --- building --------------------------------------------------------------------------------
+
+
+def start_request(version: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    return {"cmd": "start", "version": version}
+
+
+def assemble_request(seq: int, dialect: str, scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """``scenario`` is the scenario's JSON form (``scenario_to_json``)."""
+    return {"cmd": "assemble", "seq": seq, "dialect": dialect, "scenario": scenario}
+
+
+def stop_request() -> dict[str, Any]:
+    return {"cmd": "stop"}
+
+
+def start_reply(implementation: Implementation) -> dict[str, Any]:
+    """A subject's start reply: ready to speak ``PROTOCOL_VERSION``."""
+    described: dict[str, Any] = {"name": implementation.name, "language": implementation.language}
+    if implementation.version is not None:
+        described["version"] = implementation.version
+    if implementation.homepage is not None:
+        described["homepage"] = implementation.homepage
+    described["dialects"] = list(implementation.dialects)
+    described["lifecycles"] = list(implementation.lifecycles)
+    return {"ok": True, "version": PROTOCOL_VERSION, "implementation": described}
+
+
+def refusal_reply(error: str) -> dict[str, Any]:
+    """A subject's start reply when it cannot start (e.g. it speaks another version)."""
+    return {"ok": False, "version": PROTOCOL_VERSION, "error": error}
+
+
+def assemble_reply(
+    seq: int,
+    status: ReplyStatus,
+    *,
+    parent: bytes | None = None,
+    children: Sequence[bytes] = (),
+    follow_ups: Sequence[bytes] = (),
+    parent_next: bytes | None = None,
+    message: str | None = None,
+) -> dict[str, Any]:
+    """A subject's reply to ``assemble`` ``seq``, bodies given as the bytes it would POST."""
+    reply: dict[str, Any] = {"seq": seq, "status": status}
+    if status == "assembled":
+        reply["parent"] = _text(parent)
+        reply["children"] = [_text(b) for b in children]
+        if follow_ups:
+            reply["follow_ups"] = [_text(b) for b in follow_ups]
+        if parent_next is not None:
+            reply["parent_next"] = _text(parent_next)
+    elif status == "skipped":
+        reply["reason"] = message or ""
+    else:
+        reply["message"] = message or ""
+        if status == "rejected" and parent is not None:
+            reply["parent"] = _text(parent)
+    return reply
+
+
+def _text(body: bytes | None) -> Any:
+    return None if body is None else body.decode("utf-8")
+
+
+def encode_line(message: Mapping[str, Any]) -> bytes:
+    """One protocol line: compact JSON and a newline."""
+    return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)

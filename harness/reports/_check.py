@@ -1,0 +1,159 @@
+"""Reports of a whole ``check`` run: a rules × dialects table, then what needs attention."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from ..check import CheckRun
+from ..rules import STATUSES, ScenarioReport, catalog
+from ..scenarios import scenario_to_json
+from ._rules_json import rules_json
+from ._rules_junit import rules_junit
+from ._rules_text import MARKS, finding_details
+
+__all__ = ["check_json", "check_junit", "check_text"]
+
+
+def _cell(reports: list[ScenarioReport], rule: str) -> str:
+    counts = dict.fromkeys(STATUSES, 0)
+    for report in reports:
+        for finding in report.findings:
+            if finding.rule == rule:
+                counts[finding.status] += 1
+    shown = [f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable"]
+    return " ".join(shown) or MARKS["not-applicable"]
+
+
+def _table(run: CheckRun) -> list[str]:
+    by_dialect = {d: [r for r in run.reports if r.dialect == d] for d in run.dialects}
+    rows = [(info.id, [_cell(by_dialect[d], info.id) for d in run.dialects]) for info in catalog()]
+    rule_width = max(len(rule) for rule, _ in rows)
+    widths = [
+        max(len(d), *(len(cells[i]) for _, cells in rows)) for i, d in enumerate(run.dialects)
+    ]
+    header = "  ".join(
+        [
+            f"{'rule':<{rule_width}}",
+            *(f"{d:<{w}}" for d, w in zip(run.dialects, widths, strict=True)),
+        ]
+    )
+    lines = [header.rstrip()]
+    for rule, cells in rows:
+        lines.append(
+            "  ".join(
+                [
+                    f"{rule:<{rule_width}}",
+                    *(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)),
+                ]
+            ).rstrip()
+        )
+    legend = ", ".join(f"{m} {s}" for s, m in MARKS.items())
+    lines.append(f"({legend}; counts are scenario runs)")
+    return lines
+
+
+def check_text(run: CheckRun) -> str:
+    """The table, unexpected failures expanded, expectations, shrunk scenarios, verdict."""
+    lines = [
+        f"subject: {run.subject}    dialects: {', '.join(run.dialects)}",
+        f"{len(run.reports)} scenario runs ({run.generated} of them generated)",
+        "",
+        *_table(run),
+    ]
+    failures = run.unexpected_failures
+    if failures:
+        lines += ["", f"FAILURES ({len(failures)})"]
+        for report, finding in failures:
+            where = f"{report.dialect} · {report.scenario_id} · {finding.rule}"
+            lines.append(f"{MARKS['fail']} {where}: {finding.message}")
+            lines += [f"    {line}".rstrip() for line in finding_details(finding)]
+    expected = [
+        (r, f, e)
+        for r in run.reports
+        for f in r.findings
+        if f.status == "fail" and (e := run.expected_failure(r, f)) is not None
+    ]
+    if expected:
+        lines += ["", f"expected failures ({len(expected)}, from {run.expectations.source}):"]
+        lines += [f"  {r.dialect} · {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in expected]
+    stale = run.unexpected_passes
+    if stale:
+        lines += [
+            "",
+            f"UNEXPECTED PASSES ({len(stale)}): remove these from {run.expectations.source}",
+        ]
+        lines += [f"  {where} · {e.rule}: expected to fail ({e.reason})" for e, where in stale]
+    for shrunk in run.shrunk:
+        failed = ", ".join(f.rule for f in shrunk.report.findings if f.status == "fail")
+        fixture = {
+            "description": "found by prefix-harness check",
+            "scenarios": [scenario_to_json(shrunk.scenario)],
+        }
+        lines += [
+            "",
+            f"minimal failing generated scenario ({shrunk.dialect};"
+            f" fails {failed or 'subject-error'}), ready to commit as a fixture:",
+            orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode(),
+        ]
+    if run.failures:
+        lines += [
+            "",
+            f"SUBJECT FAILURES ({len(run.failures)}): crashed, hung or broke the protocol",
+        ]
+        lines += [f"  {f.report()}" for f in run.failures]
+    lines += ["", _verdict(run)]
+    return "\n".join(lines) + "\n"
+
+
+def _verdict(run: CheckRun) -> str:
+    if run.failures:
+        return f"verdict: subject failed ({len(run.failures)} crash/hang/protocol errors) — exit 3"
+    problems = len(run.unexpected_failures) + len(run.unexpected_passes)
+    if problems:
+        return f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
+    return "verdict: conforming — exit 0"
+
+
+def check_json(run: CheckRun) -> bytes:
+    """The rule reports as ``rules_json`` gives them, plus the check's own findings."""
+    document: dict[str, Any] = orjson.loads(rules_json(run.reports))
+    document["subject"] = run.subject
+    document["dialects"] = list(run.dialects)
+    document["generated"] = run.generated
+    document["exit_code"] = run.exit_code
+    document["unexpected_failures"] = [
+        {"dialect": r.dialect, "scenario": r.scenario_id, "rule": f.rule, "message": f.message}
+        for r, f in run.unexpected_failures
+    ]
+    document["unexpected_passes"] = [
+        {"where": where, "scenario": e.scenario, "rule": e.rule, "reason": e.reason}
+        for e, where in run.unexpected_passes
+    ]
+    document["shrunk"] = [
+        {"dialect": s.dialect, "scenario": scenario_to_json(s.scenario)} for s in run.shrunk
+    ]
+    document["subject_failures"] = [
+        {"kind": f.kind, "scenario": f.scenario, "message": f.message, "stderr_tail": f.stderr_tail}
+        for f in run.failures
+    ]
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def check_junit(run: CheckRun) -> bytes:
+    """JUnit XML of every rule run; an expected failure is a skipped case saying so."""
+    reports = [
+        replace(
+            r,
+            findings=tuple(
+                replace(f, status="not-applicable", message=f"expected failure: {e.reason}")
+                if f.status == "fail" and (e := run.expected_failure(r, f)) is not None
+                else f
+                for f in r.findings
+            ),
+        )
+        for r in run.reports
+    ]
+    return rules_junit(reports)

@@ -1,0 +1,90 @@
+"""Rule reports for a terminal: one line per rule per scenario, failures expanded below it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..prefix import Window
+from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
+
+__all__ = ["MARKS", "cost_text", "finding_details", "rules_text"]
+
+MARKS: dict[Status, str] = {
+    "fail": "✗",
+    "warning": "!",
+    "note": "i",
+    "pass": "✓",
+    "not-applicable": "-",
+}
+
+
+def cost_text(cost: Cost) -> str:
+    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens)``."""
+    return (
+        f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
+        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
+    )
+
+
+def _window(label: str, window: Window, width: int) -> list[str]:
+    return [f"{label:<{width}}  {window.text}", f"{'':<{width}}  {' ' * window.caret}^"]
+
+
+def finding_details(finding: Finding) -> list[str]:
+    """The evidence and cost of a finding, one fact a line: where, why, both sides, structure."""
+    lines: list[str] = []
+    e = finding.evidence
+    if e is not None:
+        against = f" (against {e.against})" if e.against else ""
+        lines.append(f"body     {e.body}{against}")
+        if e.offset is not None:
+            lines.append(f"offset   byte {e.offset:,} of the body's prefix stream")
+        if e.segment or e.against_segment:
+            other = e.against_segment if e.against_segment not in (None, e.segment) else None
+            theirs = f" ({e.against}: {other})" if other else ""
+            lines.append(f"segment  {e.segment or '(none)'}{theirs}")
+        if e.path:
+            lines.append(f"path     {e.path}")
+        if e.reason and e.reason not in finding.message:
+            lines.append(f"why      {e.reason}")
+    if finding.cost is not None:
+        lines.append(f"cost     {cost_text(finding.cost)}")
+    if e is not None and (e.window or e.against_window):
+        width = max(len(e.body), len(e.against or ""))
+        lines.append("")
+        if e.against_window is not None and e.against:
+            lines += _window(e.against, e.against_window, width)
+        if e.window is not None:
+            lines += _window(e.body, e.window, width)
+    if e is not None and e.diff:
+        lines += ["", "structure:", *(f"  {line}" for line in e.diff)]
+    return lines
+
+
+def _counts(counts: dict[Status, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+
+
+def rules_text(reports: Sequence[ScenarioReport]) -> str:
+    """Every report, then a summary; failures expanded, warnings with their cost."""
+    lines: list[str] = []
+    for report in reports:
+        verdict = "FAILED" if report.failed else "ok"
+        lines.append(
+            f"{report.subject} · {report.dialect} · {report.scenario_id}: {verdict} "
+            f"({_counts(report.counts)})"
+        )
+        width = max((len(f.rule) for f in report.findings), default=0)
+        for f in report.findings:
+            lines.append(f"  {MARKS[f.status]} {f.rule:<{width}}  {f.message}")
+            if f.status == "fail":
+                lines += [f"      {line}".rstrip() for line in finding_details(f)]
+            elif f.status == "warning" and f.cost is not None:
+                lines.append(f"      cost     {cost_text(f.cost)}")
+        lines.append("")
+    total = {s: sum(r.counts[s] for r in reports) for s in STATUSES}
+    failed = sum(r.failed for r in reports)
+    lines.append(
+        f"{len(reports)} scenario runs, {failed} failed; findings: {_counts(total) or 'none'}"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,34 @@
+"""Rules: every check of SPEC §6 over a subject's outcome, with evidence and cost.
+
+``evaluate`` judges one outcome; ``run_subject`` runs a subject over scenarios and dialects.
+The catalog (ids, severities, scope, explanations) is ``catalog.toml`` in this package.
+"""
+
+from ._catalog import LIFECYCLES, RuleInfo, Severity, catalog, rule_info
+from ._engine import evaluate, run_subject
+from ._report import (
+    BYTES_PER_TOKEN,
+    STATUSES,
+    Cost,
+    Evidence,
+    Finding,
+    ScenarioReport,
+    Status,
+)
+
+__all__ = [
+    "BYTES_PER_TOKEN",
+    "LIFECYCLES",
+    "STATUSES",
+    "Cost",
+    "Evidence",
+    "Finding",
+    "RuleInfo",
+    "ScenarioReport",
+    "Severity",
+    "Status",
+    "catalog",
+    "evaluate",
+    "rule_info",
+    "run_subject",
+]

@@ -1,0 +1,102 @@
+"""The rule catalog (``catalog.toml``, shipped in this package): ids, severities, scope, help.
+
+The catalog is data so that reports, the ``rules`` command and other languages read one source;
+every entry is checked on load, so a typo fails at once instead of silently applying a rule
+nowhere.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any, Literal, TypeAlias, get_args
+
+from ..scenarios import Lifecycle
+
+__all__ = ["LIFECYCLES", "RuleInfo", "Severity", "catalog", "rule_info"]
+
+Severity: TypeAlias = Literal["error", "warning", "note"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """One catalog entry; ``dialects`` is None for every dialect."""
+
+    id: str
+    title: str
+    severity: Severity
+    dialects: tuple[str, ...] | None
+    lifecycles: tuple[Lifecycle, ...]
+    explanation: str
+
+    def scope_problem(self, dialect: str, lifecycle: Lifecycle) -> str | None:
+        """Why the rule does not apply to ``dialect`` and ``lifecycle``; None when it does."""
+        if self.dialects is not None and dialect not in self.dialects:
+            return f"applies to the {', '.join(self.dialects)} dialect only, not {dialect}"
+        if lifecycle not in self.lifecycles:
+            return f"applies to {', '.join(self.lifecycles)} children, not {lifecycle}"
+        return None
+
+
+def _names(entry: dict[str, Any], key: str, allowed: tuple[str, ...] | None) -> tuple[str, ...]:
+    value = entry.get(key)
+    if value == "all" and allowed is not None:
+        return allowed
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ValueError(f'rule {entry.get("id")!r}: {key} is "all" or a list of names')
+    unknown = [v for v in value if allowed is not None and v not in allowed]
+    if unknown:
+        raise ValueError(f"rule {entry.get('id')!r}: unknown {key} {unknown}")
+    return tuple(value)
+
+
+def _entry(entry: dict[str, Any]) -> RuleInfo:
+    for key in ("id", "title", "explanation"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise ValueError(f"catalog entry {entry.get('id')!r}: {key} must be a non-empty string")
+    severity = entry.get("severity")
+    if severity not in SEVERITIES:
+        raise ValueError(f"rule {entry['id']!r}: severity must be one of {SEVERITIES}")
+    dialects = None if entry.get("dialects") == "all" else _names(entry, "dialects", None)
+    lifecycles: Any = _names(entry, "lifecycles", LIFECYCLES)
+    return RuleInfo(
+        id=entry["id"],
+        title=entry["title"],
+        severity=severity,
+        dialects=dialects,
+        lifecycles=lifecycles,
+        explanation=" ".join(entry["explanation"].split()),
+    )
+
+
+def parse_catalog(text: str) -> tuple[RuleInfo, ...]:
+    """The entries of a catalog document, in order; ``ValueError`` names a bad entry."""
+    entries = tomllib.loads(text).get("rule")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError("the catalog has no [[rule]] entries")
+    rules = tuple(_entry(e) for e in entries)
+    ids = [r.id for r in rules]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"the catalog repeats rule ids {duplicates}")
+    return rules
+
+
+@cache
+def catalog() -> tuple[RuleInfo, ...]:
+    """Every rule of the shipped catalog, in catalog order."""
+    source = files(__package__ or "harness.rules").joinpath("catalog.toml")
+    return parse_catalog(source.read_text(encoding="utf-8"))
+
+
+def rule_info(rule_id: str) -> RuleInfo:
+    """The catalog entry ``rule_id``; ``KeyError`` listing the known ids otherwise."""
+    for info in catalog():
+        if info.id == rule_id:
+            return info
+    known = ", ".join(r.id for r in catalog())
+    raise KeyError(f"unknown rule {rule_id!r}; known rules: {known}")

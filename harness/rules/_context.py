@@ -1,0 +1,167 @@
+"""Everything the rules read about one scenario, dialect and outcome, computed once.
+
+The bodies come from the subject; what they should hold comes from the scenario: the inherited
+span (a one-shot fork's history less a trailing user message, a continuable fork's completed
+turns), read back through the dialect so both sides are in the same form. Byte comparisons use
+the subject's own parent body: a child must be consistent with what its parent sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import orjson
+
+from ..assemblers import completed_prefix
+from ..dialects import Dialect
+from ..model import Message, Preset, Request
+from ..prefix import Divergence, locate
+from ..scenarios import Scenario
+from ..subjects import Outcome
+from ._body import Body, message_frames, read_body
+from ._report import Cost
+
+__all__ = ["FORK_TAG", "Context", "encoded", "inherited_span"]
+
+FORK_TAG = "<fork-boilerplate>"
+"""The opening tag of a fork child's message, named by SPEC §5.2: it marks a fork child."""
+
+
+def inherited_span(scenario: Scenario) -> tuple[Message, ...]:
+    """The part of the parent's history a child must repeat verbatim (none for a spawn)."""
+    history = scenario.history
+    if scenario.action == "continuable":
+        return completed_prefix(history)
+    if scenario.action == "spawn":
+        return ()
+    return history[:-1] if history and history[-1].role == "user" else history
+
+
+@dataclass(frozen=True, eq=False)
+class Context:
+    """A scenario, its dialect, the subject's outcome and its bodies as read (or why not)."""
+
+    scenario: Scenario
+    dialect: Dialect
+    outcome: Outcome
+    parent: Body | None = None
+    children: tuple[Body, ...] = ()
+    follow_ups: tuple[Body, ...] = ()
+    parent_next: Body | None = None
+    problems: tuple[tuple[str, str], ...] = ()
+    """(label, why) of each body that does not parse."""
+    _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
+        """Read every body of ``outcome``; those that do not parse become ``problems``."""
+        problems: list[tuple[str, str]] = []
+
+        def one(label: str, raw: bytes | None) -> Body | None:
+            if raw is None:
+                return None
+            body = read_body(label, raw, dialect)
+            if isinstance(body, str):
+                problems.append((label, body))
+                return None
+            return body
+
+        parent = one("parent", outcome.parent)
+        children = [one(f"children[{i}]", raw) for i, raw in enumerate(outcome.children)]
+        follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
+        parent_next = one("parent_next", outcome.parent_next)
+        return cls(
+            scenario,
+            dialect,
+            outcome,
+            parent,
+            tuple(b for b in children if b is not None),
+            tuple(b for b in follow_ups if b is not None),
+            parent_next,
+            tuple(problems),
+        )
+
+    # --- the scenario's side ---------------------------------------------------------------
+
+    @property
+    def degraded(self) -> bool:
+        """A fork without cache-safe parameters: no shared prefix is expected."""
+        return self.scenario.action in ("fork", "siblings") and not self.scenario.snapshot
+
+    @property
+    def recursive(self) -> bool:
+        """The fork is requested by a fork child (tag in its history, or known to the runtime)."""
+        return self.scenario.known_fork_child or self.scenario.mentions(FORK_TAG)
+
+    def task(self, index: int) -> str | None:
+        """The child-only task text of child ``index``: its directive, or the continuable task."""
+        if self.scenario.continuation is not None and self.scenario.action == "continuable":
+            return self.scenario.continuation.task
+        directives = self.scenario.directives
+        return directives[index] if index < len(directives) else None
+
+    @cached_property
+    def probe(self) -> Body | None:
+        """The inherited span rendered by the dialect alone (no preset), read back."""
+        span = inherited_span(self.scenario)
+        if not span:
+            return None
+        body = read_body("scenario", self.dialect.render(Request(Preset(), span)), self.dialect)
+        if isinstance(body, str):
+            raise ValueError(f"scenario {self.scenario.id!r}: {body}")
+        return body
+
+    @cached_property
+    def inherited(self) -> tuple[Message, ...]:
+        """The inherited span as the dialect reads it back."""
+        return self.probe.request.history if self.probe is not None else ()
+
+    @cached_property
+    def inherited_starts(self) -> tuple[int, ...]:
+        """The frame index (within history frames) at which each inherited message starts,
+        and one more entry: the number of frames of the whole span."""
+        starts = [0]
+        for count in message_frames(self.dialect, self.inherited):
+            starts.append(starts[-1] + count)
+        return tuple(starts)
+
+    # --- the bodies ------------------------------------------------------------------------
+
+    def inherited_end(self, body: Body) -> int:
+        """The index of the body's first frame after the inherited span (head included)."""
+        return min(body.history_start + self.inherited_starts[-1], len(body.frames))
+
+    def inherited_offset(self, body: Body) -> int:
+        """The byte offset in the body's prefix stream where the inherited span ends."""
+        end = self.inherited_end(body)
+        return body.frames[end - 1].end if end else 0
+
+    def divergence(self, body: Body) -> Divergence | None:
+        """Where ``body`` leaves the parent's prefix stream (the parent must be there)."""
+        assert self.parent is not None
+        if body.label not in self._divergences:
+            self._divergences[body.label] = locate(self.parent.stream, body.stream)
+        return self._divergences[body.label]
+
+    def cost(self, body: Body) -> Cost:
+        """The parent's prefix bytes ``body`` cannot reuse (the parent must be there)."""
+        assert self.parent is not None
+        d = self.divergence(body)
+        shared = self.parent.stream.length if d is None else d.offset
+        return Cost(self.parent.stream.length - shared, body.stream.length)
+
+    def prefix_unexpected(self) -> str | None:
+        """Why no prefix is shared with a parent body here; None when one should be."""
+        if self.scenario.action == "spawn":
+            return "a spawned child has a head of its own: nothing is inherited"
+        if self.degraded:
+            return "a degraded fork (no cache-safe parameters) is expected to share no prefix"
+        if self.parent is None:
+            return "no parent body: the inherited span has no model message, or none was given"
+        return None
+
+
+def encoded(text: str) -> bytes:
+    """``text`` as it appears inside a JSON string of a prefix frame."""
+    return orjson.dumps(text)[1:-1]

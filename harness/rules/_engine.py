@@ -1,0 +1,85 @@
+"""Running the rules: one scenario's outcome in one dialect, or a subject over many scenarios.
+
+Every catalog rule yields exactly one finding per scenario and dialect, so reports line up.
+A skipped outcome makes every rule not applicable; an errored one or a body that does not parse
+runs only the rule that says so (subject-error, well-formed), never a cascade of failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..dialects import get_dialect
+from ..scenarios import Scenario
+from ..subjects import Outcome, Subject
+from ._catalog import catalog
+from ._checks import CHECKS
+from ._context import Context
+from ._report import Finding, ScenarioReport
+
+__all__ = ["evaluate", "run_subject"]
+
+
+def _all_not_applicable(scenario: Scenario, dialect: str, subject: str, why: str) -> ScenarioReport:
+    findings = tuple(Finding(r.id, "not-applicable", why) for r in catalog())
+    return ScenarioReport(scenario.id, dialect, subject, findings)
+
+
+def evaluate(
+    scenario: Scenario, dialect: str, outcome: Outcome, *, subject: str = "subject"
+) -> ScenarioReport:
+    """Every catalog rule's finding for ``outcome``, what ``subject`` gave for ``scenario``."""
+    if outcome.status == "skipped":
+        why = f"skipped by the subject: {outcome.message or 'no reason given'}"
+        return _all_not_applicable(scenario, dialect, subject, why)
+    d = get_dialect(dialect)
+    only: tuple[str, str] | None = None
+    if outcome.status == "errored":
+        ctx = Context(scenario, d, outcome)
+        only = ("subject-error", "the subject errored; see subject-error")
+    else:
+        ctx = Context.read(scenario, d, outcome)
+        if ctx.problems:
+            only = ("well-formed", "a body does not parse; see well-formed")
+    findings = []
+    for info in catalog():
+        scope = info.scope_problem(dialect, scenario.lifecycle)
+        if scope is not None:
+            findings.append(Finding(info.id, "not-applicable", scope))
+        elif only is not None and info.id != only[0]:
+            findings.append(Finding(info.id, "not-applicable", only[1]))
+        else:
+            findings.append(CHECKS[info.id](ctx))
+    return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
+
+
+def _assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outcome:
+    """The subject's outcome; an exception it raises is an errored outcome, not a crash."""
+    try:
+        return subject.assemble(scenario, dialect)
+    except Exception as e:  # a subject under test may fail in any way
+        return Outcome("errored", message=f"{type(e).__name__}: {e}")
+
+
+def run_subject(
+    subject: Subject, scenarios: Iterable[Scenario], dialects: Sequence[str] | None = None
+) -> tuple[ScenarioReport, ...]:
+    """Reports of ``subject`` on each scenario in each dialect (default: the subject's own).
+
+    A dialect the subject does not speak, or a scenario whose lifecycle it lacks, gives a
+    report whose every rule is not applicable, saying why.
+    """
+    names = tuple(subject.dialects) if dialects is None else tuple(dialects)
+    reports = []
+    for scenario in scenarios:
+        for dialect in names:
+            if dialect not in subject.dialects:
+                why = f"the subject {subject.name} does not speak {dialect}"
+            elif scenario.lifecycle not in subject.lifecycles:
+                why = f"the subject {subject.name} has no {scenario.lifecycle} lifecycle"
+            else:
+                outcome = _assemble(subject, scenario, dialect)
+                reports.append(evaluate(scenario, dialect, outcome, subject=subject.name))
+                continue
+            reports.append(_all_not_applicable(scenario, dialect, subject.name, why))
+    return tuple(reports)

@@ -1,0 +1,127 @@
+"""What a rule run yields: findings with evidence and cost, grouped per scenario and dialect."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias, get_args
+
+from ..prefix import Window
+
+__all__ = [
+    "BYTES_PER_TOKEN",
+    "STATUSES",
+    "Cost",
+    "Evidence",
+    "Finding",
+    "ScenarioReport",
+    "Status",
+    "combine",
+    "worst",
+]
+
+Status: TypeAlias = Literal["fail", "warning", "note", "pass", "not-applicable"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+"""Every status, worst first."""
+
+BYTES_PER_TOKEN = 4
+"""The token estimate's divisor: ~4 bytes of prefix stream (compact JSON) per token."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a rule saw the problem, in one body of the outcome.
+
+    ``body`` names it (``children[1]``, ``follow_ups[0]``, ``parent_next``); ``against`` is
+    what it was compared with (``parent``, ``children[0]``, ``scenario`` for the inherited
+    history as the dialect renders it). ``offset`` is a byte offset in the body's prefix
+    stream, ``segment``/``against_segment`` the segments there, ``path`` the JSON path of the
+    first differing value, ``diff`` the structural diff lines.
+    """
+
+    body: str
+    against: str | None = None
+    offset: int | None = None
+    segment: str | None = None
+    against_segment: str | None = None
+    path: str | None = None
+    reason: str | None = None
+    window: Window | None = None
+    against_window: Window | None = None
+    diff: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """Cached prefix lost: ``lost_bytes`` of the inherited prefix stream the child cannot reuse,
+    out of the child's ``child_bytes`` of prefix stream."""
+
+    lost_bytes: int
+    child_bytes: int
+
+    @property
+    def share(self) -> float:
+        """The lost bytes as a share of the child's prefix stream."""
+        return self.lost_bytes / self.child_bytes if self.child_bytes else 0.0
+
+    @property
+    def tokens(self) -> int:
+        """An estimate at ``BYTES_PER_TOKEN`` bytes per token, rounded up."""
+        return -(-self.lost_bytes // BYTES_PER_TOKEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One rule's verdict on one scenario in one dialect, with a one-line ``message``."""
+
+    rule: str
+    status: Status
+    message: str
+    evidence: Evidence | None = None
+    cost: Cost | None = None
+
+
+def worst(findings: Sequence[Finding]) -> Finding:
+    """The first of the findings with the worst status."""
+    return min(findings, key=lambda f: STATUSES.index(f.status))
+
+
+def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
+    """One finding for a rule checked on several bodies: the first worst one, counted.
+
+    ``none`` is the not-applicable message when there was no body to check.
+    """
+    if not findings:
+        return Finding(rule, "not-applicable", none)
+    first = worst(findings)
+    if len(findings) == 1:
+        return first
+    same = sum(f.status == first.status for f in findings)
+    which = "all" if same == len(findings) else f"{same} of"
+    return replace(first, message=f"{first.message} ({which} {len(findings)} bodies)")
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioReport:
+    """Every rule's finding for one scenario, assembled by one subject in one dialect."""
+
+    scenario_id: str
+    dialect: str
+    subject: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.status == "fail" for f in self.findings)
+
+    @property
+    def counts(self) -> dict[Status, int]:
+        """How many findings have each status, every status present, worst first."""
+        return {s: sum(f.status == s for f in self.findings) for s in STATUSES}
+
+    def finding(self, rule: str) -> Finding:
+        """The finding of ``rule``; ``KeyError`` when the report has none."""
+        for f in self.findings:
+            if f.rule == rule:
+                return f
+        raise KeyError(f"no finding for rule {rule!r}")

@@ -1,0 +1,99 @@
+"""parent-id-guidance and append-only: a continuable child's return path and later requests.
+
+The guidance is judged by what it must carry, not by its wording: the direct parent's id
+JSON-encoded and the ``send_message`` tool name, in the text after the inherited seed, present
+exactly when the child can see ``send_message``, and never in the system instruction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import pairwise
+
+import orjson
+
+from ..assemblers import SEND_MESSAGE, has_send_message
+from ..prefix import compare_settings, locate
+from ._body import Body
+from ._context import Context, encoded
+from ._evidence import at, from_divergence, occurrences
+from ._report import Cost, Evidence, Finding, combine
+
+__all__ = ["CHECKS"]
+
+
+def parent_id_guidance(ctx: Context) -> Finding:
+    rule, spec = "parent-id-guidance", ctx.scenario.continuation
+    if ctx.scenario.action != "continuable" or spec is None:
+        return Finding(rule, "not-applicable", "only a continuable fork returns by send_message")
+    findings = [_guidance(ctx, spec.parent_id, c) for c in ctx.children]
+    return combine(rule, findings, none="no child body to check")
+
+
+def _guidance(ctx: Context, parent_id: str, child: Body) -> Finding:
+    rule = "parent-id-guidance"
+    quoted = orjson.dumps(parent_id).decode()
+    in_system = quoted in "\n".join(child.request.preset.system)
+    if in_system and not (ctx.parent and quoted in "\n".join(ctx.parent.request.preset.system)):
+        frame, offset = next(occurrences(child.frames_of("system"), encoded(quoted)), (None, None))
+        reason = f"the parent id {quoted} is in the system instruction, not after the seed"
+        evidence = at(frame, offset, body=child.label, reason=reason)
+        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    after = child.request.history[len(ctx.inherited) :]
+    text = "\n".join(m.text for m in after)
+    tail = child.frames[ctx.inherited_end(child) :]
+    visible = has_send_message(child.request.preset.tools)
+    carried = [token for token in (quoted, SEND_MESSAGE) if token in text]
+    if visible and len(carried) < 2:
+        missing = [t for t in (quoted, SEND_MESSAGE) if t not in carried]
+        unquoted = " (the id appears unquoted)" if parent_id in text and quoted in missing else ""
+        reason = f"{SEND_MESSAGE} is visible but the task lacks {' and '.join(missing)}{unquoted}"
+        first = tail[0] if tail else None
+        evidence = at(first, first.start if first else None, body=child.label, reason=reason)
+        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    if not visible and carried:
+        frame, offset = next(occurrences(tail, encoded(carried[0])), (None, None))
+        reason = f"{SEND_MESSAGE} is not visible, yet the task names {' and '.join(carried)}"
+        evidence = at(frame, offset, body=child.label, reason=reason)
+        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    if visible:
+        message = f"{child.label}: the task names the parent id {quoted} and {SEND_MESSAGE}"
+    else:
+        message = f"{child.label}: no return guidance, as {SEND_MESSAGE} is not visible"
+    return Finding(rule, "pass", message)
+
+
+def append_only(ctx: Context) -> Finding:
+    rule = "append-only"
+    if not ctx.follow_ups or not ctx.children:
+        return Finding(rule, "not-applicable", "no follow-up request to compare")
+    chain = (ctx.children[0], *ctx.follow_ups)
+    findings = [_extends(before, after) for before, after in pairwise(chain)]
+    return combine(rule, findings, none="no follow-up request to compare")
+
+
+def _extends(before: Body, after: Body) -> Finding:
+    rule = "append-only"
+    d = locate(before.stream, after.stream)
+    _, changes = compare_settings(before.parsed.settings, after.parsed.settings)
+    if d is None and not changes:
+        message = f"{after.label} extends {before.label} ({before.stream.length:,} bytes kept)"
+        return Finding(rule, "pass", message)
+    if d is None:
+        names = ", ".join(c.name for c in changes)
+        reason = f"{after.label} changes the settings {names} of {before.label}"
+        evidence = Evidence(after.label, before.label, path=changes[0].name, reason=reason)
+        return Finding(rule, "fail", reason, evidence)
+    evidence = from_divergence(d, body=after.label, against=before.label)
+    message = (
+        f"{after.label} rewrites {before.label} at byte {d.offset:,} "
+        f"({evidence.segment or evidence.against_segment}): {d.reason}"
+    )
+    cost = Cost(before.stream.length - d.offset, after.stream.length)
+    return Finding(rule, "fail", message, evidence, cost)
+
+
+CHECKS: dict[str, Callable[[Context], Finding]] = {
+    "parent-id-guidance": parent_id_guidance,
+    "append-only": append_only,
+}

@@ -1,0 +1,136 @@
+"""recursion-rejected, degraded-fallback, spawn-isolated: whether a child is made, and from what.
+
+The recursion guard is judged by the outcome (status ``rejected`` and no child body), never by
+the wording of the refusal. A spawned child is checked in the neutral model for the parent's
+texts and call ids; the parent's next request for growing by exactly one exchange.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..model import FunctionCall, FunctionResponse, Text
+from ..prefix import locate
+from ._body import Body, message_frame
+from ._context import FORK_TAG, Context, encoded
+from ._evidence import at, from_divergence, occurrences
+from ._report import Finding, combine
+
+__all__ = ["CHECKS"]
+
+
+def recursion_rejected(ctx: Context) -> Finding:
+    rule, outcome = "recursion-rejected", ctx.outcome
+    count = len(outcome.children)
+    if not ctx.recursive:
+        if outcome.status == "rejected":
+            reason = f"rejected a fork whose requester is not a fork child: {outcome.message}"
+            return Finding(rule, "fail", reason, at(None, None, body="outcome", reason=reason))
+        return Finding(rule, "not-applicable", "the fork's requester is not a fork child")
+    if outcome.status == "rejected" and not count:
+        return Finding(rule, "pass", f"the fork inside a fork child is rejected: {outcome.message}")
+    bodies = "1 child body" if count == 1 else f"{count} child bodies"
+    reason = f"a fork inside a fork child is {outcome.status}, with {bodies}"
+    child = ctx.children[0] if ctx.children else None
+    hit = next(occurrences(child.frames, encoded(FORK_TAG)), None) if child else None
+    if child is not None and hit is not None:
+        where = f"{reason}; the requester's history carries {FORK_TAG} here"
+        return Finding(rule, "fail", reason, at(*hit, body=child.label, reason=where))
+    label = child.label if child else "outcome"
+    return Finding(rule, "fail", reason, at(None, None, body=label, reason=reason))
+
+
+def degraded_fallback(ctx: Context) -> Finding:
+    rule, outcome = "degraded-fallback", ctx.outcome
+    if not ctx.degraded:
+        return Finding(rule, "not-applicable", "the parent has cache-safe parameters")
+    if ctx.recursive:
+        return Finding(rule, "not-applicable", "the fork is requested by a fork child")
+    if ctx.children:
+        message = (
+            f"the fork ran without cache-safe parameters ({len(ctx.children)} child bodies): "
+            "no shared prefix is expected, so the prefix rules do not apply"
+        )
+        return Finding(rule, "note", message)
+    reason = (
+        f"without cache-safe parameters the subject made no child ({outcome.status}"
+        f"{': ' + outcome.message if outcome.message else ''})"
+    )
+    return Finding(rule, "fail", reason, at(None, None, body="outcome", reason=reason))
+
+
+def spawn_isolated(ctx: Context) -> Finding:
+    findings = [_isolated(ctx, c) for c in ctx.children] + [_growth(ctx)]
+    return combine("spawn-isolated", findings, none="no spawned child body")
+
+
+def _isolated(ctx: Context, child: Body) -> Finding:
+    rule, scenario = "spawn-isolated", ctx.scenario
+    prompt = scenario.prompt or ""
+    texts = {
+        t
+        for m in scenario.history
+        for p in m.parts
+        if isinstance(p, Text) and (t := p.text.strip()) and t not in prompt
+    }
+    ids = {
+        p.id
+        for m in scenario.history
+        for p in m.parts
+        if isinstance(p, FunctionCall | FunctionResponse) and p.id
+    }
+    for k, message in enumerate(child.request.history):
+        for part in message.parts:
+            leaked = None
+            if isinstance(part, Text):
+                leaked = next((f"text {t[:40]!r}" for t in texts if t in part.text), None)
+            elif isinstance(part, FunctionCall | FunctionResponse) and part.id in ids:
+                leaked = f"call id {part.id!r}"
+            if leaked is not None:
+                reason = f"message {k} carries the parent's {leaked}"
+                return _leak(ctx, child, k, reason)
+    count = len(child.request.history)
+    return Finding(rule, "pass", f"{child.label}: {count} message(s), none of the parent's")
+
+
+def _leak(ctx: Context, child: Body, k: int, reason: str) -> Finding:
+    frame = message_frame(ctx.dialect, child, k)
+    evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+    return Finding("spawn-isolated", "fail", f"{child.label}: {reason}", evidence)
+
+
+def _growth(ctx: Context) -> Finding:
+    rule, parent, after = "spawn-isolated", ctx.parent, ctx.parent_next
+    if parent is None or after is None:
+        return Finding(rule, "not-applicable", "no parent and next parent body to compare")
+    d = locate(parent.stream, after.stream)
+    if d is not None:
+        evidence = from_divergence(d, body=after.label, against=parent.label)
+        reason = f"parent_next rewrites the parent's request at byte {d.offset:,}: {d.reason}"
+        return Finding(rule, "fail", reason, evidence)
+    added = after.request.history[len(parent.request.history) :]
+    calls = {(c.id, c.name) for m in added[:1] for c in m.function_calls}
+    results = [r for m in added[1:] for r in m.function_responses]
+    if (
+        [m.role for m in added] == ["model", "user"]
+        and len(results) == 1
+        and results[0].name == ctx.scenario.fork_tool
+        and (results[0].id, results[0].name) in calls
+    ):
+        message = "parent_next adds the delegation call and its one result to the parent's request"
+        return Finding(rule, "pass", message)
+    roles = "/".join(m.role for m in added) or "nothing"
+    reason = (
+        f"parent_next adds {len(added)} messages ({roles}) with {len(results)} results; "
+        "a spawn adds its delegation call and one result"
+    )
+    frame = message_frame(ctx.dialect, after, len(parent.request.history))
+    evidence = at(frame, frame.start if frame else None, body=after.label, reason=reason)
+    return Finding(rule, "fail", reason, evidence)
+
+
+CHECKS: dict[str, Callable[[Context], Finding]] = {
+    "recursion-rejected": recursion_rejected,
+    "degraded-fallback": degraded_fallback,
+    "spawn-isolated": spawn_isolated,
+}

@@ -1,0 +1,139 @@
+"""system-identical, tools-identical, settings-identical: the child's head against the parent's.
+
+System and tools are compared as the bytes of their prefix segments; settings as the dialect
+reports them (plus any setting a dialect keeps in a prefix segment, such as a tool choice or an
+output schema). A continuable child's accepted divergences make a difference a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from ..prefix import MISSING, compare_settings
+from ._accepted import accepted_system, accepted_tools
+from ._body import Body
+from ._context import Context
+from ._evidence import between
+from ._report import Evidence, Finding, combine
+
+__all__ = ["CHECKS"]
+
+
+def _per_child(rule: str, ctx: Context, one: Callable[[Context, Body], Finding]) -> Finding:
+    why = ctx.prefix_unexpected()
+    if why is not None:
+        return Finding(rule, "not-applicable", why)
+    return combine(rule, [one(ctx, c) for c in ctx.children], none="no child body to check")
+
+
+def system_identical(ctx: Context) -> Finding:
+    return _per_child("system-identical", ctx, _system)
+
+
+def _system(ctx: Context, child: Body) -> Finding:
+    assert ctx.parent is not None
+    evidence = between(
+        ctx.parent.frames_of("system"),
+        child.frames_of("system"),
+        body=child.label,
+        against="parent",
+        what="system instruction",
+    )
+    rule = "system-identical"
+    if evidence is None:
+        return Finding(rule, "pass", f"{child.label} repeats the parent's system instruction")
+    accepted = accepted_system(ctx, child)
+    if accepted is not None:
+        message = f"{child.label}: {accepted} changes the system instruction (accepted divergence)"
+        return Finding(rule, "warning", message, evidence, ctx.cost(child))
+    message = f"{child.label}'s system instruction differs at {evidence.path}: {evidence.reason}"
+    return Finding(rule, "fail", message, evidence, ctx.cost(child))
+
+
+def tools_identical(ctx: Context) -> Finding:
+    return _per_child("tools-identical", ctx, _tools)
+
+
+def _tools(ctx: Context, child: Body) -> Finding:
+    assert ctx.parent is not None
+    evidence = between(
+        ctx.parent.frames_of("tools"),
+        child.frames_of("tools"),
+        body=child.label,
+        against="parent",
+        what="tool declarations",
+    )
+    rule = "tools-identical"
+    if evidence is None:
+        count = len(child.request.preset.tools)
+        return Finding(rule, "pass", f"{child.label} repeats the parent's {count} tools")
+    accepted = accepted_tools(ctx, child)
+    if accepted is not None:
+        message = f"{child.label}: {accepted} changes the tools (accepted divergence)"
+        return Finding(rule, "warning", message, evidence, ctx.cost(child))
+    message = f"{child.label}: {_tool_change(ctx, child)}; first difference at {evidence.path}"
+    return Finding(rule, "fail", message, evidence, ctx.cost(child))
+
+
+def _tool_change(ctx: Context, child: Body) -> str:
+    """What changed, by tool name: tools dropped or added, the order, or the first tool."""
+    assert ctx.parent is not None
+    ours = [t.name for t in ctx.parent.request.preset.tools]
+    theirs = [t.name for t in child.request.preset.tools]
+    dropped = [n for n in ours if n not in theirs]
+    added = [n for n in theirs if n not in ours]
+    if dropped or added:
+        said = [f"drops {', '.join(dropped)}"] if dropped else []
+        said += [f"adds {', '.join(added)}"] if added else []
+        return " and ".join(said)
+    if ours != theirs:
+        return f"tool order differs: parent {ours}, child {theirs}"
+    pairs = zip(ctx.parent.request.preset.tools, child.request.preset.tools, strict=True)
+    first = next((a.name for a, b in pairs if a != b), None)
+    return f"tool {first} differs" if first else "a tool declaration differs in its bytes"
+
+
+def settings_identical(ctx: Context) -> Finding:
+    return _per_child("settings-identical", ctx, _settings)
+
+
+def _show(value: Any) -> str:
+    if value is MISSING:
+        return "(absent)"
+    text = orjson.dumps(value).decode()
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _settings(ctx: Context, child: Body) -> Finding:
+    assert ctx.parent is not None
+    names, changes = compare_settings(ctx.parent.parsed.settings, child.parsed.settings)
+    evidence = between(
+        ctx.parent.frames_of("settings"),
+        child.frames_of("settings"),
+        body=child.label,
+        against="parent",
+        what="settings segments",
+    )
+    rule = "settings-identical"
+    if not changes and evidence is None:
+        return Finding(rule, "pass", f"{child.label} keeps the parent's {len(names)} settings")
+    lines = tuple(f"changed  {c.name}: {_show(c.parent)} -> {_show(c.fork)}" for c in changes)
+    changed = [c.name for c in changes] + ([evidence.path or ""] if evidence else [])
+    if evidence is None:
+        first = changes[0]
+        reason = f"{_show(first.parent)} in the parent, {_show(first.fork)} in the child"
+        evidence = Evidence(child.label, "parent", path=first.name, reason=reason, diff=lines)
+    else:
+        evidence = replace(evidence, diff=lines + evidence.diff)
+    return Finding(rule, "fail", f"{child.label} changes {', '.join(changed)}", evidence)
+
+
+CHECKS: dict[str, Callable[[Context], Finding]] = {
+    "system-identical": system_identical,
+    "tools-identical": tools_identical,
+    "settings-identical": settings_identical,
+}

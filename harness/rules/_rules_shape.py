@@ -1,0 +1,88 @@
+"""alternation and call-pairing: the shape of every child and follow-up history.
+
+Checked in the neutral model on each body the subject would send after the parent (children,
+then follow-ups); the evidence points at the first segment of the offending message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..assemblers import calls_answered
+from ..model import FunctionCall, FunctionResponse
+from ._body import Body, message_frame
+from ._context import Context
+from ._evidence import at
+from ._report import Finding, combine
+
+__all__ = ["CHECKS"]
+
+
+def _bodies(ctx: Context) -> tuple[Body, ...]:
+    return ctx.children + ctx.follow_ups
+
+
+def _flag(ctx: Context, rule: str, body: Body, k: int, problem: str) -> Finding:
+    """A failure at message ``k`` of ``body``, pointing at its first segment."""
+    frame = message_frame(ctx.dialect, body, k)
+    message = f"{body.label}: message {k} {problem}"
+    evidence = at(frame, frame.start if frame else None, body=body.label, reason=problem)
+    return Finding(rule, "fail", message, evidence)
+
+
+def alternation(ctx: Context) -> Finding:
+    findings = [_alternation(ctx, b) for b in _bodies(ctx)]
+    return combine("alternation", findings, none="no child body to check")
+
+
+def _alternation(ctx: Context, body: Body) -> Finding:
+    rule, history = "alternation", body.request.history
+    if not history:
+        evidence = at(None, None, body=body.label, reason="no messages")
+        return Finding(rule, "fail", f"{body.label} has no messages", evidence)
+    for k, message in enumerate(history):
+        due = "user" if k % 2 == 0 else "model"
+        if message.role != due:
+            problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
+            return _flag(ctx, rule, body, k, problem)
+    if history[-1].role != "user":
+        return _flag(ctx, rule, body, len(history) - 1, "is a model turn: nothing asks for a reply")
+    return Finding(rule, "pass", f"{body.label}'s {len(history)} messages alternate user/model")
+
+
+def call_pairing(ctx: Context) -> Finding:
+    findings = [_pairing(ctx, b) for b in _bodies(ctx)]
+    return combine("call-pairing", findings, none="no child body to check")
+
+
+def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
+    return "[" + ", ".join(f"{p.name}#{p.id}" for p in parts) + "]"
+
+
+def _pairing(ctx: Context, body: Body) -> Finding:
+    rule, history = "call-pairing", body.request.history
+    calls: tuple[FunctionCall, ...] = ()
+    for k, message in enumerate(history):
+        responses = message.function_responses
+        if message.role == "model" and responses:
+            return _flag(ctx, rule, body, k, "is a model turn holding function responses")
+        if message.role == "user" and not calls_answered(calls, responses):
+            problem = (
+                f"does not answer the calls before it one to one "
+                f"(calls {_describe(calls)}, responses {_describe(responses)})"
+            )
+            return _flag(ctx, rule, body, k, problem)
+        if message.role == "model" and calls:
+            problem = f"follows calls {_describe(calls)} that were never answered"
+            return _flag(ctx, rule, body, k, problem)
+        calls = message.function_calls if message.role == "model" else ()
+    if calls:
+        return _flag(ctx, rule, body, len(history) - 1, "ends the request with open calls")
+    total = sum(len(m.function_calls) for m in history)
+    return Finding(rule, "pass", f"{body.label}: each of its {total} calls has one response")
+
+
+CHECKS: dict[str, Callable[[Context], Finding]] = {
+    "alternation": alternation,
+    "call-pairing": call_pairing,
+}

@@ -1,0 +1,253 @@
+"""One subject process: a line out, a line back, within a deadline; its stderr kept, bounded.
+
+Single-threaded: a selector multiplexes the child's stdin, stdout and stderr, so a large
+request cannot deadlock against a chatty stderr, and nothing is left running in the
+background. The child leads its own process group (POSIX), so ending it also ends what it
+started; every end reaps it, so no zombie is left, and a finalizer does the same for a
+process nobody closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+import weakref
+from collections.abc import Sequence
+from typing import IO, Final
+
+from ._failure import SubjectStartError
+
+__all__ = ["LineTooLong", "ProcessExited", "ProcessTimeout", "SubjectProcess"]
+
+_CHUNK: Final = 1 << 20
+_POSIX: Final = os.name == "posix"
+_DRAIN_SECONDS: Final = 0.5
+"""How long stderr is read after the child closed its stdout, for its last words."""
+_TERM_SECONDS: Final = 1.0
+"""How long a terminated child gets before it is killed."""
+
+
+class ProcessTimeout(Exception):
+    """No complete line arrived before the deadline."""
+
+
+class ProcessExited(Exception):
+    """The child closed its stdout (it exited, or is exiting) before a complete line."""
+
+    def __init__(self, exit_code: int | None, partial: bool) -> None:
+        super().__init__(exit_code)
+        self.exit_code = exit_code
+        self.partial = partial
+
+
+class LineTooLong(Exception):
+    """A line grew past the limit without its newline."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+class SubjectProcess:
+    """A started child speaking lines; ``exchange`` one, then ``stop`` or ``kill`` it."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        max_line_bytes: int,
+        stderr_limit: int,
+    ) -> None:
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                bufsize=0,
+                start_new_session=_POSIX,
+            )
+        except OSError as e:
+            raise SubjectStartError(f"cannot run {argv[0]!r}: {e.strerror or e}") from None
+        self._proc = proc
+        self._stdin, self._stdout, self._stderr = _pipes(proc)
+        for pipe in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(pipe.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self._stderr, selectors.EVENT_READ, "err")
+        self._max_line = max_line_bytes
+        self._stderr_limit = stderr_limit
+        self._out = bytearray()
+        self._scanned = 0
+        self._err = bytearray()
+        self._stdout_open = True
+        self._finalizer = weakref.finalize(self, _end, proc, self._selector, 0.0)
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def running(self) -> bool:
+        return self._proc.poll() is None
+
+    def exchange(self, line: bytes, timeout: float) -> bytes:
+        """Write ``line``, then return the next non-blank line from stdout (no newline).
+
+        Raises ``ProcessTimeout``, ``ProcessExited`` or ``LineTooLong``.
+        """
+        deadline = time.monotonic() + timeout
+        pending = memoryview(line)
+        self._selector.register(self._stdin, selectors.EVENT_WRITE, "in")
+        try:
+            while True:
+                if not pending:
+                    reply = self._take_line()
+                    if reply is not None:
+                        return reply
+                elif len(self._out) > self._max_line:  # output while it should be reading
+                    raise LineTooLong(self._max_line)
+                if not self._stdout_open:
+                    raise ProcessExited(self._exit_code(), partial=bool(self._out))
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise ProcessTimeout
+                for key, _ in self._selector.select(remaining):
+                    if key.data != "in":
+                        self._read(key.data)
+                        continue
+                    pending = self._write(pending)
+                    if not pending:  # written: from now on wait for stdout only
+                        self._unregister(self._stdin)
+        finally:
+            self._unregister(self._stdin)
+
+    def _unregister(self, pipe: IO[bytes]) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.unregister(pipe)
+
+    def _write(self, pending: memoryview) -> memoryview:
+        try:
+            return pending[os.write(self._stdin.fileno(), pending[:_CHUNK]) :]
+        except BlockingIOError:
+            return pending
+        except (BrokenPipeError, ConnectionResetError):
+            raise ProcessExited(self._exit_code(), partial=bool(self._out)) from None
+
+    def _read(self, which: str) -> None:
+        pipe = self._stdout if which == "out" else self._stderr
+        try:
+            chunk = os.read(pipe.fileno(), _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._unregister(pipe)
+            self._stdout_open = self._stdout_open and which != "out"
+        elif which == "out":
+            self._out += chunk
+        else:
+            self._err += chunk
+            if len(self._err) > self._stderr_limit:
+                del self._err[: len(self._err) - self._stderr_limit]
+
+    def _take_line(self) -> bytes | None:
+        """The first complete non-blank line of the stdout buffer, removed from it."""
+        while True:
+            end = self._out.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._out)
+                if self._scanned > self._max_line:
+                    raise LineTooLong(self._max_line)
+                return None
+            if end > self._max_line:
+                raise LineTooLong(self._max_line)
+            line = bytes(self._out[:end])
+            del self._out[: end + 1]
+            self._scanned = 0
+            if line.strip():
+                return line
+
+    def _exit_code(self) -> int | None:
+        """After stdout closed: read the rest of stderr briefly, then the exit code (None if
+        the child still runs with its stdout closed)."""
+        self._unregister(self._stdin)
+        deadline = time.monotonic() + _DRAIN_SECONDS
+        while any(k.data == "err" for k in self._selector.get_map().values()):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            for key, _ in self._selector.select(remaining):
+                self._read(key.data)
+        try:
+            return self._proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_tail(self, max_lines: int = 20, max_chars: int = 4000) -> str:
+        """The last lines the child wrote to stderr, decoded leniently."""
+        text = self._err.decode("utf-8", errors="replace")[-max_chars:]
+        return "\n".join(text.splitlines()[-max_lines:])
+
+    def stop(self, farewell: bytes, grace: float) -> int | None:
+        """Write ``farewell`` and close stdin, give the child ``grace`` seconds to exit, then
+        terminate and kill it. Returns its exit code; the child is reaped."""
+        if self._finalizer.alive and self.running:
+            with contextlib.suppress(OSError):  # a child that stopped reading gets EOF instead
+                os.write(self._stdin.fileno(), farewell)
+        self._finalizer.detach()
+        return _end(self._proc, self._selector, grace)
+
+    def kill(self) -> int | None:
+        """End the child (and its process group) now; it is reaped."""
+        self._finalizer.detach()
+        return _end(self._proc, self._selector, 0.0)
+
+
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
+    if proc.stdin is None or proc.stdout is None or proc.stderr is None:
+        raise RuntimeError("the subject process was started without pipes")
+    return proc.stdin, proc.stdout, proc.stderr
+
+
+def _end(
+    proc: subprocess.Popen[bytes], selector: selectors.BaseSelector, grace: float
+) -> int | None:
+    """Close stdin, wait up to ``grace`` s, terminate, kill; reap and close every pipe."""
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    selector.close()
+    if grace > 0:
+        try:
+            return proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+    for sig, wait in ((signal.SIGTERM, _TERM_SECONDS), (signal.SIGKILL, None)):
+        if proc.poll() is not None and sig == signal.SIGTERM:
+            _signal_group(proc, signal.SIGKILL)  # leftovers of an exited leader
+            return proc.returncode
+        _signal_group(proc, sig)
+        try:
+            return proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Signal the child's process group (it leads one), or the child alone off POSIX."""
+    try:
+        if _POSIX:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,280 @@
+"""A subject in any language: a command speaking the JSON-lines protocol (SPEC §8).
+
+``SubprocessSubject`` starts the command with a versioned handshake, sends one ``assemble``
+per scenario and reads one reply, within a timeout. A crash, a hang or a line that breaks
+the protocol becomes a ``SubjectFailure`` for that scenario naming what was wrong (with
+the exit code and the stderr tail); the process is ended and started again for the next
+scenario, so one bad scenario does not end the run.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final, cast
+
+from ..protocol import (
+    Implementation,
+    MessageKind,
+    ProtocolError,
+    SubjectRefused,
+    assemble_request,
+    decode_line,
+    encode_line,
+    read_assemble_reply,
+    read_start_reply,
+    start_request,
+    stop_request,
+    validate_message,
+)
+from ..scenarios import Lifecycle, Scenario, scenario_to_json
+from ._base import Outcome
+from ._failure import FailureKind, SubjectFailure, SubjectStartError
+from ._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
+
+__all__ = ["SubprocessOptions", "SubprocessSubject"]
+
+MiB: Final = 1024 * 1024
+_EXCERPT: Final = 120
+
+
+@dataclass(frozen=True, slots=True)
+class SubprocessOptions:
+    """How a subject process is run. Times are in seconds.
+
+    ``timeout`` bounds one scenario (request written, reply read); ``validate`` checks
+    every message both ways against the protocol's JSON Schemas (``--validate-protocol``).
+    """
+
+    timeout: float = 10.0
+    start_timeout: float = 10.0
+    stop_timeout: float = 2.0
+    max_line_bytes: int = 64 * MiB
+    stderr_limit: int = 64 * 1024
+    validate: bool = False
+    cwd: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "start_timeout", "stop_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be more than 0 seconds")
+        if self.max_line_bytes < 1024 or self.stderr_limit < 1:
+            raise ValueError("max_line_bytes must be at least 1024 and stderr_limit at least 1")
+
+
+class SubprocessSubject:
+    """A subject process. ``start()`` (or the first use) runs the handshake; ``close()``
+    stops it. ``assemble`` never raises for a subject's misbehaviour: it returns a
+    ``SubjectFailure``. Not thread-safe; one scenario at a time."""
+
+    def __init__(self, argv: Sequence[str], options: SubprocessOptions | None = None) -> None:
+        if isinstance(argv, str) or not argv:
+            raise ValueError("a subject command is a non-empty sequence of arguments")
+        self.argv = tuple(argv)
+        self.options = options or SubprocessOptions()
+        self.starts = 0
+        self._process: SubjectProcess | None = None
+        self._implementation: Implementation | None = None
+        self._seq = 0
+        self._broken: SubjectStartError | None = None
+
+    def __repr__(self) -> str:
+        return f"SubprocessSubject({shlex.join(self.argv)!r})"
+
+    # --- Subject ----------------------------------------------------------------------------
+
+    @property
+    def implementation(self) -> Implementation:
+        """What the subject said of itself; starts it if needed (``SubjectStartError``)."""
+        return self._implementation or self.start()
+
+    @property
+    def name(self) -> str:
+        return self.implementation.name
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        return self.implementation.dialects
+
+    @property
+    def lifecycles(self) -> tuple[Lifecycle, ...]:
+        return cast(tuple[Lifecycle, ...], self.implementation.lifecycles)
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        """The subject's reply for ``scenario``, or a ``SubjectFailure``.
+
+        Raises ``ProtocolError`` only when validating and the harness's own request breaks
+        its schema (a scenario the schema refuses; bad input, not the subject's fault).
+        """
+        try:
+            self.start()
+        except SubjectStartError as e:
+            self._broken = self._broken or e
+            return SubjectFailure.of(
+                "start",
+                scenario.id,
+                str(e.detail),
+                exit_code=e.exit_code,
+                stderr_tail=e.stderr_tail,
+            )
+        process = self._process
+        assert process is not None
+        self._seq += 1
+        seq = self._seq
+        request = assemble_request(seq, dialect, scenario_to_json(scenario))
+        if self.options.validate:
+            _check("assemble", request, "the harness's request")
+        try:
+            line = process.exchange(encode_line(request), self.options.timeout)
+        except ProcessTimeout:
+            detail = f"no reply to seq {seq} within {self.options.timeout:g} s"
+            return self._fail("hang", scenario, detail)
+        except ProcessExited as e:
+            return self._fail("crash", scenario, _exited(e, f"seq {seq}"), exit_code=e.exit_code)
+        except LineTooLong as e:
+            return self._fail("protocol", scenario, f"reply to seq {seq} {_too_long(e)}")
+        try:
+            message = decode_line(line)
+            if self.options.validate:
+                _check("assemble-reply", message, "the reply")
+            reply = read_assemble_reply(message, seq)
+        except ProtocolError as e:
+            return self._fail("protocol", scenario, f"reply to seq {seq}: {e}: {_excerpt(line)}")
+        return Outcome(
+            reply.status,
+            parent=reply.parent,
+            children=reply.children,
+            follow_ups=reply.follow_ups,
+            parent_next=reply.parent_next,
+            message=reply.message,
+        )
+
+    # --- lifetime ---------------------------------------------------------------------------
+
+    @property
+    def restarts(self) -> int:
+        """How many times a process was started after the first (after failures, or a close)."""
+        return max(0, self.starts - 1)
+
+    @property
+    def pid(self) -> int | None:
+        """The running process's id, if one runs."""
+        return None if self._process is None else self._process.pid
+
+    def start(self) -> Implementation:
+        """Start the process and run the handshake, unless it runs; ``SubjectStartError``."""
+        if self._process is not None and self._implementation is not None:
+            return self._implementation
+        if self._broken is not None:
+            raise SubjectStartError(
+                f"not run: the subject could not be started earlier ({self._broken})",
+                stderr_tail=self._broken.stderr_tail,
+            )
+        options = self.options
+        process = SubjectProcess(
+            self.argv,
+            cwd=options.cwd,
+            max_line_bytes=options.max_line_bytes,
+            stderr_limit=options.stderr_limit,
+        )
+        try:
+            implementation = self._handshake(process)
+        except SubjectStartError:
+            process.kill()
+            raise
+        self._process, self._implementation = process, implementation
+        self.starts += 1
+        return implementation
+
+    def _handshake(self, process: SubjectProcess) -> Implementation:
+        command = shlex.join(self.argv)
+        request = start_request()
+        if self.options.validate:
+            _check("start", request, "the harness's request")
+        try:
+            line = process.exchange(encode_line(request), self.options.start_timeout)
+            message = decode_line(line)
+            if self.options.validate:
+                _check("start-reply", message, "the start reply")
+            return read_start_reply(message)
+        except ProcessTimeout:
+            detail = f"{command} did not answer start within {self.options.start_timeout:g} s"
+            raise SubjectStartError(detail, stderr_tail=process.stderr_tail()) from None
+        except ProcessExited as e:
+            raise SubjectStartError(
+                f"{command} {_exited(e, 'start')}",
+                exit_code=e.exit_code,
+                stderr_tail=process.stderr_tail(),
+            ) from None
+        except LineTooLong as e:
+            detail = f"{command}: the reply to start {_too_long(e)}"
+            raise SubjectStartError(detail, stderr_tail=process.stderr_tail()) from None
+        except SubjectRefused as e:
+            raise SubjectStartError(f"{command}: {e}", stderr_tail=process.stderr_tail()) from None
+        except ProtocolError as e:
+            raise SubjectStartError(
+                f"{command}: bad reply to start: {e}: {_excerpt(line)}",
+                stderr_tail=process.stderr_tail(),
+            ) from None
+
+    def _fail(
+        self, kind: FailureKind, scenario: Scenario, detail: str, *, exit_code: int | None = None
+    ) -> SubjectFailure:
+        """End the process (the next scenario starts another) and describe the failure."""
+        process = self._process
+        assert process is not None
+        tail = process.stderr_tail()
+        code = process.kill()
+        self._process = None
+        if kind == "crash" and exit_code is None:
+            exit_code = code
+        return SubjectFailure.of(
+            kind,
+            scenario.id,
+            detail + "; the subject is restarted for the next scenario",
+            exit_code=exit_code,
+            stderr_tail=tail,
+        )
+
+    def close(self) -> None:
+        """Send ``stop``, wait ``stop_timeout``, then terminate/kill; idempotent."""
+        if self._process is not None:
+            self._process.stop(encode_line(stop_request()), self.options.stop_timeout)
+            self._process = None
+
+    def __enter__(self) -> SubprocessSubject:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _check(kind: MessageKind, message: Any, what: str) -> None:
+    problems = validate_message(kind, message)
+    if problems:
+        raise ProtocolError(f"{what} breaks the {kind} schema: {'; '.join(problems)}")
+
+
+def _exited(e: ProcessExited, during: str) -> str:
+    if e.exit_code is None:
+        return f"closed its stdout during {during} but kept running"
+    mid = " in the middle of a line" if e.partial else ""
+    return f"exited{mid} during {during}"
+
+
+def _too_long(e: LineTooLong) -> str:
+    return f"is over the {e.limit:,}-byte line limit without its newline"
+
+
+def _excerpt(line: bytes) -> str:
+    shown = line[:_EXCERPT].decode("utf-8", errors="backslashreplace")
+    more = f"... ({len(line):,} bytes)" if len(line) > _EXCERPT else ""
+    return f"got {shown!r}{more}"

@@ -1,0 +1,313 @@
+"""Grouping and checking hand-made records (harness/capture/_check.py, _rebuild.py): a parent
+and two siblings, a spawn, follow-ups, a continuable child, a recursive fork rejected and
+one not rejected, and the groups that cannot be checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.capture import CheckResult, GroupOptions, check_records
+from harness.model import FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.rules import ScenarioReport
+
+from .simulate import (
+    ASK,
+    PRESET,
+    Runtime,
+    call,
+    calls,
+    child_history,
+    fork_calls,
+    results,
+    text,
+    user,
+)
+
+A, B = "A: list the files", "B: read the README"
+BACKGROUND = "A worker is running this in the background."
+
+
+def statuses(report: ScenarioReport) -> dict[str, str]:
+    return {f.rule: f.status for f in report.findings}
+
+
+def only(result: CheckResult, scenario: str) -> ScenarioReport:
+    (report,) = [r for r in result.reports if r.scenario_id == scenario]
+    return report
+
+
+def siblings(
+    rt: Runtime, *, nested: str | None = None
+) -> tuple[Message, list[tuple[Message, ...]]]:
+    """The parent forks A and B; each child runs; ``nested`` makes each child fork again
+    ("rejected": refused, "assembled": a grandchild is made, "silent": nothing follows)."""
+    turn = rt.send(
+        [ASK], calls(call("fork", directive=A), call("fork", directive=B)), mark="parent"
+    )
+    kids = [child_history([ASK], turn, d) for d in (A, B)]
+    for kid in kids:
+        if nested is None:
+            rt.send(kid, text("Worker done."))
+            continue
+        own = rt.send(kid, calls(call("fork", directive="nested")))
+        if nested == "rejected":
+            rt.send((*kid, own, results(own, "Fork refused.", error=True)), text("Done."))
+        elif nested == "assembled":
+            rt.send(child_history(kid, own, "nested"), text("Grandchild done."))
+            rt.send((*kid, own, results(own, BACKGROUND)), text("Done."))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("Both running."), mark="parent")
+    return turn, kids
+
+
+@pytest.mark.parametrize("dialect", ["openai", "anthropic", "gemini"])
+def test_parent_and_two_siblings_pass(dialect: str) -> None:
+    rt = Runtime(dialect)
+    siblings(rt)
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["siblings-1"]
+    assert not result.not_checked
+    check = result.checks[0]
+    assert check.scenario.directives == (A, B)
+    assert check.scenario.fork_tool == "fork"
+    assert check.outcome.parent == rt.records[0].body
+    assert check.outcome.children == (rt.records[1].body, rt.records[2].body)
+    found = statuses(check.report)
+    assert not check.report.failed, check.report
+    assert found["siblings-shared"] == found["byte-prefix"] == found["history-inherited"] == "pass"
+    (roles,) = result.roles
+    assert [roles.role(c.index) for c in roles.conversations] == [
+        "parent",
+        "fork child of conversation 1, request 1",
+        "fork child of conversation 1, request 1",
+    ]
+
+
+def test_children_are_matched_to_their_calls_by_directive() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A), call("fork", directive=B)))
+    rt.send(child_history([ASK], turn, B), text("B done."))  # B asks first
+    rt.send(child_history([ASK], turn, A), text("A done."))
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.outcome.children == (rt.records[2].body, rt.records[1].body)
+    assert not check.report.failed
+
+
+def test_a_planted_system_change_fails_system_identical() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A)))
+    dated = Preset(system=("You are a careful agent.\nToday is 2026-01-01.",), tools=PRESET.tools)
+    rt.send(child_history([ASK], turn, A), text("done"), preset=dated)
+    (check,) = check_records(rt.records).checks
+    assert check.scenario.action == "fork"
+    assert statuses(check.report)["system-identical"] == "fail"
+
+
+def test_follow_ups_of_one_shot_children_are_checked_for_shape() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A)))
+    kid = child_history([ASK], turn, A)
+    own = rt.send(kid, calls(call("read_file", path="README")))
+    rt.send((*kid, own, results(own, "# Readme")), text("Done."))
+    (check,) = check_records(rt.records).checks
+    assert check.outcome.follow_ups == (rt.records[2].body,)
+    assert statuses(check.report)["call-pairing"] == "pass"
+    assert "all 2 bodies" in next(
+        f.message for f in check.report.findings if f.rule == "alternation"
+    )
+
+
+def test_spawn_is_checked_with_the_parents_next_request() -> None:
+    rt = Runtime()
+    prompt = "Summarize the README in one line."
+    turn = rt.send([ASK], calls(call("delegate", prompt=prompt)), mark="parent")
+    rt.send([user(Text(prompt))], text("It explains the setup."))
+    rt.send((ASK, turn, results(turn, "It explains the setup.")), text("Done."), mark="parent")
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.scenario.id == "spawn-1"
+    assert check.scenario.prompt == prompt
+    assert check.outcome.children == (rt.records[1].body,)
+    assert check.outcome.parent_next == rt.records[2].body
+    assert statuses(check.report)["spawn-isolated"] == "pass"
+    assert result.roles[0].role(1) == "spawned by conversation 1, request 1"
+
+
+def test_a_parent_that_takes_in_the_spawns_transcript_fails() -> None:
+    rt = Runtime()
+    prompt = "Summarize the README in one line."
+    turn = rt.send([ASK], calls(call("delegate", prompt=prompt)))
+    rt.send([user(Text(prompt))], text("ok"))
+    transcript = (Message("model", (Text("(helper) reading"),)), user(Text("(helper) ok")))
+    rt.send((ASK, turn, results(turn, "ok"), *transcript), text("Done."))
+    (check,) = check_records(rt.records).checks
+    assert statuses(check.report)["spawn-isolated"] == "fail"
+
+
+def test_a_spawn_without_a_next_parent_request_is_not_checked() -> None:
+    rt = Runtime()
+    prompt = "Summarize the README."
+    rt.send([ASK], calls(call("delegate", prompt=prompt)))
+    rt.send([user(Text(prompt))], text("ok"))
+    result = check_records(rt.records)
+    assert not result.checks
+    (skipped,) = result.not_checked
+    assert skipped.what.startswith("spawn at request 1")
+    assert "made no request after request 1" in skipped.reason
+
+
+@pytest.mark.parametrize(
+    ("dialect", "message"),
+    [("openai", "Fork refused."), ("anthropic", "Fork refused. (error)")],
+)
+def test_rejected_recursion_passes(dialect: str, message: str) -> None:
+    rt = Runtime(dialect)
+    siblings(rt, nested="rejected")
+    result = check_records(rt.records)
+    ids = [c.scenario.id for c in result.checks]
+    assert ids == ["siblings-1", "recursion-2", "recursion-4"]
+    for check in result.checks[1:]:
+        assert check.outcome.status == "rejected"
+        assert check.outcome.message == message
+        assert check.scenario.known_fork_child
+        assert statuses(check.report)["recursion-rejected"] == "pass"
+    assert not result.failed
+
+
+def test_recursion_not_rejected_fails() -> None:
+    rt = Runtime()
+    siblings(rt, nested="assembled")
+    result = check_records(rt.records)
+    recursion = [c for c in result.checks if c.scenario.id.startswith("recursion-")]
+    assert len(recursion) == 2
+    for check in recursion:
+        assert check.outcome.status == "assembled"
+        assert len(check.outcome.children) == 1
+        assert statuses(check.report)["recursion-rejected"] == "fail"
+    assert result.failed
+    assert not only(result, "siblings-1").failed
+    (roles,) = result.roles
+    grandchildren = [
+        c for c in roles.conversations if "fork child of conversation 2" in roles.role(c.index)
+    ]
+    assert len(grandchildren) == 1
+
+
+def test_recursion_with_nothing_after_it_is_not_checked() -> None:
+    rt = Runtime()
+    siblings(rt, nested="silent")
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["siblings-1"]
+    assert len(result.not_checked) == 2
+    for item in result.not_checked:
+        assert item.what.startswith("recursion at request")
+        assert "whether the runtime refused the fork is unknown" in item.reason
+
+
+def test_continuable_child_with_follow_ups() -> None:
+    send_message = Tool("send_message", "Send a message to an agent.", freeze({"type": "object"}))
+    preset = Preset(system=PRESET.system, tools=(*PRESET.tools, send_message))
+    rt = Runtime()
+    first = rt.send([ASK], text("I looked around."), preset=preset, mark="parent")
+    again = user(Text("Now check the tests."))
+    parent_history = (ASK, first, again)
+    turn = rt.send(parent_history, calls(call("fork", task="Run the test suite.")), preset=preset)
+    task = (
+        'Run the test suite.\n\nYour direct parent is the agent with id "main". When you have a '
+        'result, send it there with send_message({"agent_id": "main", "message": "..."}).'
+    )
+    kid = (ASK, first, user(Text(task)))
+    own = rt.send(kid, calls(call("read_file", path="tests")), preset=preset)
+    rt.send((*kid, own, results(own, "3 tests")), text("All pass."), preset=preset)
+    rt.send((*parent_history, turn, results(turn, "started")), text("ok"), preset=preset)
+    result = check_records(rt.records, options=GroupOptions(parent_id="main"))
+    (check,) = result.checks
+    assert check.scenario.action == "continuable"
+    assert check.outcome.parent == rt.records[0].body
+    assert check.outcome.follow_ups == (rt.records[3].body,)
+    found = statuses(check.report)
+    assert found["append-only"] == found["parent-id-guidance"] == found["byte-prefix"] == "pass"
+    unknown = check_records(rt.records).checks[0]
+    assert statuses(unknown.report)["parent-id-guidance"] == "not-applicable"
+
+
+def test_a_child_without_the_tag_is_found_by_its_directive() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A)))
+    closing = user(*(FunctionResponse(c.name, "skip", c.id) for c in fork_calls(turn)), Text(A))
+    rt.send((ASK, turn, closing), text("done"))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("ok"))
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.outcome.children == (rt.records[1].body,)
+    assert len(result.roles[0].conversations) == 2
+
+
+def test_a_child_with_rewritten_history_is_still_checked_and_fails() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("Looking."))
+    again = user(Text("Go on."))
+    turn = rt.send((ASK, first, again), calls(call("fork", directive=A)))
+    compacted = (user(Text("Summary: the user wants a tidy repository.")), first, again)
+    rt.send(child_history(compacted, turn, A), text("done"))
+    result = check_records(rt.records)
+    (roles,) = result.roles
+    assert roles.role(1).endswith("history rewritten")
+    (check,) = result.checks
+    assert statuses(check.report)["history-inherited"] == "fail"
+
+
+def test_independent_conversations_and_refusals_are_listed_not_checked() -> None:
+    rt = Runtime()
+    rt.send([ASK], text("Hello."), mark="parent")
+    rt.send([user(Text("Write a title for this chat."))], text("Tidying"))
+    rt.send([ASK], text("x"), status=400)
+    result = check_records(rt.records)
+    assert not result.checks
+    assert not result.not_checked
+    assert result.roles[0].role(1) == "other: no child message, no delegation prompt"
+    assert [(i.seq, i.reason) for i in result.ignored] == [(3, "refused with status 400")]
+
+
+def test_a_tagged_conversation_that_cannot_be_placed_is_not_checked() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], calls(call("fork", directive=A)))
+    rt.send(child_history([ASK], first, A), text("done"))
+    again = rt.send((ASK, first, results(first, BACKGROUND)), calls(call("fork", directive=B)))
+    rt.send(child_history([ASK], again, B), text("done"))
+    rt.send([user(Text("<fork-boilerplate> rules </fork-boilerplate> Directive: C"))], text("?"))
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["fork-1", "fork-3"]
+    (item,) = result.not_checked
+    assert item.what == "conversation 4 (requests 5)"
+    assert "2 earlier turns call a fork tool, so where it was forked is unclear" in item.reason
+    assert result.roles[0].role(3) == "not placed: it carries the fork tag"
+
+
+def test_a_fork_call_with_no_string_argument_is_not_checked() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork")))
+    rt.send(child_history([ASK], turn, "x"), text("done"))
+    result = check_records(rt.records)
+    assert not result.checks
+    assert any("no string argument" in n.reason for n in result.not_checked)
+
+
+def test_a_lost_child_fails_well_formed() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A), call("fork", directive=B)))
+    rt.send(child_history([ASK], turn, B), text("B done."))
+    (check,) = check_records(rt.records).checks
+    assert check.scenario.directives == (B, A)
+    assert statuses(check.report)["well-formed"] == "fail"
+
+
+def test_directive_key_and_fork_tool_options() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("Task", kind="worker", prompt=A)))
+    rt.send(child_history([ASK], turn, A), text("done"))
+    options = GroupOptions(directive_key="prompt", fork_tool="Task")
+    (check,) = check_records(rt.records, options=options).checks
+    assert check.scenario.directives == (A,)
+    assert check.scenario.fork_tool == "Task"
+    assert not check.report.failed

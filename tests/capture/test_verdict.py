@@ -1,0 +1,93 @@
+"""The check report (harness/capture/_verdict.py): text, JSON and JUnit XML, with the
+grouping and what could not be checked."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import orjson
+
+from harness.capture import (
+    CheckResult,
+    check_records,
+    verdict_json,
+    verdict_junit,
+    verdict_line,
+    verdict_text,
+)
+from harness.model import Text
+
+from .simulate import ASK, Runtime, call, calls, child_history, results, text, user
+
+
+def result_with_everything() -> CheckResult:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A")), mark="parent")
+    rt.send(child_history([ASK], turn, "A"), calls(call("fork", directive="nested")), mark="kid")
+    rt.send((ASK, turn, results(turn, "started")), text("ok"), mark="parent")
+    rt.send([user(Text("<fork-boilerplate> from nowhere"))], text("ok"))
+    rt.send([user(Text("Unrelated."))], text("ok"))
+    rt.send([ASK], text("x"), status=400)
+    return check_records(rt.records, subject="agent")
+
+
+def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
+    out = verdict_text(result_with_everything())
+    assert out.startswith("grouping: 5 requests in 4 conversations (openai)\n")
+    assert "  conversation 1 (parent): requests 1, 3 · marks parent\n" in out
+    assert (
+        "  conversation 2 (fork child of conversation 1, request 1): request 2 · marks kid\n" in out
+    )
+    assert "  conversation 3 (not placed: it carries the fork tag): request 4\n" in out
+    assert "  conversation 4 (other: no child message, no delegation prompt): request 5\n" in out
+    assert "  left out: request 6: refused with status 400\n" in out
+    assert "checks:\n  fork-1  fork at request 1: 1 fork call in conversation 1 -> " in out
+    assert "agent · openai · fork-1: ok" in out
+    assert "not checked:\n  recursion at request 2: 1 fork call in conversation 2" in out
+    assert "\n  conversation 3 (requests 4)\n    not placed: it carries the fork tag" in out
+    assert out.endswith("\ncheck passed: 1 group checked, 0 failed, 2 not checked\n")
+
+
+def test_nothing_to_check() -> None:
+    rt = Runtime()
+    rt.send([ASK], text("hello"))
+    result = check_records(rt.records)
+    assert (
+        verdict_line(result) == "nothing to check: no fork child or spawned child among 1 request"
+    )
+    assert "check" not in verdict_text(result).split("\n")[0]
+
+
+def test_json_adds_the_grouping_to_the_rules_report() -> None:
+    document = orjson.loads(verdict_json(result_with_everything()))
+    assert document["summary"]["runs"] == 1
+    assert [r["scenario"] for r in document["reports"]] == ["fork-1"]
+    grouping = document["grouping"]
+    assert grouping["requests"] == 5
+    assert grouping["conversations"][0] == {
+        "name": "conversation 1",
+        "dialect": "openai",
+        "role": "parent",
+        "requests": [1, 3],
+        "marks": ["parent", "parent"],
+    }
+    assert grouping["checks"][0]["scenario"] == "fork-1"
+    assert grouping["checks"][0]["failed"] is False
+    assert len(grouping["not_checked"]) == 2
+    assert grouping["left_out"] == [{"request": 6, "reason": "refused with status 400"}]
+
+
+def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
+    root = ET.fromstring(verdict_junit(result_with_everything()))
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [
+        "prefix-harness.openai.fork-1",
+        "prefix-harness.grouping",
+    ]
+    skipped = suites[1].findall("testcase")
+    assert len(skipped) == 2
+    message = skipped[0].find("skipped")
+    assert message is not None
+    assert message.get("message", "").startswith("not checked: ")
+    rules = int(suites[0].get("tests", "0"))
+    assert root.get("tests") == str(rules + 2)

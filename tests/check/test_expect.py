@@ -1,0 +1,90 @@
+from pathlib import Path
+
+import pytest
+
+from harness.check import ExpectationError, Expectations, KnownFailure, load_expectations
+from harness.rules import Finding, ScenarioReport
+
+GOOD = """
+[[known-failure]]
+scenario = "fork-a"
+rule = "tools-identical"
+reason = "https://example.org/issues/1"
+
+[[known-failure]]
+subject = "acme"
+scenario = "*"
+rule = "system-identical"
+dialect = "openai"
+reason = "date in the system prompt"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "expect.toml"
+    path.write_text(text)
+    return path
+
+
+def report(scenario: str, dialect: str, subject: str, **statuses: str) -> ScenarioReport:
+    findings = tuple(Finding(rule.replace("_", "-"), s, "m") for rule, s in statuses.items())  # type: ignore[arg-type]
+    return ScenarioReport(scenario, dialect, subject, findings)
+
+
+def test_loads_entries_and_matches_them(tmp_path: Path) -> None:
+    expect = load_expectations(write(tmp_path, GOOD))
+    assert expect.entries[0] == KnownFailure(
+        "fork-a", "tools-identical", "https://example.org/issues/1"
+    )
+    assert expect.expected("any", "fork-a", "gemini", "tools-identical") is expect.entries[0]
+    assert expect.expected("any", "fork-b", "gemini", "tools-identical") is None
+    assert expect.expected("acme", "whatever", "openai", "system-identical") is expect.entries[1]
+    assert expect.expected("acme", "whatever", "gemini", "system-identical") is None
+    assert expect.expected("other", "whatever", "openai", "system-identical") is None
+
+
+def test_an_entry_whose_rule_passes_is_an_unexpected_pass(tmp_path: Path) -> None:
+    expect = load_expectations(write(tmp_path, GOOD))
+    reports = [
+        report("fork-a", "openai", "x", tools_identical="pass"),
+        report("fork-a", "gemini", "x", tools_identical="fail"),
+        report("fork-a", "anthropic", "x", tools_identical="not-applicable"),
+    ]
+    assert expect.unexpected_passes(reports) == [(expect.entries[0], "fork-a/openai")]
+
+
+def test_no_file_means_no_expectations() -> None:
+    assert Expectations().expected("s", "a", "openai", "byte-prefix") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "[[known-failure]]\nscenario = 'a'\nrule = 'byte-prefix'\n",
+            "known-failure[0]: 'reason' is required",
+        ),
+        (
+            "[[known-failure]]\nscenario = 'a'\nrule = 'no-such-rule'\nreason = 'r'\n",
+            "unknown rule 'no-such-rule'",
+        ),
+        (
+            "[[known-failure]]\nscenario='a'\nrule='byte-prefix'\nreason='r'\nwhy='x'\n",
+            "unknown key 'why'",
+        ),
+        ("[[knownfailure]]\n", "unknown table 'knownfailure'"),
+        ("known-failure = 3\n", "known-failure must be an array of tables"),
+        ("[[known-failure]\n", "not valid TOML"),
+    ],
+)
+def test_bad_files_name_the_file_and_entry(tmp_path: Path, text: str, problem: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ExpectationError) as caught:
+        load_expectations(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert problem in str(caught.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ExpectationError, match="no such file"):
+        load_expectations(tmp_path / "nope.toml")

@@ -1,0 +1,154 @@
+"""``prefix-harness check-log`` (harness/cli/_check_log.py): a recorded capture and the
+minimal external format checked offline, the exit codes, JSON and JUnit output, and bad
+input reported as one sentence naming the file and line."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from harness.cli import _check_log
+from harness.model import Preset
+from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
+
+ROOT = Path(__file__).parents[2]
+AGENT = ROOT / "examples" / "fork-agent"
+
+
+def check_log(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="prefix-harness")
+    _check_log.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["check-log", *argv])
+    code: int = args.run(args)
+    return code
+
+
+def write(path: Path, lines: list[Any]) -> str:
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real capture of the example fork agent (correct, so every rule passes)."""
+    record = tmp_path_factory.mktemp("capture") / "agent.jsonl"
+    command = [sys.executable, "-m", "harness", "capture", "--dialect", "openai"]
+    command += ["--script", str(AGENT / "script.json"), "--record", str(record)]
+    command += ["--", sys.executable, str(AGENT / "agent.py")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return record
+
+
+def planted(tmp_path: Path) -> str:
+    """Hand-made records of a fork whose child dates its system prompt."""
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A: list the files")), mark="parent")
+    dated = Preset(system=(*PRESET.system, "Today is 2026-01-01."), tools=PRESET.tools)
+    rt.send(child_history([ASK], turn, "A: list the files"), text("done"), preset=dated)
+    rt.send((ASK, turn, results(turn, "started")), text("ok"), mark="parent")
+    return write(tmp_path / "planted.jsonl", [r.to_json() for r in rt.records])
+
+
+def test_a_recorded_capture_passes(recorded: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    assert check_log(str(recorded)) == 0
+    out, _ = capfd.readouterr()
+    assert "agent.jsonl · openai · siblings-1: ok" in out
+    assert "  spawn-" in out
+    assert out.endswith("check passed: 4 groups checked, 0 failed, 0 not checked\n")
+
+
+def test_the_minimal_external_format_passes(
+    recorded: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The same requests with only body, path and mark: model turns come from the agent's
+    own copies in its later requests instead of the recorded replies."""
+    lines = [orjson.loads(line) for line in recorded.read_bytes().splitlines()]
+    minimal = [
+        {"body": line["body"], "path": line["path"], "mark": line["mark"]}
+        for line in lines
+        if line["status"] == 200
+    ]
+    log = write(tmp_path / "external.jsonl", minimal)
+    assert check_log(log, "--subject", "external") == 0
+    out, _ = capfd.readouterr()
+    assert "external · openai · siblings-" in out
+    assert "check passed: 4 groups checked, 0 failed, 0 not checked" in out
+
+
+def test_a_failing_rule_exits_1_and_is_named(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert check_log(planted(tmp_path)) == 1
+    out, _ = capfd.readouterr()
+    assert "  ✗ system-identical" in out
+    assert out.endswith("check FAILED: 1 group checked, 1 failed, 0 not checked\n")
+
+
+def test_json_and_junit(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    junit = tmp_path / "report.xml"
+    assert check_log(planted(tmp_path), "--json", "--junit-xml", str(junit)) == 1
+    out, _ = capfd.readouterr()
+    document = orjson.loads(out)
+    assert document["summary"]["failed"] == 1
+    assert document["grouping"]["checks"][0]["scenario"] == "fork-1"
+    cases = ET.parse(junit).getroot().findall("testsuite/testcase")
+    assert "system-identical" in [c.get("name") for c in cases if c.find("failure") is not None]
+
+
+def test_grouping_options_are_used(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("Task", kind="worker", prompt="do it")))
+    rt.send(child_history([ASK], turn, "do it"), text("done"))
+    log = write(tmp_path / "task.jsonl", [r.to_json() for r in rt.records])
+    assert check_log(log, "--fork-tool", "Task", "--directive-key", "prompt") == 0
+    out, _ = capfd.readouterr()
+    assert "fork-1  fork at request 1: 1 Task call in conversation 1" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty.jsonl: the file is empty"),
+        (
+            b'{"dialect": "openai", "body": {"messages": [{"role": "user", "content": "hi"}]}}\n'
+            b'{"bad\n',
+            "empty.jsonl: line 2: not valid JSON",
+        ),
+        (b'{"no": "body"}\n', 'empty.jsonl: line 1: the line has no "body"'),
+    ],
+)
+def test_bad_input_exits_2_with_the_file_and_line(
+    content: bytes, message: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "empty.jsonl"
+    log.write_bytes(content)
+    assert check_log(str(log)) == 2
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err.startswith("prefix-harness: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_missing_file_and_unwritable_junit(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert check_log(str(tmp_path / "none.jsonl")) == 2
+    assert "none.jsonl: cannot be read" in capfd.readouterr().err
+    bad = str(tmp_path / "no" / "dir" / "r.xml")
+    assert check_log(planted(tmp_path), "--junit-xml", bad) == 2
+    assert "cannot write the JUnit XML report" in capfd.readouterr().err
+
+
+def test_unknown_dialect_option_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        check_log(planted(tmp_path), "--dialect", "cohere")
+    assert raised.value.code == 2

@@ -1,0 +1,75 @@
+"""Building the protocol's lines: compact JSON, in the shapes of the schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.protocol import (
+    PROTOCOL_VERSION,
+    Implementation,
+    ReplyStatus,
+    assemble_reply,
+    assemble_request,
+    encode_line,
+    refusal_reply,
+    start_reply,
+    start_request,
+    stop_request,
+    validate_message,
+)
+
+BODY = '{"messages":[]}'
+
+
+def test_lines_are_compact_json_ending_in_a_newline() -> None:
+    assert encode_line({"cmd": "stop", "é": [1, 2]}) == '{"cmd":"stop","é":[1,2]}\n'.encode()
+
+
+def test_the_harness_requests() -> None:
+    assert PROTOCOL_VERSION == 1
+    assert start_request() == {"cmd": "start", "version": 1}
+    assert stop_request() == {"cmd": "stop"}
+    scenario = {"id": "s"}
+    request = assemble_request(7, "gemini", scenario)
+    assert request == {"cmd": "assemble", "seq": 7, "dialect": "gemini", "scenario": scenario}
+
+
+def test_start_replies() -> None:
+    full = start_reply(Implementation("x", "go", ("openai",), ("spawn",), "2.0", "https://x"))
+    assert list(full["implementation"]) == [
+        *("name", "language", "version", "homepage", "dialects", "lifecycles")
+    ]
+    bare = start_reply(Implementation("x", "go", ("openai",), ("spawn",)))
+    assert "version" not in bare["implementation"]
+    assert "homepage" not in bare["implementation"]
+    refused = refusal_reply("too old")
+    assert refused == {"ok": False, "version": 1, "error": "too old"}
+    for reply in (full, bare, refused):
+        assert validate_message("start-reply", reply) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("assembled", {"seq": 2, "status": "assembled", "parent": BODY, "children": [BODY]}),
+        ("rejected", {"seq": 2, "status": "rejected", "message": "m", "parent": BODY}),
+        ("skipped", {"seq": 2, "status": "skipped", "reason": "m"}),
+        ("errored", {"seq": 2, "status": "errored", "message": "m"}),
+    ],
+)
+def test_assemble_replies_carry_bodies_as_text(status: ReplyStatus, expected: object) -> None:
+    reply = assemble_reply(2, status, parent=BODY.encode(), children=(BODY.encode(),), message="m")
+    assert reply == expected
+    assert validate_message("assemble-reply", reply) == []
+
+
+def test_optional_bodies_appear_only_when_there_are_some() -> None:
+    reply = assemble_reply(1, "assembled", follow_ups=(b"{}",), parent_next='{"é":1}'.encode())
+    assert reply == {
+        "seq": 1,
+        "status": "assembled",
+        "parent": None,
+        "children": [],
+        "follow_ups": ["{}"],
+        "parent_next": '{"é":1}',
+    }

@@ -1,0 +1,69 @@
+import xml.etree.ElementTree as ET
+
+from harness.reports import rules_junit
+from harness.rules import catalog
+
+from ..rules.bad_subjects import CASES
+from ..rules.support import REFERENCE, report
+
+
+def test_one_testcase_per_rule_per_scenario_and_dialect() -> None:
+    reports = [
+        report(CASES["memory"].subject, "fork-model-calls", "gemini"),
+        report(REFERENCE, "degraded", "anthropic"),
+    ]
+    root = ET.fromstring(rules_junit(reports))
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [
+        "prefix-harness.gemini.fork-model-calls",
+        "prefix-harness.anthropic.degraded",
+    ]
+    for suite, result in zip(suites, reports, strict=True):
+        cases = suite.findall("testcase")
+        assert [c.get("name") for c in cases] == [r.id for r in catalog()]
+        assert {c.get("classname") for c in cases} == {suite.get("name")}
+        assert suite.get("tests") == str(len(cases))
+        prop = suite.find("properties/property")
+        assert prop is not None
+        assert prop.attrib == {"name": "subject", "value": result.subject}
+    assert root.get("tests") == str(2 * len(catalog()))
+    assert root.get("failures") == "2"
+
+
+def test_failures_skips_and_notes() -> None:
+    memory = report(CASES["memory"].subject, "fork-model-calls", "gemini")
+    degraded = report(REFERENCE, "degraded", "anthropic")
+    root = ET.fromstring(rules_junit([memory, degraded]))
+    first, second = root.findall("testsuite")
+    system = first.find("testcase[@name='system-identical']")
+    assert system is not None
+    failure = system.find("failure")
+    assert failure is not None
+    assert failure.get("type") == "error"
+    assert failure.get("message") == memory.finding("system-identical").message
+    assert "segment  systemInstruction" in (failure.text or "")
+    skipped = first.find("testcase[@name='spawn-isolated']/skipped")
+    assert skipped is not None
+    assert skipped.get("message") == "applies to spawn children, not one-shot"
+    passing = first.find("testcase[@name='alternation']")
+    assert passing is not None
+    assert list(passing) == []
+    note = second.find("testcase[@name='degraded-fallback']")
+    assert note is not None
+    assert note.find("failure") is None
+    out = note.find("system-out")
+    assert out is not None
+    assert (out.text or "").startswith("note: the fork ran without cache-safe parameters")
+
+
+def test_warnings_pass_with_their_cost_in_system_out() -> None:
+    root = ET.fromstring(rules_junit([report(REFERENCE, "continuable-persona", "openai")]))
+    case = root.find("testsuite/testcase[@name='byte-prefix']")
+    assert case is not None
+    assert case.find("failure") is None
+    out = case.find("system-out")
+    assert out is not None
+    text = out.text or ""
+    assert text.startswith("warning: children[0] leaves the parent's prefix")
+    assert "\ncost: " in text

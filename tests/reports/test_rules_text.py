@@ -1,0 +1,62 @@
+from harness.reports import rules_text
+from harness.reports._rules_text import MARKS, cost_text, finding_details
+from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
+
+from ..rules.bad_subjects import CASES
+from ..rules.support import REFERENCE, report
+
+
+def test_one_line_per_rule_with_a_status_mark() -> None:
+    text = rules_text([report(REFERENCE, "degraded", "openai")])
+    lines = text.splitlines()
+    assert lines[0] == ("reference · openai · degraded: ok (1 note, 5 pass, 12 not-applicable)")
+    rule_lines = lines[1 : 1 + len(catalog())]
+    assert [line.split()[1] for line in rule_lines] == [r.id for r in catalog()]
+    assert rule_lines[0].startswith(f"  {MARKS['pass']} well-formed ")
+    assert any(line.startswith(f"  {MARKS['note']} degraded-fallback ") for line in rule_lines)
+    assert lines[-1] == "1 scenario runs, 0 failed; findings: 1 note, 5 pass, 12 not-applicable"
+
+
+def test_failures_are_expanded_with_windows_and_structure() -> None:
+    result = report(CASES["timestamp"].subject, "fork-model-calls", "anthropic")
+    lines = rules_text([result]).splitlines()
+    assert lines[0].startswith("timestamp · anthropic · fork-model-calls: FAILED (2 fail,")
+    start = next(
+        i for i, x in enumerate(lines) if x.startswith(f"  {MARKS['fail']} system-identical")
+    )
+    block = lines[start + 1 : start + 16]
+    assert "      body     children[0] (against parent)" in block
+    assert "      segment  system[0]" in block
+    assert "      path     system[0].text" in block
+    assert any(x.startswith("      cost     ") and "% of the child's prefix" in x for x in block)
+    parent = next(i for i, x in enumerate(block) if x.startswith("      parent "))
+    caret = block[parent + 1].index("^")
+    child = block[parent + 2]
+    assert child.startswith("      children[0] ")
+    assert child[caret:].startswith(" Now: 2025")
+    assert block[parent - 1] == ""
+    assert "      structure:" in block
+
+
+def test_warnings_show_their_cost_only() -> None:
+    lines = rules_text([report(REFERENCE, "continuable-persona", "gemini")]).splitlines()
+    warning = next(i for i, x in enumerate(lines) if x.startswith(f"  {MARKS['warning']} system"))
+    assert lines[warning + 1].startswith("      cost     ")
+    assert lines[warning + 2].startswith("  ")
+    assert not lines[warning + 2].startswith("      ")
+
+
+def test_details_without_windows_or_cost() -> None:
+    finding = Finding(
+        "well-formed",
+        "fail",
+        "children[0] is not JSON",
+        Evidence("children[0]", reason="children[0] is not JSON"),
+    )
+    assert finding_details(finding) == ["body     children[0]"]
+    assert cost_text(Cost(4000, 8000)) == (
+        "4,000 bytes of inherited prefix lost = 50.0% of the child's prefix "
+        "(~1,000 tokens at ~4 bytes/token)"
+    )
+    empty = rules_text([ScenarioReport("s", "openai", "x", ())])
+    assert empty.endswith("1 scenario runs, 0 failed; findings: none\n")

@@ -1,0 +1,407 @@
+"""Known-bad subjects: the reference implementation, broken in exactly one way each.
+
+One per regression class of SPEC §6 (all 19), and more for rules no class covers. Each wraps
+``ReferenceSubject`` and changes a child's neutral request before rendering, a rendered body,
+or the outcome (see ``edits``), the way that class of bug does in the field. ``CASES`` says
+which rule must catch each one, on which scenarios and dialects, and where its evidence points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from harness.assemblers import Wording
+from harness.dialects import get_dialect
+from harness.model import Request, Thinking, ThinkingConfig, ToolChoice
+from harness.rules import Status
+from harness.scenarios import Lifecycle, Scenario
+from harness.subjects import Outcome, ReferenceSubject
+
+from . import edits
+
+__all__ = ["CASES", "DIALECTS", "GOOD_MARKERS", "SPEC_CLASSES", "Case", "Mutant"]
+
+DIALECTS = ("anthropic", "gemini", "openai")
+
+ChildEdit = Callable[[Request, Scenario, int], Request]
+BodyEdit = Callable[[dict[str, Any], Scenario, str, int], dict[str, Any]]
+OutcomeEdit = Callable[[Outcome, Scenario, str], Outcome]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """``ReferenceSubject`` with one edit: of each child request, child body, or the outcome."""
+
+    name: str
+    child: ChildEdit | None = None
+    body: BodyEdit | None = None
+    outcome: OutcomeEdit | None = None
+    base: ReferenceSubject = field(default_factory=ReferenceSubject)
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        return self.base.dialects
+
+    @property
+    def lifecycles(self) -> tuple[Lifecycle, ...]:
+        return self.base.lifecycles
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        outcome = self.base.assemble(scenario, dialect)
+        if self.outcome is not None:
+            return self.outcome(outcome, scenario, dialect)
+        d = get_dialect(dialect)
+        children = []
+        for i, raw in enumerate(outcome.children):
+            if self.child is not None:
+                raw = d.render(self.child(d.parse(orjson.loads(raw)).request, scenario, i))
+            if self.body is not None:
+                raw = orjson.dumps(self.body(orjson.loads(raw), scenario, dialect, i))
+            children.append(raw)
+        return replace(outcome, children=tuple(children))
+
+
+# --- the registry ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """A bad subject, the rule that must catch it, and where its evidence must point.
+
+    ``where`` maps a dialect to the expected (segment, path) of the evidence (segment None:
+    the evidence names no segment of the body, e.g. a setting or a segment the body lacks).
+    ``spec_class`` is the SPEC §6 regression class, None for the extras.
+    """
+
+    subject: Mutant
+    rule: str
+    scenarios: tuple[str, ...]
+    spec_class: str | None = None
+    status: Status = "fail"
+    dialects: tuple[str, ...] = DIALECTS
+    where: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    also_passes: tuple[str, ...] = ()
+    """Rules that must still pass (the difference is reported by ``rule`` alone)."""
+
+
+_CALLS = ("fork-model-calls",)
+_THINKING = ThinkingConfig(mode="enabled", budget_tokens=1024, effort="low")
+
+SPEC_CLASSES: tuple[str, ...] = (
+    "tool order not fixed",
+    "tool set churn",
+    "JSON key order drift",
+    "timestamp or date in the system prompt",
+    "environment values in the head",
+    "mutable memory spliced into the system prompt",
+    "byte drift in old messages",
+    "history rebuilt differently on resume",
+    "a child identity or system section differing from the parent's",
+    "thinking/effort changed in the child",
+    "model switched",
+    "history rewritten before the fork point",
+    "thinking blocks stripped",
+    "images pruned or toggled",
+    "cache markers placed on a volatile trailing block",
+    "gateway-style reshaping",
+    "tool_choice or structured-output schema changed in the child",
+    "placeholder responses differing between siblings",
+    "child-only text placed in the system prompt or before the inherited history",
+)
+"""The 19 regression classes of SPEC §6, by name (parenthesised examples left out)."""
+
+_C = SPEC_CLASSES
+
+CASES: dict[str, Case] = {
+    "tool-order": Case(
+        Mutant("tool-order", child=lambda r, s, i: edits.preset(r, tools=r.preset.tools[::-1])),
+        "tools-identical",
+        _CALLS,
+        _C[0],
+        where={
+            "anthropic": ("tools[0]", "tools[0].name"),
+            "openai": ("tools[0]", "tools[0].function.name"),
+            "gemini": ("tools[0].functionDeclarations[0]", "tools[0].functionDeclarations[0].name"),
+        },
+    ),
+    "tool-churn": Case(
+        Mutant("tool-churn", child=lambda r, s, i: edits.preset(r, tools=r.preset.tools[:-1])),
+        "tools-identical",
+        _CALLS,
+        _C[1],
+        where={
+            "anthropic": (None, "tools[2]"),
+            "openai": (None, "tools[2]"),
+            "gemini": (None, "tools[0].functionDeclarations[2]"),
+        },
+    ),
+    "key-order": Case(
+        Mutant("key-order", body=edits.keys_reversed),
+        "byte-prefix",
+        _CALLS,
+        _C[2],
+        where={
+            "anthropic": ("messages[0]", "messages[0]"),
+            "openai": ("messages[0]", "messages[0]"),
+            "gemini": ("contents[0]", "contents[0]"),
+        },
+    ),
+    "timestamp": Case(
+        Mutant(
+            "timestamp",
+            child=lambda r, s, i: edits.preset(
+                r, system=(r.preset.system[0] + " Now: 2025-11-30T11:17Z.", *r.preset.system[1:])
+            ),
+        ),
+        "system-identical",
+        _CALLS,
+        _C[3],
+        where={
+            "anthropic": ("system[0]", "system[0].text"),
+            "openai": ("messages[0]", "messages[0].content"),
+            "gemini": ("systemInstruction", "systemInstruction.parts[0].text"),
+        },
+    ),
+    "environment": Case(
+        Mutant("environment", child=edits.env_first),
+        "history-inherited",
+        _CALLS,
+        _C[4],
+        where={
+            "anthropic": ("messages[0]", "messages[0].content"),
+            "openai": ("messages[2]", "messages[2].content"),
+            "gemini": ("contents[0]", "contents[0].parts[0].text"),
+        },
+    ),
+    "memory": Case(
+        Mutant(
+            "memory",
+            child=lambda r, s, i: edits.preset(
+                r, system=(*r.preset.system, "Memory: the user prefers short answers.")
+            ),
+        ),
+        "system-identical",
+        _CALLS,
+        _C[5],
+        where={
+            "anthropic": ("system[2]", "system[2]"),
+            "openai": ("messages[2]", "messages[2]"),
+            "gemini": ("systemInstruction", "systemInstruction.parts"),
+        },
+    ),
+    "byte-drift": Case(
+        Mutant("byte-drift", body=edits.block_form),
+        "byte-prefix",
+        _CALLS,
+        _C[6],
+        where={
+            "anthropic": ("messages[0]", "messages[0].content"),
+            "openai": ("messages[2]", "messages[2].content"),
+            "gemini": ("contents[0]", "contents[0].parts[0].text"),
+        },
+    ),
+    "resume-rebuilt": Case(
+        Mutant("resume-rebuilt", child=edits.new_ids),
+        "history-inherited",
+        ("continuable",),
+        _C[7],
+        where={
+            "anthropic": ("messages[1]", "messages[1].content[2].id"),
+            "openai": ("messages[3]", "messages[3].tool_calls[0].id"),
+            "gemini": ("contents[1]", "contents[1].parts[2].functionCall.id"),
+        },
+    ),
+    "child-identity": Case(
+        Mutant(
+            "child-identity",
+            child=lambda r, s, i: edits.preset(r, system=("You are a forked worker agent.",)),
+        ),
+        "system-identical",
+        _CALLS,
+        _C[8],
+        where={
+            "anthropic": ("system", "system"),
+            "openai": ("messages[0]", "messages[0].content"),
+            "gemini": ("systemInstruction", "systemInstruction.parts[0].text"),
+        },
+    ),
+    "thinking-changed": Case(
+        Mutant("thinking-changed", child=lambda r, s, i: edits.settings(r, thinking=_THINKING)),
+        "settings-identical",
+        _CALLS,
+        _C[9],
+        where={
+            "anthropic": (None, "thinking"),
+            "openai": (None, "reasoning_effort"),
+            "gemini": (None, "generationConfig.thinkingConfig"),
+        },
+    ),
+    "model-switched": Case(
+        Mutant("model-switched", child=lambda r, s, i: edits.settings(r, model="model-small")),
+        "settings-identical",
+        _CALLS,
+        _C[10],
+        dialects=("anthropic", "openai"),  # gemini sends the model in the URL, not the body
+        where={"anthropic": (None, "model"), "openai": (None, "model")},
+    ),
+    "pruned": Case(
+        Mutant("pruned", child=lambda r, s, i: edits.inherited_parts(r, s, edits.pruned)),
+        "history-inherited",
+        _CALLS,
+        _C[11],
+        where={
+            "anthropic": ("messages[2]", "messages[2].content[0].content"),
+            "openai": ("messages[4]", "messages[4].content"),
+            "gemini": ("contents[2]", "contents[2].parts[0].functionResponse.response"),
+        },
+    ),
+    "thinking-stripped": Case(
+        Mutant(
+            "thinking-stripped",
+            child=lambda r, s, i: edits.inherited_parts(
+                r, s, lambda p: None if isinstance(p, Thinking) else p
+            ),
+        ),
+        "history-inherited",
+        _CALLS,
+        _C[12],
+        where={
+            "anthropic": ("messages[1]", "messages[1].content[0].type"),
+            "openai": ("messages[3]", "messages[3]"),
+            "gemini": ("contents[1]", "contents[1].parts[0].text"),
+        },
+    ),
+    "images-pruned": Case(
+        Mutant("images-pruned", child=lambda r, s, i: edits.inherited_parts(r, s, edits.no_image)),
+        "history-inherited",
+        _CALLS,
+        _C[13],
+        where={
+            "anthropic": ("messages[2]", "messages[2].content[1].type"),
+            "openai": ("messages[5]", "messages[5].content"),
+            "gemini": ("contents[2]", "contents[2].parts[1]"),
+        },
+    ),
+    "volatile-marker": Case(
+        Mutant("volatile-marker", child=edits.last_marked),
+        "cache-markers",
+        _CALLS,
+        _C[14],
+        dialects=("anthropic",),
+        where={"anthropic": ("messages[6]", "messages[6]")},
+    ),
+    "gateway": Case(
+        Mutant("gateway", child=edits.hoisted),
+        "system-identical",
+        _CALLS,
+        _C[15],
+        where={
+            "anthropic": (None, "system[0]"),
+            "openai": (None, "messages[0]"),
+            "gemini": (None, "systemInstruction"),
+        },
+    ),
+    "tool-choice": Case(
+        Mutant(
+            "tool-choice",
+            child=lambda r, s, i: edits.settings(r, tool_choice=ToolChoice("required")),
+        ),
+        "settings-identical",
+        _CALLS,
+        _C[16],
+        where={
+            "anthropic": (None, "tool_choice"),
+            "openai": (None, "tool_choice"),
+            "gemini": ("toolConfig", "toolConfig.functionCallingConfig.mode"),
+        },
+    ),
+    "sibling-placeholders": Case(
+        Mutant("sibling-placeholders", child=edits.placeholders),
+        "siblings-shared",
+        ("siblings",),
+        _C[17],
+        where={
+            "anthropic": ("messages[4]", "messages[4].content[0].content"),
+            "openai": ("messages[7]", "messages[7].content"),
+            "gemini": ("contents[4]", "contents[4].parts[0].functionResponse.response.output"),
+        },
+    ),
+    "task-in-system": Case(
+        Mutant("task-in-system", child=edits.task_in_system),
+        "task-after-prefix",
+        ("fork-model", "continuable"),
+        _C[18],
+        where={
+            "anthropic": ("system[2]", "system[2]"),
+            "openai": ("messages[2]", "messages[2]"),
+            "gemini": ("systemInstruction", "systemInstruction"),
+        },
+    ),
+    # --- rules no regression class covers ---
+    "recursion-allowed": Case(
+        Mutant("recursion-allowed", base=ReferenceSubject(Wording(boilerplate_tag="worker-rules"))),
+        "recursion-rejected",
+        ("recursive",),
+    ),
+    "parent-id-missing": Case(
+        Mutant("parent-id-missing", child=edits.no_parent_id),
+        "parent-id-guidance",
+        ("continuable",),
+    ),
+    "guidance-without-tool": Case(
+        Mutant("guidance-without-tool", child=edits.guidance_anyway),
+        "parent-id-guidance",
+        ("continuable-filtered",),
+    ),
+    "guidance-in-system": Case(
+        Mutant("guidance-in-system", child=edits.guidance_in_system),
+        "parent-id-guidance",
+        ("continuable",),
+    ),
+    "spawn-leaks": Case(
+        Mutant("spawn-leaks", child=edits.leaky_spawn), "spawn-isolated", ("spawn",)
+    ),
+    "spawn-parent-grows": Case(
+        Mutant("spawn-parent-grows", outcome=edits.inline_exchanges), "spawn-isolated", ("spawn",)
+    ),
+    "follow-up-rewrites": Case(
+        Mutant("follow-up-rewrites", outcome=edits.follow_ups_rewritten),
+        "append-only",
+        ("continuable-follow-ups",),
+    ),
+    "alternation-broken": Case(
+        Mutant("alternation-broken", child=edits.two_users), "alternation", ("fork-user",)
+    ),
+    "call-unpaired": Case(Mutant("call-unpaired", child=edits.unpaired), "call-pairing", _CALLS),
+    "args-redacted": Case(
+        Mutant("args-redacted", child=edits.redacted),
+        "call-args-kept",
+        (*_CALLS, "siblings"),
+        status="warning",
+        also_passes=("history-inherited", "byte-prefix"),
+    ),
+    "degraded-no-child": Case(
+        Mutant("degraded-no-child", outcome=edits.no_degraded_child),
+        "degraded-fallback",
+        ("degraded",),
+    ),
+    "too-many-markers": Case(
+        Mutant("too-many-markers", child=edits.too_many_marks),
+        "cache-markers",
+        _CALLS,
+        dialects=("anthropic",),
+    ),
+    "body-truncated": Case(
+        Mutant("body-truncated", outcome=edits.truncated), "well-formed", _CALLS
+    ),
+    "subject-crashes": Case(
+        Mutant("subject-crashes", outcome=edits.crash), "subject-error", _CALLS
+    ),
+}
+
+GOOD_MARKERS = Mutant("good-markers", child=edits.marks_inherited_end)
+"""Not bad: marks the last inherited message, which cache-markers must pass."""

@@ -1,0 +1,76 @@
+import orjson
+import pytest
+
+from harness.dialects import get_dialect
+from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
+from harness.rules._body import Body, message_frame, message_frames, read_body
+
+from .support import REFERENCE, outcome
+
+OPENAI = get_dialect("openai")
+
+
+def test_a_reference_child_reads_with_stream_request_and_families() -> None:
+    raw = outcome(REFERENCE, "fork-model-calls", "anthropic").children[0]
+    body = read_body("children[0]", raw, get_dialect("anthropic"))
+    assert isinstance(body, Body)
+    assert body.label == "children[0]"
+    assert len(body.families) == len(body.frames) == len(body.parsed.segments)
+    assert body.history_start == 5  # three tools, two system blocks
+    assert [f.name for f in body.frames_of("system")] == ["system[0]", "system[1]"]
+    assert body.frame_index("messages[0]") == 5
+    assert body.frame_index("messages[99]") is None
+    assert body.request.history[-1].text == "Begin."
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b'{"messages": [', "children[0] is not JSON: "),
+        (b"[]", "children[0] is not a request of the openai dialect: the body is an array"),
+        (
+            b'{"messages": [{"role": "robot"}]}',
+            "children[0] is not a request of the openai dialect: messages[0].role",
+        ),
+        (
+            b'{"messages": [{"role": "user", "content": [{"type": "audio"}]}]}',
+            "children[0] is not a request of the openai dialect: messages[0].content[0].type",
+        ),
+    ],
+)
+def test_unreadable_bodies_give_one_sentence(raw: bytes, problem: str) -> None:
+    found = read_body("children[0]", raw, OPENAI)
+    assert isinstance(found, str)
+    assert found.startswith(problem)
+
+
+def test_openai_renders_tool_results_as_one_message_each() -> None:
+    calls = Message(
+        "model",
+        (FunctionCall("a", freeze({}), id="1"), FunctionCall("b", freeze({}), id="2")),
+    )
+    results = Message(
+        "user",
+        (FunctionResponse("a", "x", id="1"), FunctionResponse("b", "y", id="2"), Text("go")),
+    )
+    history = (Message("user", (Text("hi"),)), calls, results)
+    assert message_frames(OPENAI, history) == (1, 1, 3)
+    assert message_frames(get_dialect("gemini"), history) == (1, 1, 1)
+
+
+def test_message_frame_maps_a_message_to_its_first_segment() -> None:
+    raw = outcome(REFERENCE, "fork-model-calls", "openai").children[0]
+    body = read_body("children[0]", raw, OPENAI)
+    assert isinstance(body, Body)
+    names = [message_frame(OPENAI, body, k) for k in range(len(body.request.history) + 1)]
+    assert [f.name if f else None for f in names] == [
+        "messages[2]",
+        "messages[3]",
+        "messages[4]",  # the tool result; the image follows as messages[5]
+        "messages[6]",
+        "messages[7]",  # the placeholder result, then the child message as messages[8]
+        "messages[9]",
+        "messages[10]",
+        None,
+    ]
+    assert orjson.loads(raw)["messages"][5]["content"][0]["type"] == "image_url"

@@ -1,0 +1,62 @@
+import pytest
+
+from harness.dialects import Segment
+from harness.rules._layout import families, marker_limit
+
+from .support import DIALECTS, REFERENCE, context
+
+
+def test_openai_system_is_the_leading_run_of_system_messages() -> None:
+    segments = (
+        Segment("tools[0]", {}),
+        Segment("response_format", {}),
+        Segment("messages[0]", {"role": "developer"}),
+        Segment("messages[1]", {"role": "system"}),
+        Segment("messages[2]", {"role": "user"}),
+        Segment("messages[3]", {"role": "system"}),
+    )
+    assert families("openai", segments) == (
+        "tools",
+        "settings",
+        "system",
+        "system",
+        "history",
+        "history",
+    )
+
+
+def test_gemini_and_anthropic_families_by_segment_name() -> None:
+    gemini = [Segment(n, {}) for n in ("systemInstruction", "tools[0].functionDeclarations[1]")]
+    gemini += [Segment("toolConfig", {}), Segment("contents[0]", {})]
+    assert families("gemini", gemini) == ("system", "tools", "settings", "history")
+    anthropic = [Segment(n, {}) for n in ("tools[0]", "system", "system[1]", "messages[0]")]
+    assert families("anthropic", anthropic) == ("tools", "system", "system", "history")
+
+
+def test_an_unknown_dialect_is_read_by_segment_names() -> None:
+    names = ("instructions", "tools[0]", "tool_config", "input[0]", "text")
+    segments = [Segment(n, {}) for n in names]
+    assert families("responses", segments) == (
+        "settings",
+        "tools",
+        "settings",
+        "history",
+        "settings",
+    )
+    assert families("x", [Segment("system_prompt", "")]) == ("system",)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_reference_bodies_put_head_before_history(dialect: str) -> None:
+    ctx = context(REFERENCE, "fork-model-calls", dialect)
+    child = ctx.children[0]
+    head = child.families[: child.history_start]
+    assert set(head) <= {"system", "tools", "settings"}
+    assert set(child.families[child.history_start :]) == {"history"}
+    assert head.count("system") == (1 if dialect == "gemini" else 2)  # one systemInstruction
+    assert head.count("tools") == 3
+
+
+def test_marker_limits() -> None:
+    assert marker_limit("anthropic") == 4
+    assert marker_limit("openai") is None

@@ -1,0 +1,38 @@
+import pytest
+
+from harness.rules import Cost, Finding, ScenarioReport
+from harness.rules._report import combine, worst
+
+
+def test_cost_share_and_token_estimate() -> None:
+    cost = Cost(lost_bytes=1001, child_bytes=4000)
+    assert cost.share == pytest.approx(0.25025)
+    assert cost.tokens == 251  # ~4 bytes per token, rounded up
+    assert Cost(0, 0).share == 0.0
+
+
+def test_worst_takes_the_first_of_the_worst_status() -> None:
+    a, b, c = Finding("r", "pass", "a"), Finding("r", "warning", "b"), Finding("r", "warning", "c")
+    assert worst([a, b, c]) is b
+
+
+def test_combine_counts_bodies_sharing_the_worst_status() -> None:
+    ok, bad = Finding("r", "pass", "fine"), Finding("r", "fail", "broken")
+    assert combine("r", [ok], none="-") is ok
+    assert combine("r", [ok, bad, bad], none="-").message == "broken (2 of 3 bodies)"
+    assert combine("r", [ok, ok], none="-").message == "fine (all 2 bodies)"
+    empty = combine("r", [], none="nothing to check")
+    assert (empty.status, empty.message) == ("not-applicable", "nothing to check")
+
+
+def test_scenario_report_counts_and_lookup() -> None:
+    report = ScenarioReport(
+        "s", "openai", "ref", (Finding("a", "pass", ""), Finding("b", "not-applicable", ""))
+    )
+    assert not report.failed
+    assert report.counts == {"fail": 0, "warning": 0, "note": 0, "pass": 1, "not-applicable": 1}
+    assert report.finding("b").status == "not-applicable"
+    with pytest.raises(KeyError):
+        report.finding("c")
+    failing = ScenarioReport("s", "openai", "ref", (Finding("a", "fail", ""),))
+    assert failing.failed

@@ -1,0 +1,80 @@
+from dataclasses import replace
+
+import pytest
+
+from harness.model import Request, freeze
+
+from .bad_subjects import CASES
+from .support import DIALECTS, REFERENCE, edited, finding
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    "scenario", ["fork-model-calls", "fork-model", "fork-user", "siblings", "continuable"]
+)
+def test_the_reference_keeps_history_and_call_args(dialect: str, scenario: str) -> None:
+    assert finding(REFERENCE, scenario, dialect, "history-inherited").status == "pass"
+    assert finding(REFERENCE, scenario, dialect, "call-args-kept").status == "pass"
+
+
+def test_nothing_to_inherit_is_not_applicable() -> None:
+    found = finding(REFERENCE, "recursive", "openai", "history-inherited")
+    assert found.status == "not-applicable"  # rejected: no body at all
+    assert found.message == "no child body to check"
+    spawn = finding(REFERENCE, "spawn", "openai", "history-inherited")
+    assert spawn.status == "not-applicable"
+    first_turn = finding(REFERENCE, "degraded", "openai", "call-args-kept")
+    assert (first_turn.status, first_turn.message) == (
+        "not-applicable",
+        "the scenario's inherited span is empty",
+    )
+
+
+@pytest.mark.parametrize("key", ["thinking-stripped", "images-pruned", "pruned", "environment"])
+def test_rewritten_inherited_messages_fail(key: str) -> None:
+    found = finding(CASES[key].subject, "fork-model-calls", "anthropic", "history-inherited")
+    assert found.status == "fail"
+    assert found.evidence is not None
+    assert found.evidence.against == "scenario"
+    assert found.cost is not None
+
+
+def test_a_child_history_shorter_than_the_span_fails() -> None:
+    def truncated(request: Request, *_: object) -> Request:
+        return replace(request, history=request.history[:2])
+
+    found = finding(
+        edited("truncated", child=truncated), "fork-model", "gemini", "history-inherited"
+    )
+    assert found.status == "fail"
+    assert found.message == (
+        "children[0]'s history ends after 2 messages; the inherited span has 4"
+    )
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_redacted_call_args_warn_with_cost_and_nothing_else(dialect: str) -> None:
+    subject = CASES["args-redacted"].subject
+    found = finding(subject, "fork-model-calls", dialect, "call-args-kept")
+    assert found.status == "warning"
+    assert "redacts the arguments of call agent (call_2) in inherited message 3" in found.message
+    assert found.cost is not None
+    assert 0 < found.cost.lost_bytes < found.cost.child_bytes
+    assert finding(subject, "fork-model-calls", dialect, "history-inherited").status == "pass"
+
+
+def test_args_changed_otherwise_fail_history_inherited() -> None:
+    def other_args(request: Request, *_: object) -> Request:
+        model = request.history[3]
+        parts = tuple(
+            replace(p, args=freeze({"directive": "something else"}))
+            if p == model.function_calls[0]
+            else p
+            for p in model.parts
+        )
+        history = (*request.history[:3], replace(model, parts=parts), *request.history[4:])
+        return replace(request, history=history)
+
+    subject = edited("other-args", child=other_args)
+    assert finding(subject, "fork-model-calls", "openai", "history-inherited").status == "fail"
+    assert finding(subject, "fork-model-calls", "openai", "call-args-kept").status == "pass"

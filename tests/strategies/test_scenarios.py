@@ -1,0 +1,140 @@
+import pytest
+from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
+
+from harness.assemblers import SEND_MESSAGE, calls_answered, history_ending
+from harness.dialects import all_dialects
+from harness.model import FunctionCall, Message
+from harness.scenarios import ACTIONS, Scenario
+from harness.strategies import (
+    call_response_pairs,
+    continuable_scenarios,
+    fork_scenarios,
+    scenarios,
+    sibling_scenarios,
+    spawn_scenarios,
+)
+from harness.subjects import ReferenceSubject
+
+from .test_model import check_alternating_and_paired
+
+DIALECTS = st.sampled_from(tuple(all_dialects()))
+FEW = settings(max_examples=25)
+"""Scenarios are large draws; the ci profile's derandomized examples stay, just fewer."""
+
+
+def declared(scenario: Scenario) -> set[str]:
+    return {t.name for t in scenario.preset.tools}
+
+
+@settings(max_examples=60)
+@given(scenarios(), DIALECTS)
+def test_the_reference_assembles_every_generated_scenario(scenario: Scenario, dialect: str) -> None:
+    assert not scenario.problems()
+    check_alternating_and_paired(scenario.history)
+    called = {c.name for m in scenario.history for c in m.function_calls}
+    assert called <= declared(scenario)
+    outcome = ReferenceSubject().assemble(scenario, dialect)
+    assert outcome.status == "assembled", outcome.message
+
+
+@pytest.mark.parametrize("ending", ["model", "model_calls", "user"])
+@FEW
+@given(data=st.data())
+def test_forks_end_as_asked_and_call_the_fork_tool(ending: str, data: st.DataObject) -> None:
+    scenario = data.draw(fork_scenarios(ending=ending))  # type: ignore[arg-type]
+    assert history_ending(scenario.history) == ending
+    assert len(scenario.directives) == 1
+    fork_calls = [c for c in scenario.history[-1].function_calls if c.name == scenario.fork_tool]
+    assert len(fork_calls) == (1 if ending == "model_calls" else 0)
+    assert scenario.fork_tool in declared(scenario)
+
+
+@FEW
+@given(sibling_scenarios(min_siblings=3, max_siblings=3, ending="model_calls"))
+def test_siblings_have_one_fork_call_per_directive(scenario: Scenario) -> None:
+    calls = [c for c in scenario.history[-1].function_calls if c.name == scenario.fork_tool]
+    assert [c.args["directive"] for c in calls] == list(scenario.directives)  # type: ignore[index]
+    assert len({c.id for c in calls}) == 3
+
+
+@FEW
+@given(continuable_scenarios(cold_resume=True, structured_output=True, max_follow_ups=1))
+def test_continuable_options_can_be_forced(scenario: Scenario) -> None:
+    spec = scenario.continuation
+    assert spec is not None
+    assert spec.tool_filter is not None or spec.persona is not None
+    assert spec.output_tool is not None
+    assert spec.output_section
+    assert spec.output_tool.name not in declared(scenario) | {SEND_MESSAGE}
+    assert len(spec.follow_ups) <= 1
+    for step in spec.follow_ups:
+        assert calls_answered(step.reply.function_calls, step.message.function_responses)
+
+
+@FEW
+@given(continuable_scenarios(cold_resume=False, structured_output=False))
+def test_continuable_options_can_be_ruled_out(scenario: Scenario) -> None:
+    spec = scenario.continuation
+    assert spec is not None
+    assert (spec.tool_filter, spec.persona, spec.output_tool) == (None, None, None)
+
+
+@FEW
+@given(spawn_scenarios())
+def test_spawns_delegate_their_prompt_in_the_last_call(scenario: Scenario) -> None:
+    (call,) = scenario.history[-1].function_calls
+    assert call.name == scenario.fork_tool == "task"
+    assert call.args == {"prompt": scenario.prompt}
+
+
+@FEW
+@given(call_response_pairs(tool_names=("a", "b"), min_calls=2, max_calls=2, id_prefix="x"))
+def test_call_response_pairs_answer_each_call_by_id_and_name(pair: tuple[Message, Message]) -> None:
+    model, user = pair
+    assert [c.id for c in model.function_calls] == ["x_0", "x_1"]
+    assert [(r.id, r.name) for r in user.function_responses] == [
+        (c.id, c.name) for c in model.function_calls
+    ]
+
+
+@FEW
+@given(scenarios(actions=("spawn", "siblings")))
+def test_scenarios_draw_only_the_actions_asked(scenario: Scenario) -> None:
+    assert scenario.action in ("spawn", "siblings")
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_the_simplest_scenarios_are_small_and_readable(action: str) -> None:
+    """Hypothesis tries the simplest example first and shrinks failures toward it."""
+    simplest = settings(phases=[Phase.generate], max_examples=1, database=None)
+    smallest = find(scenarios(actions=(action,)), lambda s: True, settings=simplest)  # type: ignore[arg-type]
+    assert smallest.id == f"{action}-0"
+    assert len(smallest.history) <= 2
+    assert len(smallest.preset.tools) <= 2
+    assert all(d == "0" for d in smallest.directives)
+    calls = [p for p in smallest.history[-1].parts if isinstance(p, FunctionCall)]
+    assert len(calls) <= 1
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: fork_scenarios(ending="sideways"), "fork_scenarios: ending='sideways' is not"),
+        (lambda: fork_scenarios(max_turns=0), "fork_scenarios: max_turns=0 must be at least 1"),
+        (lambda: fork_scenarios(max_tools=0), "fork_scenarios: max_tools=0 must be at least 1"),
+        (lambda: sibling_scenarios(min_siblings=1), "min_siblings=1 must be at least 2"),
+        (lambda: sibling_scenarios(min_siblings=4, max_siblings=3), "max_size=3 is below"),
+        (lambda: continuable_scenarios(cold_resume="yes"), "cold_resume='yes' must be True"),
+        (lambda: continuable_scenarios(max_follow_ups=-1), "max_size=-1 is below min_size=0"),
+        (lambda: spawn_scenarios(max_turns=0), "spawn_scenarios: max_turns=0"),
+        (lambda: scenarios(actions=()), "actions=() must be a non-empty subset"),
+        (lambda: scenarios(actions=("fork", "clone")), "must be a non-empty subset of"),
+        (lambda: scenarios(actions="fork"), "must be a non-empty subset of"),
+        (lambda: call_response_pairs(tool_names=()), "tool_names=() needs non-empty names"),
+        (lambda: call_response_pairs(min_calls=0), "min_calls=0 must be at least 1"),
+    ],
+)
+def test_bad_options_fail_early_and_clearly(make, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make()

@@ -1,0 +1,78 @@
+"""An in-process subject behind the runner's interface: it never raises, and what breaks the
+Subject contract becomes a SubjectFailure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.model import Message, Preset, Text
+from harness.scenarios import Lifecycle, Scenario
+from harness.subjects import (
+    InProcessSubject,
+    LoadedSubject,
+    Outcome,
+    ReferenceSubject,
+    SubjectFailure,
+)
+
+SCENARIO = Scenario("s", "fork", Preset(), (Message("user", (Text("hi"),)),), ("go",))
+
+
+@dataclass
+class Scripted:
+    """A subject whose assemble returns (or raises) what it is given."""
+
+    result: Any
+    closed: list[bool] = field(default_factory=list)
+    name: str = "scripted"
+    dialects: tuple[str, ...] = ("openai",)
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot",)
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        if isinstance(self.result, BaseException):
+            raise self.result
+        return self.result  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.closed.append(True)
+
+
+def test_it_delegates_and_is_a_loaded_subject() -> None:
+    subject = InProcessSubject(ReferenceSubject())
+    assert isinstance(subject, LoadedSubject)
+    assert subject.name == "reference"
+    assert subject.dialects == ("anthropic", "gemini", "openai")
+    assert subject.lifecycles == ("one-shot", "continuable", "spawn")
+    assert subject.assemble(SCENARIO, "openai") == ReferenceSubject().assemble(SCENARIO, "openai")
+
+
+def test_an_exception_is_a_crash_with_the_traceback() -> None:
+    outcome = InProcessSubject(Scripted(ZeroDivisionError("division by zero"))).assemble(
+        SCENARIO, "openai"
+    )
+    assert isinstance(outcome, SubjectFailure)
+    assert outcome.kind == "crash"
+    assert outcome.detail == "assemble raised ZeroDivisionError: division by zero"
+    assert "ZeroDivisionError" in outcome.stderr_tail
+
+
+def test_what_is_no_outcome_of_bytes_is_a_protocol_failure() -> None:
+    cases = {
+        "assemble returned dict, not an Outcome": {"status": "assembled"},
+        "assemble returned a body of type str, not bytes": Outcome("assembled", children=("{}",)),  # type: ignore[arg-type]
+        "assemble returned an Outcome with status 'done'": Outcome("done"),  # type: ignore[arg-type]
+    }
+    for detail, result in cases.items():
+        outcome = InProcessSubject(Scripted(result)).assemble(SCENARIO, "openai")
+        assert isinstance(outcome, SubjectFailure)
+        assert (outcome.kind, outcome.detail) == ("protocol", detail)
+
+
+def test_close_closes_the_wrapped_subject_and_start_does_nothing() -> None:
+    inner = Scripted(Outcome("skipped", message="no"))
+    with InProcessSubject(inner) as subject:
+        subject.start()
+        assert subject.assemble(SCENARIO, "openai") == Outcome("skipped", message="no")
+    assert inner.closed == [True]
+    InProcessSubject(ReferenceSubject()).close()  # nothing to close

@@ -1,0 +1,196 @@
+"""One subject process: lines both ways within deadlines, bounded stderr, always reaped."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.subjects import SubjectStartError
+from harness.subjects._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
+
+ECHO = r"""
+import os, signal, subprocess, sys, time
+if "noisy" in sys.argv:
+    sys.stderr.write("e" * 1_000_000); sys.stderr.flush()
+if "spew" in sys.argv:
+    sys.stdout.write("s" * 3_000_000); sys.stdout.flush()
+if "stubborn" in sys.argv:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    cmd = line.strip()
+    if cmd == "crash":
+        sys.stderr.write("bye\n"); sys.stderr.flush(); os._exit(5)
+    if cmd == "sleep":
+        time.sleep(60)
+    if cmd == "nap":
+        time.sleep(0.5)
+    if cmd == "close":
+        os.close(1); time.sleep(60)
+    if cmd.startswith("noise"):
+        sys.stderr.write("line\n" * int(cmd[5:])); sys.stderr.flush()
+    if cmd == "blank":
+        sys.stdout.write("\n  \n")
+    if cmd == "spawn":
+        cmd = str(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]).pid)
+    if cmd.startswith("big"):
+        cmd = "b" * int(cmd[3:])
+    sys.stdout.write(cmd + "\n"); sys.stdout.flush()
+if "stubborn" in sys.argv:
+    time.sleep(60)
+"""
+
+
+def start(
+    *flags: str, max_line_bytes: int = 1 << 26, stderr_limit: int = 1 << 16
+) -> SubjectProcess:
+    return SubjectProcess(
+        [sys.executable, "-c", ECHO, *flags],
+        max_line_bytes=max_line_bytes,
+        stderr_limit=stderr_limit,
+    )
+
+
+def reaped(pid: int) -> bool:
+    """Whether our child ``pid`` is gone and waited for (no zombie left)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def dead(pid: int, within: float = 5.0) -> bool:
+    """Whether a process that is not our child has ended (a zombie counts as ended)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_line_out_and_a_line_back_skipping_blank_lines() -> None:
+    process = start()
+    assert process.exchange(b"hello\n", 5) == b"hello"
+    assert process.exchange(b"blank\n", 5) == b"blank"
+    assert process.stop(b"", 2) == 0
+    assert reaped(process.pid)
+
+
+def test_big_lines_both_ways_while_the_child_floods_stderr() -> None:
+    process = start("noisy")
+    big = 4 * 1024 * 1024
+    assert process.exchange(b"x" * big + b"\n", 20) == b"x" * big
+    assert process.exchange(f"big{big}\n".encode(), 20) == b"b" * big
+    assert len(process.stderr_tail()) <= 4000
+    process.stop(b"", 2)
+
+
+def test_waiting_for_a_reply_does_not_spin() -> None:
+    process = start()
+    cpu = time.process_time()
+    assert process.exchange(b"nap\n", 5) == b"nap"
+    assert time.process_time() - cpu < 0.1
+    process.kill()
+
+
+def test_no_reply_in_time_is_a_timeout_and_kill_reaps() -> None:
+    process = start()
+    with pytest.raises(ProcessTimeout):
+        process.exchange(b"sleep\n", 0.3)
+    process.kill()
+    assert reaped(process.pid)
+
+
+def test_an_exit_gives_the_exit_code_and_the_last_words() -> None:
+    process = start()
+    with pytest.raises(ProcessExited) as exited:
+        process.exchange(b"crash\n", 5)
+    assert exited.value.exit_code == 5
+    assert not exited.value.partial
+    assert process.stderr_tail() == "bye"
+    process.kill()
+    assert reaped(process.pid)
+
+
+def test_writing_to_an_exited_child_is_an_exit() -> None:
+    process = start()
+    with pytest.raises(ProcessExited):
+        process.exchange(b"crash\n", 5)
+    with pytest.raises(ProcessExited):
+        process.exchange(b"x" * 1_000_000 + b"\n", 5)
+    process.kill()
+
+
+def test_a_closed_stdout_of_a_running_child_has_no_exit_code() -> None:
+    process = start()
+    with pytest.raises(ProcessExited) as exited:
+        process.exchange(b"close\n", 5)
+    assert exited.value.exit_code is None
+    process.kill()
+    assert reaped(process.pid)
+
+
+def test_a_line_over_the_limit_is_refused() -> None:
+    process = start(max_line_bytes=1024)
+    assert process.exchange(b"big1024\n", 5) == b"b" * 1024
+    with pytest.raises(LineTooLong) as too_long:
+        process.exchange(b"big5000\n", 5)
+    assert too_long.value.limit == 1024
+    process.kill()
+
+
+def test_output_over_the_limit_while_the_request_is_written_is_refused() -> None:
+    process = start("spew", max_line_bytes=1024 * 1024)
+    with pytest.raises(LineTooLong):
+        process.exchange(b"x" * 4 * 1024 * 1024 + b"\n", 10)
+    assert len(process._out) < 2 * 1024 * 1024  # stopped reading at the limit
+    process.kill()
+
+
+def test_stderr_is_kept_bounded() -> None:
+    process = start(stderr_limit=1000)
+    process.exchange(b"noise100000\n", 5)
+    assert len(process._err) <= 1000
+    assert process.stderr_tail().splitlines() == ["line"] * 20
+    process.kill()
+
+
+def test_stop_kills_a_child_that_ignores_eof_and_sigterm() -> None:
+    process = start("stubborn")
+    process.exchange(b"hi\n", 5)
+    started = time.monotonic()
+    assert process.stop(b"", 0.2) == -9
+    assert time.monotonic() - started < 5
+    assert reaped(process.pid)
+
+
+def test_kill_ends_the_whole_process_group() -> None:
+    process = start()
+    grandchild = int(process.exchange(b"spawn\n", 5))
+    process.kill()
+    assert reaped(process.pid)
+    assert dead(grandchild)
+
+
+def test_a_forgotten_process_is_ended_when_collected() -> None:
+    process = start()
+    pid = process.pid
+    del process
+    gc.collect()
+    assert reaped(pid)
+
+
+def test_a_missing_program_cannot_start() -> None:
+    with pytest.raises(SubjectStartError, match="cannot run '/nonexistent/subject'"):
+        SubjectProcess(["/nonexistent/subject"], max_line_bytes=1024, stderr_limit=10)

@@ -1,0 +1,68 @@
+"""The Python example subject (examples/python-subject/subject.py): the reference over the
+protocol answers byte for byte what the reference answers in process."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.assemblers import DEFAULT_WORDING
+from harness.model import FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.scenarios import Continuation, Scenario
+from harness.subjects import ReferenceSubject, SubprocessOptions, SubprocessSubject
+
+SUBJECT_PY = Path(__file__).resolve().parents[2] / "examples" / "python-subject" / "subject.py"
+PRESET = Preset(("sys",), (Tool("agent", "Fork.", freeze({"type": "object"})),))
+CALL = FunctionCall("agent", freeze({"d": "x"}), id="c1")
+HISTORY = (
+    Message("user", (Text("hi"),)),
+    Message("model", (Text("ok"),)),
+    Message("user", (Text("go"),)),
+    Message("model", (CALL,)),
+)
+SCENARIOS = (
+    Scenario("fork", "fork", PRESET, HISTORY, ("look",)),
+    Scenario("siblings", "siblings", PRESET, HISTORY[:3], ("a", "b")),
+    Scenario("cont", "continuable", PRESET, HISTORY[:2], continuation=Continuation("do", "p1")),
+    Scenario("spawn", "spawn", PRESET, HISTORY, prompt="Find it.", answer="42"),
+    Scenario("spawn-skipped", "spawn", PRESET, HISTORY[:2], prompt="Find it."),
+    Scenario(
+        "rejected",
+        "fork",
+        PRESET,
+        (
+            Message("user", (Text(DEFAULT_WORDING.child_message("look")),)),
+            *HISTORY[1:],
+            Message("user", (FunctionResponse("agent", "r", id="c1"),)),
+            HISTORY[3],
+        ),
+        ("x",),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def python_subject() -> Iterator[SubprocessSubject]:
+    with SubprocessSubject(
+        [sys.executable, str(SUBJECT_PY)], SubprocessOptions(validate=True)
+    ) as s:
+        yield s
+
+
+def test_it_names_itself_as_the_reference(python_subject: SubprocessSubject) -> None:
+    assert python_subject.name == "reference"
+    assert python_subject.implementation.language == "python"
+    assert python_subject.lifecycles == ("one-shot", "continuable", "spawn")
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini", "openai"])
+def test_it_answers_exactly_as_the_reference_in_process(
+    python_subject: SubprocessSubject, dialect: str
+) -> None:
+    for scenario in SCENARIOS:
+        assert python_subject.assemble(scenario, dialect) == ReferenceSubject().assemble(
+            scenario, dialect
+        ), scenario.id

@@ -1,0 +1,265 @@
+"""The subprocess runner against fake subjects that crash, hang, write garbage, answer the
+wrong seq, are slow or write huge output: each failure is reported for its scenario, the
+subject is restarted and the run goes on; nothing is left running."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.model import Message, Preset, Text
+from harness.protocol import ProtocolError
+from harness.scenarios import Scenario
+from harness.subjects import (
+    Outcome,
+    SubjectFailure,
+    SubjectStartError,
+    SubprocessOptions,
+    SubprocessSubject,
+    is_subject_failure,
+)
+
+FAKES = Path(__file__).resolve().parent / "fakes"
+HISTORY = (Message("user", (Text("hi"),)),)
+
+
+def scenario(scenario_id: str) -> Scenario:
+    return Scenario(scenario_id, "fork", Preset(), HISTORY, directives=("go",))
+
+
+def fake(name: str, *args: str, **options: object) -> SubprocessSubject:
+    argv = [sys.executable, str(FAKES / f"{name}.py"), *args]
+    return SubprocessSubject(argv, SubprocessOptions(**options))  # type: ignore[arg-type]
+
+
+class Run:
+    """Scenarios through one subject, remembering every process it started."""
+
+    def __init__(self, subject: SubprocessSubject) -> None:
+        self.subject = subject
+        self.pids: set[int] = set()
+
+    def __call__(self, *ids: str) -> list[Outcome]:
+        outcomes = []
+        for scenario_id in ids:
+            outcome = self.subject.assemble(scenario(scenario_id), "openai")
+            if self.subject.pid is not None:
+                self.pids.add(self.subject.pid)
+            outcomes.append(outcome)
+        return outcomes
+
+
+Runner = Callable[[SubprocessSubject], Run]
+
+
+@pytest.fixture
+def run() -> Iterator[Runner]:
+    """Yields a Run to bind; afterwards every process it started must be reaped and no
+    thread may have been left behind."""
+    threads = threading.active_count()
+    holder: list[Run] = []
+
+    def bind(subject: SubprocessSubject) -> Run:
+        holder.append(Run(subject))
+        return holder[-1]
+
+    yield bind
+    for r in holder:
+        r.subject.close()
+        for pid in r.pids:
+            with pytest.raises(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # reaped: no zombie, not running
+    assert threading.active_count() == threads
+
+
+def failure(outcome: Outcome) -> SubjectFailure:
+    assert is_subject_failure(outcome), outcome
+    assert isinstance(outcome, SubjectFailure)
+    assert outcome.status == "errored"
+    return outcome
+
+
+def test_a_crash_is_reported_with_exit_code_and_stderr_and_the_run_goes_on(run: Runner) -> None:
+    r = run(fake("crash"))
+    ok1, bad, ok2 = r("ok1", "bad", "ok2")
+    assert ok1.status == ok2.status == "assembled"
+    crash = failure(bad)
+    assert crash.kind == "crash"
+    assert crash.exit_code == 7
+    assert crash.scenario == "bad"
+    assert "subject crashed in scenario 'bad': exited in the middle of a line during seq 2" in (
+        crash.message or ""
+    )
+    assert crash.stderr_tail == "fake: giving up on seq 2"
+    assert "  | fake: giving up on seq 2" in crash.report()
+    assert r.subject.restarts == 1
+    assert len(r.pids) == 2
+
+
+def test_a_crash_after_a_flood_of_stderr_keeps_only_its_tail(run: Runner) -> None:
+    r = run(fake("crash", stderr_limit=10_000))
+    (bad,) = r("bad-noisy")
+    tail = failure(bad).stderr_tail.splitlines()
+    assert tail[-1] == "fake: giving up on seq 1"
+    assert tail[:-1] == ["noise"] * 19
+
+
+def test_a_hang_is_reported_after_the_timeout_and_the_run_goes_on(run: Runner) -> None:
+    r = run(fake("hang", timeout=0.5))
+    ok1, bad, ok2 = r("ok1", "bad", "ok2")
+    hang = failure(bad)
+    assert hang.kind == "hang"
+    assert "no reply to seq 2 within 0.5 s" in (hang.message or "")
+    assert hang.stderr_tail == "fake: thinking very hard"
+    assert ok1.status == ok2.status == "assembled"
+
+
+GARBAGE = {
+    "bad-text": "the line is not JSON",
+    "bad-bytes": "the line is not UTF-8 (byte 0xff at 0)",
+    "bad-array": "the line is an array, not a JSON object",
+    "bad-no-seq": "the reply has no seq",
+    "bad-status": 'status must be one of assembled, rejected, skipped, errored, not "done"',
+    "bad-missing": "the assembled reply lacks children",
+    "bad-unknown-key": "the skipped reply has unknown key 'chidren'",
+    "bad-body-object": "parent must be a string holding the body's JSON text, not an object",
+    "bad-body-text": "children[0] is not the JSON text of a body",
+    "bad-start-reply": "the reply to assemble looks like a reply to start",
+    "bad-echo": 'the reply has cmd "assemble", as a request would',
+    "bad-log": "the line is not JSON",
+}
+
+
+def test_garbage_is_a_protocol_error_naming_scenario_and_problem(run: Runner) -> None:
+    r = run(fake("garbage"))
+    for scenario_id, problem in GARBAGE.items():
+        bad, ok = r(scenario_id, "ok")
+        error = failure(bad)
+        assert error.kind == "protocol"
+        assert (error.message or "").startswith(f"protocol error in scenario {scenario_id!r}: ")
+        assert problem in (error.message or ""), error.message
+        assert ok.status == "assembled"
+    assert r.subject.restarts == len(GARBAGE)
+
+
+def test_the_offending_line_is_quoted(run: Runner) -> None:
+    r = run(fake("garbage"))
+    (bad,) = r("bad-log")
+    assert "got 'debug: assembling now'" in (bad.message or "")
+
+
+def test_the_wrong_seq_is_a_protocol_error(run: Runner) -> None:
+    r = run(fake("wrong_seq"))
+    ok1, bad, ok2 = r("ok1", "bad", "ok2")
+    assert "the reply answers seq 3 where seq 2 was asked" in (failure(bad).message or "")
+    assert ok1.status == ok2.status == "assembled"
+
+
+def test_a_slow_subject_within_the_timeout_is_fine(run: Runner) -> None:
+    r = run(fake("slow", timeout=3))
+    outcomes = r("bad-1", "bad-2")
+    assert [o.status for o in outcomes] == ["assembled", "assembled"]
+    assert r.subject.restarts == 0
+
+
+def test_a_line_over_the_limit_is_a_protocol_error(run: Runner) -> None:
+    r = run(fake("huge", max_line_bytes=1024 * 1024))
+    ok1, bad, ok2 = r("ok1", "bad-endless", "ok2")
+    assert "reply to seq 2 is over the 1,048,576-byte line limit" in (failure(bad).message or "")
+    assert ok1.status == ok2.status == "assembled"
+
+
+def test_a_huge_reply_within_the_limit_arrives_whole(run: Runner) -> None:
+    r = run(fake("huge"))
+    (big,) = r("bad-big")
+    assert big.status == "assembled"
+    assert big.parent is not None
+    assert len(big.parent) > 2 * 1024 * 1024
+    assert big.children == (big.parent,)
+
+
+@pytest.mark.parametrize(
+    ("how", "problem"),
+    [
+        ("exit", "bad_start.py exit exited during start (exit code 4)"),
+        ("silent", "did not answer start within 0.5 s"),
+        ("garbage", "bad reply to start: the line is not JSON"),
+        ("version", "the subject speaks protocol version 2; this harness speaks version 1"),
+        ("refuse", "the subject refused to start: this subject speaks version 2"),
+    ],
+)
+def test_a_failed_start_is_an_error_and_later_scenarios_are_not_run(
+    run: Runner,
+    how: str,
+    problem: str,
+) -> None:
+    r = run(fake("bad_start", how, start_timeout=0.5))
+    with pytest.raises(SubjectStartError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+        r.subject.start()
+    first, second = r("a", "b")
+    assert failure(first).kind == "start"
+    assert problem in (first.message or "")
+    assert "not run: the subject could not be started earlier" in (second.message or "")
+    if how == "exit":
+        assert failure(first).exit_code == 4
+        assert "fake: cannot find my configuration" in failure(first).report()
+
+
+def test_the_subject_describes_itself_in_its_start_reply(run: Runner) -> None:
+    r = run(fake("slow"))
+    subject = r.subject
+    assert subject.pid is None
+    assert subject.name == "fake"  # starts it
+    assert subject.dialects == ("openai",)
+    assert subject.lifecycles == ("one-shot",)
+    assert subject.implementation.language == "python"
+    assert subject.pid is not None
+    r.pids.add(subject.pid)
+    assert "slow.py" in repr(subject)
+
+
+def test_close_stops_the_process_and_a_later_use_starts_another(run: Runner) -> None:
+    r = run(fake("crash"))
+    with r.subject as subject:
+        first = subject.pid
+        assert first is not None
+        r.pids.add(first)
+    assert subject.pid is None
+    subject.close()  # idempotent
+    (ok,) = r("ok")
+    assert ok.status == "assembled"
+    assert subject.pid not in (None, first)
+
+
+def test_validation_checks_replies_and_the_harness_own_requests(run: Runner) -> None:
+    r = run(fake("garbage", validate=True))
+    (bad,) = r("bad-unknown-key")
+    assert "breaks the assemble-reply schema" in (bad.message or "")
+    assert r("ok")[0].status == "assembled"
+    with pytest.raises(ProtocolError, match="the harness's request breaks the assemble schema"):
+        r("not/an/id")  # a Scenario may have it; the scenario schema refuses it
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"timeout": 0}, "timeout must be more than 0 seconds"),
+        ({"stop_timeout": -1}, "stop_timeout must be more than 0 seconds"),
+        ({"max_line_bytes": 10}, "max_line_bytes must be at least 1024"),
+    ],
+)
+def test_options_are_checked(options: dict[str, object], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        SubprocessOptions(**options)  # type: ignore[arg-type]
+
+
+def test_a_command_is_a_sequence_of_arguments() -> None:
+    with pytest.raises(ValueError, match="non-empty sequence"):
+        SubprocessSubject([])
+    with pytest.raises(ValueError, match="non-empty sequence"):
+        SubprocessSubject("python3 x.py")
