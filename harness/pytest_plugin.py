@@ -2,8 +2,9 @@
 
 Registered through the ``pytest11`` entry point ``prefix_harness``, it adds:
 
-- ``--prefix-subject SUBJECT``: the implementation under test, ``reference`` (default) or
-  ``python:package.module:factory`` where ``factory()`` returns a ``Subject``;
+- ``--prefix-subject SUBJECT``: the implementation under test, ``reference`` (default),
+  ``python:package.module:factory`` where ``factory()`` returns a ``Subject``, or
+  ``cmd:<command line>`` speaking the subject protocol;
 - the ``prefix_subject`` fixture (that subject) and ``prefix_dialect`` (a test that takes it
   runs once per dialect the subject speaks);
 - the ``prefix_conformance`` marker, for selecting conformance tests with ``-m``;
@@ -14,7 +15,6 @@ Registered through the ``pytest11`` entry point ``prefix_harness``, it adds:
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from pathlib import Path
 from typing import Any
@@ -30,41 +30,12 @@ from ._bodies import choose_dialect, decode_body, parse_body
 from .dialects import ParsedBody
 from .prefix import PrefixComparison, compare
 from .reports import DiffSubjects, diff_text
-from .subjects import Outcome, ReferenceSubject, Subject
+from .subjects import LoadedSubject, Outcome, Subject, SubjectStartError, load_subject
 
 __all__ = ["HeadsSnapshotExtension", "assert_prefix_preserved"]
 
-_SUBJECT = pytest.StashKey[Subject]()
-_SUBJECT_FORMS = "'reference' or 'python:package.module:factory'"
-
-
-def _resolve_subject(spec: str) -> Subject:
-    """The subject named by a ``--prefix-subject`` value; ``ValueError`` says what is wrong."""
-    if spec == "reference":
-        return ReferenceSubject()
-    kind, _, target = spec.partition(":")
-    module_name, _, attribute = target.partition(":")
-    if kind != "python" or not module_name or not attribute:
-        raise ValueError(f"--prefix-subject {spec!r}: expected {_SUBJECT_FORMS}")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ValueError(f"--prefix-subject {spec!r}: cannot import {module_name!r} ({e})") from e
-    factory = getattr(module, attribute, None)
-    if not callable(factory):
-        raise ValueError(f"--prefix-subject {spec!r}: {module_name} has no callable {attribute!r}")
-    try:
-        subject = factory()
-    except Exception as e:
-        raise ValueError(
-            f"--prefix-subject {spec!r}: {attribute}() raised {type(e).__name__}: {e}"
-        ) from e
-    if not isinstance(subject, Subject):
-        raise ValueError(
-            f"--prefix-subject {spec!r}: {attribute}() returned a {type(subject).__name__}, "
-            "not a Subject (name, dialects, lifecycles, assemble)"
-        )
-    return subject
+_SUBJECT = pytest.StashKey[LoadedSubject]()
+_SUBJECT_FORMS = "reference, python:package.module:factory or cmd:<command line>"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -83,10 +54,19 @@ def pytest_configure(config: pytest.Config) -> None:
         "prefix_conformance: a conformance test of request prefixes (prefix-harness); "
         "select with -m prefix_conformance",
     )
+    spec = config.getoption("prefix_subject")
     try:
-        config.stash[_SUBJECT] = _resolve_subject(config.getoption("prefix_subject"))
-    except ValueError as e:
-        raise pytest.UsageError(str(e)) from None
+        subject = load_subject(spec)
+        subject.start()
+    except (ValueError, SubjectStartError) as e:
+        raise pytest.UsageError(f"--prefix-subject {spec!r}: {e}") from None
+    config.stash[_SUBJECT] = subject
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    subject = config.stash.get(_SUBJECT, None)
+    if subject is not None:
+        subject.close()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -51,14 +51,27 @@ def test_the_subject_option_loads_a_python_factory(pytester: pytest.Pytester, ru
     run("--prefix-subject", "python:fake_subject:make").assert_outcomes(passed=1)
 
 
+def test_the_subject_option_runs_a_protocol_subject(pytester: pytest.Pytester, run: Run) -> None:
+    script = Path(__file__).parents[1] / "examples" / "node-subject" / "subject.js"
+    pytester.makepyfile(
+        """
+        def test_subject(prefix_subject):
+            assert prefix_subject.name == "node-example"
+            assert prefix_subject.lifecycles == ("one-shot",)
+        """
+    )
+    run("--prefix-subject", f"cmd:node {script}").assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize(
     ("value", "error"),
     [
-        ("nonsense", "--prefix-subject 'nonsense': expected 'reference' or "),
-        ("python:fake_subject", "expected 'reference' or 'python:package.module:factory'"),
-        ("python:no_such_module:make", "cannot import 'no_such_module'"),
-        ("python:fake_subject:missing", "fake_subject has no callable 'missing'"),
-        ("python:fake_subject:not_a_subject", "not_a_subject() returned a int, not a Subject"),
+        ("nonsense", "--prefix-subject 'nonsense': unknown subject 'nonsense'; use reference, "),
+        ("python:fake_subject", "write python:package.module:factory"),
+        ("python:no_such_module:make", "no module named 'no_such_module'"),
+        ("python:fake_subject:missing", "'missing'"),
+        ("python:fake_subject:not_a_subject", "not a Subject"),
+        ("cmd:definitely-not-a-program-here", "definitely-not-a-program-here"),
     ],
 )
 def test_a_bad_subject_is_a_usage_error(
@@ -74,10 +87,9 @@ def test_a_bad_subject_is_a_usage_error(
 def test_the_subject_fixture_defaults_to_the_reference(pytester: pytest.Pytester, run: Run) -> None:
     pytester.makepyfile(
         """
-        from harness.subjects import ReferenceSubject
-
         def test_subject(prefix_subject):
-            assert isinstance(prefix_subject, ReferenceSubject)
+            assert prefix_subject.name == "reference"
+            assert prefix_subject.lifecycles == ("one-shot", "continuable", "spawn")
         """
     )
     run().assert_outcomes(passed=1)
