@@ -18,7 +18,8 @@ from harness.subjects import ReferenceSubject
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 FILES = sorted(p for p in FIXTURES.glob("*.json") if not p.name.endswith(".schema.json"))
-FAMILIES = ("continuable", "degradation", "oneshot", "recursion", "siblings", "spawn")
+FAMILIES = ("continuable", "degradation", "found", "oneshot", "recursion", "siblings", "spawn")
+"""One file per behaviour family of SPEC §5, plus `found`: minimal scenarios `check` shrank."""
 
 
 @pytest.fixture(scope="module")

@@ -92,6 +92,8 @@ def _generated(
     reports: list[ScenarioReport] = []
     failures: list[SubjectFailure] = []
     failing: list[tuple[Scenario, ScenarioReport]] = []
+    if not actions or examples <= 0:
+        return reports, None, failures
 
     def probe(scenario: Scenario) -> None:
         report, crashed = _one(subject, scenario, dialect)
@@ -115,8 +117,6 @@ def _generated(
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
-    if not actions or examples <= 0:
-        return reports, None, failures
     try:
         test()
     except _Failed:

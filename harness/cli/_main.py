@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import _capture, _check, _diff, _rules
+from . import _capture, _check, _check_log, _diff, _rules
 from ._common import EXIT_BAD_INPUT, fail
 
 __all__ = ["build_parser", "run"]
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     _check.add_parser(commands)
     _diff.add_parser(commands)
     _capture.add_parser(commands)
+    _check_log.add_parser(commands)
     _rules.add_parser(commands)
     return parser
 

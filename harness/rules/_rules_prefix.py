@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..prefix import Divergence, Frame, locate
+import orjson
+
+from ..model import Preset, Request
+from ..prefix import Divergence, Frame, locate, prefix_stream
+from ..subjects import ReferenceSubject, parent_preset
 from ._accepted import accepted_head
 from ._body import Body
 from ._context import Context, encoded
@@ -73,12 +77,31 @@ def _nth(frame: Frame, needle: bytes, n: int) -> int:
     return json_start(frame) + at_
 
 
+def _head_frames(ctx: Context, request: Request) -> set[bytes]:
+    body = ctx.dialect.render(Request(request.preset))
+    return {f.json for f in prefix_stream(ctx.dialect.parse(orjson.loads(body))).frames}
+
+
+def _scenario_head(ctx: Context) -> set[bytes]:
+    """The head segments the scenario itself accounts for: the parent's preset, a degraded
+    fork's default tools, and the head the reference gives the child (restored persona,
+    structured output). Text found there is the scenario's, not child-only, whatever it says.
+    """
+    scenario = ctx.scenario
+    preset = parent_preset(scenario)
+    tools = (*preset.tools, *scenario.default_tools)
+    frames = _head_frames(ctx, Request(Preset(preset.system, tools, preset.settings)))
+    for body in ReferenceSubject().assemble(scenario, ctx.dialect.name).children:
+        frames |= _head_frames(ctx, ctx.dialect.parse(orjson.loads(body)).request)
+    return frames
+
+
 def _misplaced(ctx: Context, child: Body, needle: bytes) -> tuple[int, int] | None:
     """(frame index, offset) of the first occurrence of the task before the end of the
     inherited span that neither the parent's head nor the inherited messages explain."""
-    parent_head: set[bytes] = set()
+    parent_head = _scenario_head(ctx)
     if ctx.parent is not None and ctx.prefix_unexpected() is None:
-        parent_head = {f.json for f in ctx.parent.frames[: ctx.parent.history_start]}
+        parent_head |= {f.json for f in ctx.parent.frames[: ctx.parent.history_start]}
     for i, frame in enumerate(child.frames[: child.history_start]):
         if needle in frame.json and frame.json not in parent_head:
             return i, _nth(frame, needle, 0)
@@ -127,10 +150,31 @@ def siblings_shared(ctx: Context) -> Finding:
 
 
 def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
-    """Where child ``index``'s directive starts, after the inherited span."""
+    """Where child ``index``'s directive first occurs after the inherited span."""
     task = ctx.task(index)
     found = next(occurrences(child.frames[ctx.inherited_end(child) :], encoded(task or "")), None)
     return found[1] if found else None
+
+
+def _aligned_directives(
+    ctx: Context, first: Body, index: int, child: Body, shared: int
+) -> int | None:
+    """An offset, within the shared span, where both siblings' directives start.
+
+    A directive can be short ("a") and occur earlier by chance, so its first occurrence
+    proves nothing; what siblings must have is their directives at one offset, with
+    everything before it shared.
+    """
+    mine, theirs = encoded(ctx.task(index) or ""), encoded(ctx.task(0) or "")
+    if not mine or not theirs:
+        return None
+    data, other = bytes(child.stream), bytes(first.stream)
+    at_ = data.find(mine, ctx.inherited_offset(child))
+    while 0 <= at_ <= shared:
+        if other.startswith(theirs, at_):
+            return at_
+        at_ = data.find(mine, at_ + 1)
+    return None
 
 
 def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
@@ -141,14 +185,14 @@ def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
         reason = f"the directive is not found after the inherited prefix in {', '.join(missing)}"
         evidence = at(None, None, body=missing[-1], reason=reason)
         return Finding(rule, "fail", reason, evidence)
-    theirs, mine = starts
-    assert theirs is not None
-    assert mine is not None
     d = locate(first.stream, child.stream)
     shared = first.stream.length if d is None else d.offset
-    if mine == theirs and shared >= mine:
-        message = f"{child.label} equals {first.label} up to its directive (byte {mine:,})"
+    aligned = _aligned_directives(ctx, first, index, child, shared)
+    if aligned is not None:
+        message = f"{child.label} equals {first.label} up to its directive (byte {aligned:,})"
         return Finding(rule, "pass", message)
+    mine = starts[1]
+    assert mine is not None
     reason = d.reason if d is not None else "its directive starts elsewhere"
     message = (
         f"{child.label} parts from {first.label} at byte {shared:,}, "
