@@ -1,17 +1,26 @@
 """Running a subject over the fixture corpus and generated scenarios, rules on every outcome.
 
 Generated scenarios come from ``harness.strategies.scenarios`` through Hypothesis itself, so a
-failing one is shrunk by Hypothesis to a minimal scenario before it is shown.
+failing one is shrunk by Hypothesis to a minimal scenario before it is shown; generation in a
+dialect stops at its first failure. A scenario the subject hung on (or could not start for) is
+not shrunk, as every try would cost a timeout; nor is one that did not fail when replayed.
+
+A fixture whose lifecycle the subject lacks, or a dialect it does not speak, gives a report
+whose every rule is not applicable, as ``harness.rules.run_subject`` does; the subject is not
+asked.
 """
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis.errors import Flaky
 
-from ..rules import Finding, ScenarioReport, evaluate
+from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..scenarios import ACTIONS, Scenario, lifecycle_of
 from ..strategies import scenarios
 from ..subjects import Subject, SubjectFailure, is_subject_failure
@@ -20,16 +29,28 @@ from ._expect import Expectations, KnownFailure
 __all__ = ["CheckRun", "Progress", "ShrunkFailure", "run_check"]
 
 Progress = Callable[[int, int, str], None]
-"""Called as ``progress(done, total, what)`` after each scenario run."""
+"""Called as ``progress(done, total, what)`` after each scenario run; ``total`` is fixed and
+the last call has ``done == total``."""
+
+_UNSHRINKABLE: Final = {
+    "hang": "the subject hung, and each try would cost a timeout",
+    "start": "the subject could not be started",
+}
+_TRACE_LINES: Final = 12
 
 
 @dataclass(frozen=True, slots=True)
 class ShrunkFailure:
-    """A generated scenario that failed, shrunk by Hypothesis, with its report."""
+    """A generated scenario that failed, shrunk by Hypothesis, with its report.
+
+    ``unshrunk`` says why the scenario is shown as generated rather than shrunk (the subject
+    hung on it, or it did not fail again when replayed); None when it is the minimal one.
+    """
 
     dialect: str
     scenario: Scenario
     report: ScenarioReport
+    unshrunk: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +61,7 @@ class CheckRun:
     dialects: tuple[str, ...]
     reports: tuple[ScenarioReport, ...]
     generated: int
+    """How many of the reports are of generated scenarios."""
     shrunk: tuple[ShrunkFailure, ...]
     failures: tuple[SubjectFailure, ...]
     expectations: Expectations = field(default_factory=Expectations)
@@ -76,9 +98,26 @@ class _Failed(Exception):
 def _one(
     subject: Subject, scenario: Scenario, dialect: str
 ) -> tuple[ScenarioReport, Sequence[SubjectFailure]]:
-    outcome = subject.assemble(scenario, dialect)
+    try:
+        outcome = subject.assemble(scenario, dialect)
+    except Exception as e:  # a bare Subject's bug: a crash, as InProcessSubject makes it
+        trace = "\n".join(traceback.format_exc().splitlines()[-_TRACE_LINES:])
+        detail = f"assemble raised {type(e).__name__}: {e}"
+        outcome = SubjectFailure.of("crash", scenario.id, detail, stderr_tail=trace)
     report = evaluate(scenario, dialect, outcome, subject=subject.name)
     return report, [outcome] if is_subject_failure(outcome) else []  # type: ignore[list-item]
+
+
+def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioReport | None:
+    """A report of every rule not applicable when the subject cannot run ``scenario``."""
+    if dialect not in subject.dialects:
+        why = f"the subject {subject.name} does not speak {dialect}"
+    elif scenario.lifecycle not in subject.lifecycles:
+        why = f"the subject {subject.name} has no {scenario.lifecycle} lifecycle"
+    else:
+        return None
+    findings = tuple(Finding(info.id, "not-applicable", why) for info in catalog())
+    return ScenarioReport(scenario.id, dialect, subject.name, findings)
 
 
 def _generated(
@@ -92,10 +131,15 @@ def _generated(
     reports: list[ScenarioReport] = []
     failures: list[SubjectFailure] = []
     failing: list[tuple[Scenario, ScenarioReport]] = []
-    if not actions or examples <= 0:
+    stopped: list[str] = []  # why the first failure is not shrunk
+    if not actions or examples <= 0 or dialect not in subject.dialects:
         return reports, None, failures
 
     def probe(scenario: Scenario) -> None:
+        if stopped:  # not shrinking: only the failing scenario fails, without the subject
+            if scenario == failing[0][0]:
+                raise _Failed
+            return
         report, crashed = _one(subject, scenario, dialect)
         if not failing:  # after the first failure Hypothesis is shrinking: not new examples
             reports.append(report)
@@ -103,6 +147,9 @@ def _generated(
             tick(f"{dialect} generated")
         if report.failed or crashed:
             failing.append((scenario, report))
+            why = next((_UNSHRINKABLE[f.kind] for f in crashed if f.kind in _UNSHRINKABLE), None)
+            if why is not None and len(failing) == 1:
+                stopped.append(why)
             raise _Failed
 
     test = settings(
@@ -119,7 +166,16 @@ def _generated(
         test = seed(rng_seed)(test)
     try:
         test()
-    except _Failed:
+    except (_Failed, Flaky) as e:
+        if not failing:
+            raise
+        if stopped:
+            scenario, report = failing[0]
+            return reports, ShrunkFailure(dialect, scenario, report, stopped[0]), failures
+        if isinstance(e, Flaky):  # the replay passed: show the failure that was seen
+            scenario, report = failing[0]
+            why = "it did not fail again when replayed (the subject is not deterministic)"
+            return reports, ShrunkFailure(dialect, scenario, report, why), failures
         scenario, report = failing[-1]  # the last failure Hypothesis replays is the minimal one
         return reports, ShrunkFailure(dialect, scenario, report), failures
     return reports, None, failures
@@ -135,35 +191,46 @@ def run_check(
     expectations: Expectations | None = None,
     progress: Progress | None = None,
 ) -> CheckRun:
-    """Every fixture, then ``examples`` generated scenarios, in each of ``dialects``."""
-    total = (len(fixtures) + max(examples, 0)) * len(dialects)
+    """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``.
+
+    Generation in a dialect stops at its first failure, so fewer may run; ``progress`` then
+    skips ahead, so that its last call is at the total.
+    """
+    per_dialect = len(fixtures) + max(examples, 0)
+    total = per_dialect * len(dialects)
     done = 0
 
-    def tick(what: str) -> None:
+    def tick(what: str, *, upto: int | None = None) -> None:
         nonlocal done
-        done += 1
-        if progress is not None:
-            progress(min(done, total), total, what)
+        before = done
+        done = min(total, done + 1 if upto is None else max(done, upto))
+        if progress is not None and done > before:
+            progress(done, total, what)
 
     reports: list[ScenarioReport] = []
     failures: list[SubjectFailure] = []
     shrunk: list[ShrunkFailure] = []
-    for dialect in dialects:
+    generated_runs = 0
+    for i, dialect in enumerate(dialects):
         for scenario in fixtures:
-            report, crashed = _one(subject, scenario, dialect)
+            report = _not_run(subject, scenario, dialect)
+            if report is None:
+                report, crashed = _one(subject, scenario, dialect)
+                failures.extend(crashed)
             reports.append(report)
-            failures.extend(crashed)
             tick(f"{dialect} {scenario.id}")
         generated, minimal, crashed = _generated(subject, dialect, examples, rng_seed, tick)
         reports.extend(generated)
         failures.extend(crashed)
+        generated_runs += len(generated)
         if minimal is not None:
             shrunk.append(minimal)
+        tick(f"{dialect} done", upto=per_dialect * (i + 1))
     return CheckRun(
         subject=subject.name,
         dialects=tuple(dialects),
         reports=tuple(reports),
-        generated=max(examples, 0) * len(dialects),
+        generated=generated_runs,
         shrunk=tuple(shrunk),
         failures=tuple(failures),
         expectations=expectations or Expectations(),

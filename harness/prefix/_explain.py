@@ -71,7 +71,7 @@ def structural_diff(divergence: Divergence, *, max_lines: int = 12) -> list[str]
     root = divergence.parent_frame.name
     lines = [
         _describe(kind, _path(level.path(), root), level.t1, level.t2)
-        for kind, levels in tree.items()
+        for kind, levels in sorted(tree.items())
         for level in sorted(levels, key=lambda lv: str(lv.path()))
     ]
     if len(lines) > max_lines:

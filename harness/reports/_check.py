@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from ..check import CheckRun
-from ..rules import STATUSES, ScenarioReport, catalog
+from ..rules import STATUSES, Finding, ScenarioReport, catalog
 from ..scenarios import scenario_to_json
 from ._rules_json import rules_json
 from ._rules_junit import rules_junit
@@ -77,13 +77,15 @@ def check_text(run: CheckRun) -> str:
         if f.status == "fail" and (e := run.expected_failure(r, f)) is not None
     ]
     if expected:
-        lines += ["", f"expected failures ({len(expected)}, from {run.expectations.source}):"]
+        source = f", from {run.expectations.source}" if run.expectations.source else ""
+        lines += ["", f"expected failures ({len(expected)}{source}):"]
         lines += [f"  {r.dialect} · {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in expected]
     stale = run.unexpected_passes
     if stale:
         lines += [
             "",
-            f"UNEXPECTED PASSES ({len(stale)}): remove these from {run.expectations.source}",
+            f"UNEXPECTED PASSES ({len(stale)}): remove these from "
+            f"{run.expectations.source or 'the expectations'}",
         ]
         lines += [f"  {where} · {e.rule}: expected to fail ({e.reason})" for e, where in stale]
     for shrunk in run.shrunk:
@@ -92,10 +94,13 @@ def check_text(run: CheckRun) -> str:
             "description": "found by prefix-harness check",
             "scenarios": [scenario_to_json(shrunk.scenario)],
         }
+        what, why = "minimal failing", ""
+        if shrunk.unshrunk is not None:
+            what, why = "failing", f"; not shrunk: {shrunk.unshrunk}"
         lines += [
             "",
-            f"minimal failing generated scenario ({shrunk.dialect};"
-            f" fails {failed or 'subject-error'}), ready to commit as a fixture:",
+            f"{what} generated scenario ({shrunk.dialect};"
+            f" fails {failed or 'subject-error'}{why}), ready to commit as a fixture:",
             orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode(),
         ]
     if run.failures:
@@ -133,7 +138,8 @@ def check_json(run: CheckRun) -> bytes:
         for e, where in run.unexpected_passes
     ]
     document["shrunk"] = [
-        {"dialect": s.dialect, "scenario": scenario_to_json(s.scenario)} for s in run.shrunk
+        {"dialect": s.dialect, "scenario": scenario_to_json(s.scenario), "unshrunk": s.unshrunk}
+        for s in run.shrunk
     ]
     document["subject_failures"] = [
         {"kind": f.kind, "scenario": f.scenario, "message": f.message, "stderr_tail": f.stderr_tail}
@@ -142,18 +148,26 @@ def check_json(run: CheckRun) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
-def check_junit(run: CheckRun) -> bytes:
-    """JUnit XML of every rule run; an expected failure is a skipped case saying so."""
-    reports = [
-        replace(
-            r,
-            findings=tuple(
-                replace(f, status="not-applicable", message=f"expected failure: {e.reason}")
-                if f.status == "fail" and (e := run.expected_failure(r, f)) is not None
-                else f
-                for f in r.findings
-            ),
+def _junit_finding(run: CheckRun, report: ScenarioReport, finding: Finding) -> Finding:
+    entry = run.expected_failure(report, finding)
+    if entry is None or finding.status == "not-applicable":
+        return finding
+    if finding.status == "fail":
+        return replace(
+            finding, status="not-applicable", message=f"expected failure: {entry.reason}"
         )
+    message = (
+        f"unexpected pass: expected to fail ({entry.reason}); remove the entry from "
+        f"{run.expectations.source or 'the expectations'}: {finding.message}"
+    )
+    return replace(finding, status="fail", message=message)
+
+
+def check_junit(run: CheckRun) -> bytes:
+    """JUnit XML of every rule run; an expected failure is a skipped case saying so, and an
+    unexpected pass a failed one (the command exits 1 for it)."""
+    reports = [
+        replace(r, findings=tuple(_junit_finding(run, r, f) for f in r.findings))
         for r in run.reports
     ]
     return rules_junit(reports)

@@ -1,0 +1,331 @@
+"""run_check: a subject over fixtures and generated scenarios in each dialect, with the rules
+on every outcome, expectations applied, generated failures shrunk and subject failures kept."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from harness.check import (
+    CheckRun,
+    Expectations,
+    KnownFailure,
+    bundled_fixtures,
+    run_check,
+)
+from harness.rules import catalog, evaluate
+from harness.scenarios import Lifecycle, Scenario, load_fixtures
+from harness.subjects import (
+    InProcessSubject,
+    Outcome,
+    ReferenceSubject,
+    SubjectFailure,
+    SubprocessOptions,
+    SubprocessSubject,
+)
+from tests.rules.bad_subjects import CASES, Mutant
+
+DIALECTS = ("anthropic", "gemini", "openai")
+REFERENCE = ReferenceSubject()
+FAKES = Path(__file__).resolve().parents[1] / "subjects" / "fakes"
+
+
+@cache
+def corpus() -> tuple[Scenario, ...]:
+    return tuple(load_fixtures(bundled_fixtures()))
+
+
+@cache
+def oneshot() -> tuple[Scenario, ...]:
+    return tuple(load_fixtures(bundled_fixtures() / "oneshot.json"))
+
+
+def fixture(scenario_id: str) -> Scenario:
+    return next(s for s in corpus() if s.id == scenario_id)
+
+
+def failed(run: CheckRun) -> set[tuple[str, str]]:
+    """(scenario, rule) of every unexpected failure."""
+    return {(r.scenario_id, f.rule) for r, f in run.unexpected_failures}
+
+
+# --- subjects ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Recording:
+    """The reference, remembering every scenario it was asked for; ``fail`` picks scenarios
+    to answer with an unparsable child body (the first ``times`` times only)."""
+
+    name: str = "recording"
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot", "continuable", "spawn")
+    dialects: tuple[str, ...] = DIALECTS
+    fail_actions: tuple[str, ...] = ()
+    times: int | None = None
+    asked: list[Scenario] = field(default_factory=list)
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        self.asked.append(scenario)
+        outcome = REFERENCE.assemble(scenario, dialect)
+        if scenario.action in self.fail_actions and (self.times is None or self.times > 0):
+            self.times = None if self.times is None else self.times - 1
+            return replace(outcome, children=tuple(b"{" for _ in outcome.children))
+        return outcome
+
+
+@dataclass
+class Hanging:
+    """Answers like a process subject that hangs: a ``hang`` failure for every fork."""
+
+    name: str = "hanging"
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot",)
+    dialects: tuple[str, ...] = ("openai",)
+    asked: int = 0
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        self.asked += 1
+        return SubjectFailure.of("hang", scenario.id, "no reply to seq 1 within 0.1 s")
+
+
+@dataclass
+class Raising:
+    """Raises for spawns, the way a subject's own bug would."""
+
+    name: str = "raising"
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot", "continuable", "spawn")
+    dialects: tuple[str, ...] = DIALECTS
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        if scenario.action == "spawn":
+            raise RuntimeError("spawn is not implemented yet")
+        return REFERENCE.assemble(scenario, dialect)
+
+
+# --- conforming -------------------------------------------------------------------------------
+
+
+def test_the_reference_conforms_on_the_corpus_and_generated_scenarios() -> None:
+    run = run_check(InProcessSubject(REFERENCE), corpus(), dialects=DIALECTS, examples=2)
+    assert run.exit_code == 0
+    assert run.unexpected_failures == []
+    assert run.unexpected_passes == []
+    assert run.shrunk == ()
+    assert run.failures == ()
+    assert run.subject == "reference"
+    assert run.dialects == DIALECTS
+    assert run.generated == 2 * len(DIALECTS)
+    assert len(run.reports) == len(corpus()) * len(DIALECTS) + 2 * len(DIALECTS)
+    for dialect in DIALECTS:
+        ids = [r.scenario_id for r in run.reports if r.dialect == dialect]
+        assert ids[: len(corpus())] == [s.id for s in corpus()]
+        assert len(ids) == len(corpus()) + 2
+    rules = [info.id for info in catalog()]
+    assert all([f.rule for f in r.findings] == rules for r in run.reports)
+
+
+def test_no_examples_runs_the_fixtures_only() -> None:
+    run = run_check(REFERENCE, oneshot(), dialects=["gemini"], examples=0)
+    assert run.exit_code == 0
+    assert run.generated == 0
+    assert [r.scenario_id for r in run.reports] == [s.id for s in oneshot()]
+
+
+# --- failing rules ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["tool-order", "memory", "key-order", "model-switched", "tool-choice"]
+)
+def test_a_known_bad_subject_fails_its_rule(name: str) -> None:
+    case = CASES[name]
+    run = run_check(InProcessSubject(case.subject), oneshot(), dialects=case.dialects)
+    assert run.exit_code == 1
+    assert run.failures == ()
+    for dialect in case.dialects:
+        found = {
+            (r.scenario_id, f.rule) for r, f in run.unexpected_failures if r.dialect == dialect
+        }
+        assert ("fork-ends-model-calls", case.rule) in found, dialect
+    # the reference passes there: the rule caught this subject's bug, not the scenario
+    reference = run_check(REFERENCE, [fixture("fork-ends-model-calls")], dialects=case.dialects)
+    assert reference.exit_code == 0
+
+
+def test_a_failing_generated_scenario_is_shrunk_and_still_fails() -> None:
+    subject = CASES["tool-order"].subject
+    run = run_check(subject, [], dialects=["openai"], examples=10)
+    assert run.exit_code == 1
+    (shrunk,) = run.shrunk
+    assert shrunk.dialect == "openai"
+    assert shrunk.unshrunk is None
+    assert shrunk.report.finding("tools-identical").status == "fail"
+    assert shrunk.report.scenario_id == shrunk.scenario.id
+    scenario = shrunk.scenario
+    # minimal: reversing the tools needs two, a fork one directive and a short history
+    assert scenario.action == "fork"
+    assert len(scenario.preset.tools) == 2
+    assert len(scenario.history) <= 2
+    assert all(len(d) == 1 for d in scenario.directives)
+    # and it is a real failure: the subject fails it again, the reference passes it
+    again = evaluate(scenario, "openai", subject.assemble(scenario, "openai"))
+    assert again.finding("tools-identical").status == "fail"
+    assert not evaluate(scenario, "openai", REFERENCE.assemble(scenario, "openai")).failed
+    # generation stops at the first failure: what ran is what is counted
+    assert run.generated == len(run.reports) <= 10
+    assert run.reports[-1].failed
+
+
+def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
+    # fails the first generated fork only: Hypothesis sees a flaky test when it replays it
+    subject = Recording(fail_actions=("fork", "siblings"), times=1)
+    run = run_check(subject, [], dialects=["openai"], examples=10)
+    assert run.exit_code == 1
+    (shrunk,) = run.shrunk
+    assert shrunk.unshrunk is not None
+    assert "did not fail again" in shrunk.unshrunk
+    assert shrunk.report.failed
+    assert shrunk.report in run.reports
+
+
+# --- expectations -----------------------------------------------------------------------------
+
+
+def test_an_expected_failure_does_not_count() -> None:
+    entry = KnownFailure("*", "settings-identical", "model pinned: https://example.org/i/7")
+    expect = Expectations((entry,), "expect.toml")
+    subject = CASES["model-switched"].subject
+    run = run_check(subject, oneshot(), dialects=["openai"], expectations=expect)
+    assert run.exit_code == 0
+    assert run.unexpected_failures == []
+    assert run.unexpected_passes == []
+    shown = [(r, f) for r in run.reports for f in r.findings if f.status == "fail"]
+    assert shown, "an expected failure is still reported"
+    assert all(run.expected_failure(r, f) is entry for r, f in shown)
+    # scoped to another subject it does not apply
+    other = Expectations((replace(entry, subject="someone-else"),), "expect.toml")
+    assert run_check(subject, oneshot(), dialects=["openai"], expectations=other).exit_code == 1
+
+
+def test_a_stale_expectation_is_an_unexpected_pass() -> None:
+    entry = KnownFailure("fork-ends-user", "tools-identical", "tools sorted (fixed since?)")
+    expect = Expectations((entry,), "expect.toml")
+    run = run_check(REFERENCE, oneshot(), dialects=["openai"], expectations=expect)
+    assert run.unexpected_failures == []
+    assert run.unexpected_passes == [(entry, "fork-ends-user/openai")]
+    assert run.exit_code == 1
+
+
+def test_an_expectation_for_a_rule_that_does_not_apply_is_not_a_pass() -> None:
+    entry = KnownFailure("*", "siblings-shared", "placeholders differ")
+    expect = Expectations((entry,), "expect.toml")
+    run = run_check(REFERENCE, oneshot(), dialects=["openai"], expectations=expect)
+    assert run.unexpected_passes == []
+    assert run.exit_code == 0
+
+
+# --- subject failures -------------------------------------------------------------------------
+
+
+def test_a_crashing_process_subject_exits_3_and_the_run_goes_on() -> None:
+    fork = fixture("fork-ends-user")
+    scenarios = [replace(fork, id="bad-crash"), fork]
+    argv = [sys.executable, str(FAKES / "crash.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=5)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"])
+        assert subject.restarts == 1
+    assert run.exit_code == 3
+    (failure,) = run.failures
+    assert failure.kind == "crash"
+    assert failure.scenario == "bad-crash"
+    assert failure.exit_code == 7
+    assert "giving up" in failure.stderr_tail
+    assert [r.scenario_id for r in run.reports] == ["bad-crash", "fork-ends-user"]
+    assert run.reports[0].finding("subject-error").status == "fail"
+
+
+def test_a_subject_that_raises_exits_3_over_failed_rules() -> None:
+    run = run_check(InProcessSubject(Raising()), corpus(), dialects=["openai"])
+    assert run.exit_code == 3
+    assert {f.kind for f in run.failures} == {"crash"}
+    assert {f.scenario for f in run.failures} == {s.id for s in corpus() if s.action == "spawn"}
+    assert all(
+        "RuntimeError: spawn is not implemented yet" in (f.message or "") for f in run.failures
+    )
+
+
+def test_a_bare_subject_that_raises_is_a_crash_not_an_exception() -> None:
+    run = run_check(Raising(), [fixture("spawn-delegation-prompt")], dialects=["openai"])
+    assert run.exit_code == 3
+    (failure,) = run.failures
+    assert failure.kind == "crash"
+    assert "RuntimeError" in (failure.message or "")
+
+
+def test_a_hang_in_a_generated_scenario_is_not_shrunk() -> None:
+    # every try would cost a timeout: one hang ends the dialect's generation
+    subject = Hanging()
+    run = run_check(subject, [], dialects=["openai"], examples=10)
+    assert subject.asked == 1
+    assert run.exit_code == 3
+    assert [f.kind for f in run.failures] == ["hang"]
+    (shrunk,) = run.shrunk
+    assert shrunk.unshrunk is not None
+    assert "hung" in shrunk.unshrunk
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("subject", [REFERENCE, CASES["tool-order"].subject], ids=["good", "bad"])
+def test_progress_counts_up_to_a_fixed_total(subject: ReferenceSubject | Mutant) -> None:
+    calls: list[tuple[int, int, str]] = []
+    run_check(
+        subject,
+        oneshot(),
+        dialects=["anthropic", "openai"],
+        examples=4,
+        progress=lambda done, total, what: calls.append((done, total, what)),
+    )
+    total = (len(oneshot()) + 4) * 2
+    assert {t for _, t, _ in calls} == {total}
+    dones = [d for d, _, _ in calls]
+    assert dones == sorted(set(dones))
+    assert dones[-1] == total  # the bar ends full, even when generation stopped early
+    assert calls[0][2] == f"anthropic {oneshot()[0].id}"
+    assert any(what.startswith("openai") for _, _, what in calls)
+
+
+# --- what the subject lacks -------------------------------------------------------------------
+
+
+def test_fixtures_of_a_lifecycle_the_subject_lacks_are_not_applicable() -> None:
+    subject = Recording(name="one-shot-only", lifecycles=("one-shot",))
+    run = run_check(subject, corpus(), dialects=["openai"], examples=4)
+    assert run.exit_code == 0
+    assert {s.lifecycle for s in subject.asked} == {"one-shot"}
+    lacking = [s for s in corpus() if s.lifecycle != "one-shot"]
+    assert lacking
+    by_id = {r.scenario_id: r for r in run.reports}
+    for scenario in lacking:
+        report = by_id[scenario.id]
+        assert {f.status for f in report.findings} == {"not-applicable"}
+        assert f"has no {scenario.lifecycle} lifecycle" in report.findings[0].message
+    generated = run.reports[len(corpus()) :]
+    assert len(generated) == 4
+    assert all(r.scenario_id.startswith(("fork-", "siblings-")) for r in generated)
+
+
+def test_a_dialect_the_subject_lacks_is_not_applicable() -> None:
+    subject = Recording(name="openai-only", dialects=("openai",))
+    run = run_check(subject, oneshot(), dialects=["gemini", "openai"], examples=3)
+    assert run.exit_code == 0
+    assert run.generated == 3
+    gemini = [r for r in run.reports if r.dialect == "gemini"]
+    assert len(gemini) == len(oneshot())
+    assert all(f.status == "not-applicable" for r in gemini for f in r.findings)
+    assert "does not speak gemini" in gemini[0].findings[0].message
+    assert len(subject.asked) == len(oneshot()) + 3

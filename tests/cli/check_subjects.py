@@ -1,0 +1,19 @@
+"""Subjects for ``prefix-harness check --subject python:tests.cli.check_subjects:<factory>``."""
+
+from __future__ import annotations
+
+from tests.rules.bad_subjects import CASES, Mutant
+
+
+def tool_order() -> Mutant:
+    """Tool order not fixed: tools-identical fails."""
+    return CASES["tool-order"].subject
+
+
+def model_switched() -> Mutant:
+    """The child runs on another model: settings-identical fails."""
+    return CASES["model-switched"].subject
+
+
+def not_a_subject() -> object:
+    return 42

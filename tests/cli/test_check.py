@@ -1,0 +1,430 @@
+"""``prefix-harness check`` (harness/cli/_check.py): every flag, the exit codes of SPEC §8 and
+bad input reported as one sentence. Run in process; subjects that are processes (the fakes,
+the example subjects) are real processes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shlex
+import shutil
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.check import bundled_fixtures
+from harness.cli import run
+from harness.scenarios import load_fixtures
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKES = ROOT / "tests" / "subjects" / "fakes"
+ONESHOT = bundled_fixtures() / "oneshot.json"
+ONESHOT_IDS = [s.id for s in load_fixtures(ONESHOT)]
+QUICK = ("--fixtures", str(ONESHOT), "--examples", "0", "--dialect", "openai")
+"""Six fixtures in one dialect, nothing generated: a run in well under a second."""
+
+
+def check(*argv: str) -> int:
+    return run(["check", *argv])
+
+
+def fake(name: str, *args: str) -> str:
+    """The --subject spelling of a fake protocol subject (openai, one-shot only)."""
+    return "cmd:" + shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
+
+
+def fixtures_with(tmp_path: Path, *ids: str) -> Path:
+    """A fixture file of copies of the first one-shot fixture under ``ids`` (a fake
+    misbehaves on ids starting with "bad")."""
+    document = json.loads(ONESHOT.read_text(encoding="utf-8"))
+    first = document["scenarios"][0]
+    document["scenarios"] = [dict(first, id=i) for i in ids]
+    path = tmp_path / "fixtures.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def table_header(out: str) -> list[str]:
+    return next(line for line in out.splitlines() if line.startswith("rule ")).split()
+
+
+def report_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code = check(*argv, "--json")
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return code, document
+
+
+# --- no arguments, and the example subjects ---------------------------------------------------
+
+
+def test_no_arguments_checks_the_reference_on_everything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check() == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "subject: reference    dialects: anthropic, gemini, openai"
+    corpus = len(load_fixtures(bundled_fixtures()))
+    found = re.fullmatch(r"(\d+) scenario runs \((\d+) of them generated\)", lines[1])
+    assert found is not None
+    runs, generated = map(int, found.groups())
+    assert 0 < generated <= 25 * 3
+    assert runs == corpus * 3 + generated
+    assert lines[-1] == "verdict: conforming — exit 0"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_node_example_subject_conforms(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check("--subject", "cmd:node examples/node-subject/subject.js", "--examples", "3") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("subject: node-example    dialects: anthropic, gemini, openai\n")
+    assert out.endswith("verdict: conforming — exit 0\n")
+
+
+# --- --subject --------------------------------------------------------------------------------
+
+
+def test_subject_reference(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check("--subject", "reference", *QUICK) == 0
+    assert capsys.readouterr().out.startswith("subject: reference    dialects: openai\n")
+
+
+def test_subject_python_factory(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check("--subject", "python:tests.cli.check_subjects:tool_order", *QUICK) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("subject: tool-order    dialects: openai\n")
+    assert "✗ openai · fork-ends-model-calls · tools-identical: " in out
+
+
+def test_subject_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    subject = f"cmd:{shlex.quote(sys.executable)} examples/python-subject/subject.py"
+    assert check("--subject", subject, *QUICK) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("subject: reference    dialects: openai\n")
+    assert out.endswith("verdict: conforming — exit 0\n")
+
+
+@pytest.mark.parametrize(
+    ("subject", "problem"),
+    [
+        ("refrence", "unknown subject 'refrence'; use reference, python:"),
+        ("python:tests.cli.no_such_module:f", "no module named 'tests.cli.no_such_module'"),
+        ("python:tests.cli.check_subjects:not_a_subject", "returned a int, not a Subject"),
+        ("cmd:no-such-program-xyz --serve", "'no-such-program-xyz' is not a command on PATH"),
+        ("cmd:", "the command line is empty"),
+    ],
+)
+def test_a_bad_subject_is_bad_usage(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    subject: str,
+    problem: str,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check("--subject", subject, *QUICK) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("prefix-harness: error: ")
+    assert problem in captured.err
+
+
+def test_a_subject_that_cannot_start_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check("--subject", fake("bad_start", "exit"), *QUICK) == 3
+    err = capsys.readouterr().err
+    assert "exited during start (exit code 4)" in err
+
+
+# --- --dialect --------------------------------------------------------------------------------
+
+
+def test_dialects_are_the_ones_asked_for_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--fixtures", str(ONESHOT), "--examples", "0"]
+    assert check(*argv, "--dialect", "openai", "--dialect", "gemini", "--dialect", "openai") == 0
+    out = capsys.readouterr().out
+    assert table_header(out) == ["rule", "openai", "gemini"]
+    assert f"{len(ONESHOT_IDS) * 2} scenario runs" in out
+
+
+def test_a_dialect_the_subject_lacks_is_skipped_with_a_note(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fixtures = fixtures_with(tmp_path, "plain")
+    argv = ["--subject", fake("slow"), "--fixtures", str(fixtures), "--examples", "0"]
+    check(*argv, "--dialect", "gemini", "--dialect", "openai")
+    captured = capsys.readouterr()
+    assert "prefix-harness: note: the subject has no gemini dialect; skipped" in captured.err
+    assert table_header(captured.out) == ["rule", "openai"]
+    assert check(*argv, "--dialect", "gemini") == 2
+    assert "the subject 'fake' has none of the dialects asked for" in capsys.readouterr().err
+
+
+def test_an_unknown_dialect_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        check("--dialect", "klingon")
+    assert exited.value.code == 2
+    assert "invalid choice: 'klingon'" in capsys.readouterr().err
+
+
+# --- --examples, --seed -----------------------------------------------------------------------
+
+
+def test_examples_zero_runs_only_the_fixtures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(*QUICK) == 0
+    assert f"\n{len(ONESHOT_IDS)} scenario runs (0 of them generated)\n" in capsys.readouterr().out
+
+
+def test_examples_generates_that_many(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = report_json(
+        capsys, "--fixtures", str(ONESHOT), "--dialect", "openai", "--examples", "3"
+    )
+    assert code == 0
+    assert document["generated"] == 3
+    assert [r["scenario"] for r in document["reports"]][: len(ONESHOT_IDS)] == ONESHOT_IDS
+    assert len(document["reports"]) == len(ONESHOT_IDS) + 3
+
+
+@pytest.mark.parametrize(("argv", "problem"), [(["-1"], "--examples must be 0 or more")])
+def test_negative_examples_is_bad_usage(
+    capsys: pytest.CaptureFixture[str], argv: list[str], problem: str
+) -> None:
+    assert check("--examples", *argv) == 2
+    assert capsys.readouterr().err == f"prefix-harness: error: {problem}\n"
+
+
+def test_the_same_seed_gives_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--fixtures", str(ONESHOT), "--dialect", "openai", "--examples", "3"]
+    outputs: dict[str, list[Any]] = {}
+    for seed in ("1", "1", "2", "3"):
+        code, document = report_json(capsys, *argv, "--seed", seed)
+        assert code == 0
+        outputs.setdefault(seed, []).append(document["reports"])
+    assert outputs["1"][0] == outputs["1"][1]
+    assert len({json.dumps(reports[0]) for reports in outputs.values()}) > 1, (
+        "three seeds, one set of scenarios: --seed is not used"
+    )
+    # and without a seed, runs are derandomized: the same every time
+    assert report_json(capsys, *argv)[1] == report_json(capsys, *argv)[1]
+
+
+# --- --fixtures -------------------------------------------------------------------------------
+
+
+def test_fixtures_from_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = report_json(capsys, *QUICK)
+    assert code == 0
+    assert [r["scenario"] for r in document["reports"]] == ONESHOT_IDS
+
+
+def test_fixtures_from_a_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name in ("spawn.json", "oneshot.json", "fixtures.schema.json"):
+        shutil.copy(bundled_fixtures() / name, tmp_path / name)
+    spawn_ids = [s.id for s in load_fixtures(tmp_path / "spawn.json")]
+    code, document = report_json(
+        capsys, "--fixtures", str(tmp_path), "--examples", "0", "--dialect", "openai"
+    )
+    assert code == 0
+    assert [r["scenario"] for r in document["reports"]] == ONESHOT_IDS + spawn_ids
+
+
+def test_a_bad_fixture_is_one_sentence_naming_file_scenario_and_path(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = json.loads(ONESHOT.read_text(encoding="utf-8"))
+    document["scenarios"][1]["history"][0]["role"] = "robot"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert check("--fixtures", str(path), "--examples", "0") == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith(
+        f"prefix-harness: error: {path}: scenario '{ONESHOT_IDS[1]}' at "
+        "scenarios[1].history[0].role: 'robot' is not one of"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"), [("missing.json", "no such file"), ("", "holds no fixture files")]
+)
+def test_missing_fixtures_are_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, problem: str
+) -> None:
+    assert check("--fixtures", str(tmp_path / name), "--examples", "0") == 2
+    assert problem in capsys.readouterr().err
+
+
+# --- --expect ---------------------------------------------------------------------------------
+
+KNOWN = """
+[[known-failure]]
+scenario = "*"
+rule = "settings-identical"
+reason = "the child is pinned to a small model: https://example.org/i/7"
+"""
+
+
+def test_expect_turns_known_failures_into_a_pass(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    expect = tmp_path / "known.toml"
+    expect.write_text(KNOWN, encoding="utf-8")
+    subject = ("--subject", "python:tests.cli.check_subjects:model_switched")
+    assert check(*subject, *QUICK) == 1
+    capsys.readouterr()
+    assert check(*subject, *QUICK, "--expect", str(expect)) == 0
+    out = capsys.readouterr().out
+    assert "expected failures (" in out
+    assert f"from {expect}):" in out
+    assert "pinned to a small model" in out
+    # the same file against a subject that does not fail there: the entry went stale
+    assert check(*QUICK, "--expect", str(expect)) == 1
+    assert "UNEXPECTED PASSES (" in capsys.readouterr().out
+
+
+def test_a_bad_expectations_file_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    expect = tmp_path / "known.toml"
+    expect.write_text(KNOWN.replace("settings-identical", "settings-identicle"), encoding="utf-8")
+    assert check(*QUICK, "--expect", str(expect)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"prefix-harness: error: {expect}: known-failure[0]: unknown rule 'settings-identicle'; "
+        "see `prefix-harness rules`\n"
+    )
+    assert check(*QUICK, "--expect", str(tmp_path / "none.toml")) == 2
+    assert f"{tmp_path / 'none.toml'}: no such file" in capsys.readouterr().err
+
+
+# --- --json, --junit-xml ----------------------------------------------------------------------
+
+
+def test_json_report(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    subject = ("--subject", "python:tests.cli.check_subjects:tool_order")
+    code, document = report_json(capsys, *subject, *QUICK)
+    assert code == document["exit_code"] == 1
+    assert document["subject"] == "tool-order"
+    assert ("fork-ends-model-calls", "tools-identical") in {
+        (u["scenario"], u["rule"]) for u in document["unexpected_failures"]
+    }
+    assert len(document["reports"]) == len(ONESHOT_IDS)
+
+
+def test_junit_xml_is_written_beside_the_text_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "check.xml"
+    assert check(*QUICK, "--junit-xml", str(path)) == 0
+    assert capsys.readouterr().out.endswith("verdict: conforming — exit 0\n")
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    assert root.attrib["failures"] == "0"
+    suites = [s.attrib["name"] for s in root.iter("testsuite")]
+    assert suites == [f"prefix-harness.openai.{i}" for i in ONESHOT_IDS]
+
+
+def test_an_unwritable_junit_path_is_bad_usage(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "no-such-folder" / "check.xml"
+    assert check(*QUICK, "--junit-xml", str(path)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"prefix-harness: error: {path}: cannot be written")
+    assert not path.exists()
+
+
+# --- --timeout, --validate-protocol (process subjects) ----------------------------------------
+
+
+def test_a_hanging_subject_times_out_and_exits_3(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fixtures = fixtures_with(tmp_path, "bad-hang")
+    argv = ["--subject", fake("hang"), "--fixtures", str(fixtures), "--examples", "0"]
+    started = time.monotonic()
+    assert check(*argv, "--timeout", "0.3") == 3
+    elapsed = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert "subject hung in scenario 'bad-hang': no reply to seq 1 within 0.3 s" in out
+    assert "fake: thinking very hard" in out  # the subject's stderr tail
+    assert out.endswith("verdict: subject failed (1 crash/hang/protocol errors) — exit 3\n")
+    assert elapsed < 1.5, f"a 0.3 s timeout took {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1"])
+def test_a_timeout_must_be_positive(capsys: pytest.CaptureFixture[str], timeout: str) -> None:
+    assert check(*QUICK, "--timeout", timeout) == 2
+    assert "--timeout must be more than 0 seconds" in capsys.readouterr().err
+
+
+def test_validate_protocol_checks_replies_against_the_schema(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fixtures = fixtures_with(tmp_path, "bad-unknown-key", "plain")
+    argv = ["--subject", fake("garbage"), "--fixtures", str(fixtures), "--examples", "0"]
+    assert check(*argv) == 3
+    out = capsys.readouterr().out
+    assert "the skipped reply has unknown key 'chidren'" in out
+    assert "schema" not in out
+    assert check(*argv, "--validate-protocol") == 3
+    out = capsys.readouterr().out
+    assert "protocol error in scenario 'bad-unknown-key'" in out
+    assert "the reply breaks the assemble-reply schema" in out
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    "subject", ["reference", "python:tests.cli.check_subjects:tool_order"], ids=["pass", "fail"]
+)
+def test_a_progress_bar_on_a_terminal_is_cleared_at_the_end(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], subject: str
+) -> None:
+    monkeypatch.chdir(ROOT)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    argv = ["--subject", subject, "--fixtures", str(ONESHOT), "--dialect", "openai"]
+    check(*argv, "--examples", "4")
+    written = terminal.getvalue()
+    total = len(ONESHOT_IDS) + 4
+    assert f"] 1/{total} openai {ONESHOT_IDS[0]}" in written
+    assert f"] {total}/{total} " in written
+    *_, cleared, after = written.rsplit("\r", 2)
+    assert cleared.strip() == "", "the bar is not cleared"
+    assert after == ""
+
+
+def test_no_progress_and_no_terminal_mean_no_bar(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert check(*QUICK, "--no-progress") == 0
+    assert terminal.getvalue() == ""
+    plain = io.StringIO()  # not a terminal
+    monkeypatch.setattr(sys, "stderr", plain)
+    assert check(*QUICK) == 0
+    assert plain.getvalue() == ""

@@ -1,0 +1,277 @@
+"""Reports of a check run: the rules × dialects table, what needs attention, the shrunk scenario
+as a fixture to commit and the verdict (text); the same as JSON; JUnit XML for CI."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
+from harness.reports import check_json, check_junit, check_text
+from harness.rules import catalog
+from harness.scenarios import Lifecycle, Scenario, load_fixtures, scenario_from_json
+from harness.subjects import InProcessSubject, Outcome, ReferenceSubject
+from tests.rules.bad_subjects import CASES
+
+REFERENCE = ReferenceSubject()
+KNOWN = KnownFailure("*", "settings-identical", "the model is pinned: https://example.org/i/7")
+STALE = KnownFailure("fork-ends-user", "tools-identical", "tools are sorted by name")
+
+
+@cache
+def oneshot() -> tuple[Scenario, ...]:
+    return tuple(load_fixtures(bundled_fixtures() / "oneshot.json"))
+
+
+@cache
+def broken() -> CheckRun:
+    """Tool order not fixed: fixtures fail and a generated scenario is shrunk, per dialect."""
+    subject = CASES["tool-order"].subject
+    return run_check(subject, oneshot(), dialects=["anthropic", "openai"], examples=5)
+
+
+@cache
+def expected() -> CheckRun:
+    """A model switch that is a known failure, and an entry that no longer fails."""
+    expect = Expectations((KNOWN, STALE), "known.toml")
+    subject = CASES["model-switched"].subject
+    return run_check(subject, oneshot(), dialects=["openai"], expectations=expect)
+
+
+@cache
+def clean() -> CheckRun:
+    return run_check(REFERENCE, oneshot(), dialects=["openai"], examples=2)
+
+
+class Raising:
+    name = "raising"
+    dialects: tuple[str, ...] = ("openai",)
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot",)
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        raise RuntimeError("cannot fork yet")
+
+
+@cache
+def crashed() -> CheckRun:
+    return run_check(InProcessSubject(Raising()), oneshot()[:1], dialects=["openai"])
+
+
+def fixture_blocks(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each printed fixture: the line that introduces it, and its JSON."""
+    blocks = []
+    decoder = json.JSONDecoder()
+    marker = ", ready to commit as a fixture:\n"
+    at = text.find(marker)
+    while at >= 0:
+        heading = text[text.rfind("\n", 0, at) + 1 : at]
+        start = at + len(marker)
+        assert text[start] == "{", "the fixture follows on the next line"
+        document, end = decoder.raw_decode(text, start)
+        blocks.append((heading, document))
+        at = text.find(marker, end)
+    return blocks
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def test_the_table_has_a_column_per_dialect_and_a_row_per_rule() -> None:
+    run = broken()
+    lines = check_text(run).splitlines()
+    assert lines[0] == "subject: tool-order    dialects: anthropic, openai"
+    assert lines[1] == f"{len(run.reports)} scenario runs ({run.generated} of them generated)"
+    at = lines.index(next(line for line in lines if line.startswith("rule ")))
+    assert lines[at].split() == ["rule", "anthropic", "openai"]
+    rows = lines[at + 1 : at + 1 + len(catalog())]
+    assert [row.split()[0] for row in rows] == [info.id for info in catalog()]
+    columns = [lines[at].index(d) for d in ("anthropic", "openai")]
+    for row in rows:  # every cell starts under its dialect
+        assert all(row[c - 1] == " " and row[c] != " " for c in columns), row
+    tools = next(row for row in rows if row.startswith("tools-identical "))
+    assert all("✗" in cell for cell in (tools[columns[0] : columns[1]], tools[columns[1] :]))
+    assert lines[at + 1 + len(catalog())].startswith("(✗ fail, ! warning")
+
+
+def test_the_table_counts_scenario_runs_per_dialect() -> None:
+    run = clean()
+    text = check_text(run)
+    row = next(line for line in text.splitlines() if line.startswith("well-formed "))
+    assert row.split()[1] == f"{len(run.reports)}✓"
+
+
+def test_failures_are_expanded_with_rule_and_evidence() -> None:
+    run = broken()
+    text = check_text(run)
+    lines = text.splitlines()
+    assert f"FAILURES ({len(run.unexpected_failures)})" in lines
+    head = next(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("✗ openai · fork-ends-model-calls · tools-identical: ")
+    )
+    details = lines[head + 1 : head + 8]
+    assert "    body     children[0] (against parent)" in details
+    assert "    path     tools[0].function.name" in details
+    assert "expected failures" not in text
+    assert "UNEXPECTED PASSES" not in text
+
+
+def test_expected_failures_and_unexpected_passes_have_their_sections() -> None:
+    text = check_text(expected())
+    lines = text.splitlines()
+    assert "\nFAILURES (" not in text
+    failed = [r for r in expected().reports if r.failed]
+    heading = f"expected failures ({len(failed)}, from known.toml):"
+    at = lines.index(heading)
+    assert (
+        lines[at + 1] == f"  openai · {failed[0].scenario_id} · settings-identical: {KNOWN.reason}"
+    )
+    at = lines.index("UNEXPECTED PASSES (1): remove these from known.toml")
+    assert (
+        lines[at + 1]
+        == f"  fork-ends-user/openai · tools-identical: expected to fail ({STALE.reason})"
+    )
+    assert lines[-1] == "verdict: NOT conforming (1 unexpected results) — exit 1"
+
+
+def test_expectations_made_in_code_have_no_file_to_name() -> None:
+    run = expected()
+    text = check_text(replace(run, expectations=replace(run.expectations, source=None)))
+    assert "None" not in text
+    assert "UNEXPECTED PASSES (1): remove these from the expectations" in text
+    assert any(
+        line.startswith("expected failures (") and line.endswith("):") for line in text.splitlines()
+    )
+
+
+def test_the_shrunk_scenario_is_printed_as_a_fixture_to_commit(tmp_path: Path) -> None:
+    run = broken()
+    blocks = fixture_blocks(check_text(run))
+    assert len(blocks) == len(run.shrunk) == 2
+    for (heading, document), shrunk in zip(blocks, run.shrunk, strict=True):
+        failed = ", ".join(f.rule for f in shrunk.report.findings if f.status == "fail")
+        assert heading == f"minimal failing generated scenario ({shrunk.dialect}; fails {failed})"
+        (scenario,) = document["scenarios"]
+        assert scenario_from_json(scenario) == shrunk.scenario
+        path = tmp_path / f"found-{shrunk.dialect}.json"
+        path.write_text(json.dumps(document))
+        assert load_fixtures(path) == [shrunk.scenario]
+
+
+def test_a_scenario_that_is_not_shrunk_says_why() -> None:
+    run = broken()
+    first = replace(run.shrunk[0], unshrunk="the subject hung")
+    text = check_text(replace(run, shrunk=(first,)))
+    ((heading, _),) = fixture_blocks(text)
+    assert heading.startswith("failing generated scenario (anthropic; fails ")
+    assert heading.endswith("; not shrunk: the subject hung)")
+
+
+def test_the_verdict_line_follows_the_exit_code() -> None:
+    assert check_text(clean()).splitlines()[-1] == "verdict: conforming — exit 0"
+    problems = len(broken().unexpected_failures)
+    assert check_text(broken()).splitlines()[-1] == (
+        f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
+    )
+    text = check_text(crashed())
+    assert (
+        text.splitlines()[-1] == "verdict: subject failed (1 crash/hang/protocol errors) — exit 3"
+    )
+    assert "SUBJECT FAILURES (1): crashed, hung or broke the protocol" in text
+    assert (
+        "  subject crashed in scenario 'fork-ends-model-text': assemble raised RuntimeError" in text
+    )
+    assert "  | RuntimeError: cannot fork yet" in text
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+
+def test_json_has_the_check_findings_beside_the_reports() -> None:
+    run = broken()
+    document = json.loads(check_json(run))
+    assert {"exit_code", "unexpected_failures", "shrunk", "subject_failures", "reports"} <= set(
+        document
+    )
+    assert document["exit_code"] == run.exit_code == 1
+    assert document["subject"] == "tool-order"
+    assert document["dialects"] == ["anthropic", "openai"]
+    assert document["generated"] == run.generated
+    assert len(document["reports"]) == len(run.reports)
+    assert [(u["dialect"], u["scenario"], u["rule"]) for u in document["unexpected_failures"]] == [
+        (r.dialect, r.scenario_id, f.rule) for r, f in run.unexpected_failures
+    ]
+    assert [scenario_from_json(s["scenario"]) for s in document["shrunk"]] == [
+        s.scenario for s in run.shrunk
+    ]
+    assert [s["unshrunk"] for s in document["shrunk"]] == [None, None]
+    assert document["subject_failures"] == []
+
+
+def test_json_of_expectations_and_subject_failures() -> None:
+    document = json.loads(check_json(expected()))
+    assert document["exit_code"] == 1
+    assert document["unexpected_failures"] == []
+    assert document["unexpected_passes"] == [
+        {
+            "where": "fork-ends-user/openai",
+            "scenario": STALE.scenario,
+            "rule": "tools-identical",
+            "reason": STALE.reason,
+        }
+    ]
+    document = json.loads(check_json(crashed()))
+    assert document["exit_code"] == 3
+    (failure,) = document["subject_failures"]
+    assert failure["kind"] == "crash"
+    assert failure["scenario"] == "fork-ends-model-text"
+    assert "RuntimeError: cannot fork yet" in failure["stderr_tail"]
+
+
+# --- JUnit ------------------------------------------------------------------------------------
+
+
+def cases(run: CheckRun) -> dict[tuple[str, str], ET.Element]:
+    root = ET.fromstring(check_junit(run))
+    assert root.tag == "testsuites"
+    return {(case.attrib["classname"], case.attrib["name"]): case for case in root.iter("testcase")}
+
+
+def test_junit_makes_an_expected_failure_a_skipped_case() -> None:
+    run = expected()
+    found = cases(run)
+    assert len(found) == len(run.reports) * len(catalog())
+    failed = [r.scenario_id for r in run.reports if r.failed]
+    assert failed
+    for scenario in failed:
+        case = found[(f"prefix-harness.openai.{scenario}", "settings-identical")]
+        assert case.find("failure") is None
+        skipped = case.find("skipped")
+        assert skipped is not None
+        assert skipped.attrib["message"] == f"expected failure: {KNOWN.reason}"
+    root = ET.fromstring(check_junit(run))
+    assert int(root.attrib["failures"]) == len(list(root.iter("failure")))
+
+
+def test_junit_fails_an_unexpected_pass() -> None:
+    # the run exits 1 for it, so CI reading the XML must see a failure too
+    found = cases(expected())
+    case = found[("prefix-harness.openai.fork-ends-user", "tools-identical")]
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.attrib["message"].startswith("unexpected pass: expected to fail")
+    assert "known.toml" in failure.attrib["message"]
+
+
+def test_junit_keeps_unexpected_failures() -> None:
+    found = cases(broken())
+    case = found[("prefix-harness.openai.fork-ends-model-calls", "tools-identical")]
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.attrib["type"] == "error"
+    assert "path     tools[0].function.name" in (failure.text or "")
