@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from .._bodies import STDIN, BodyError, choose_dialect, decode_body, parse_body, read_body
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("only one of PARENT and FORK can be read from stdin (-)")
     if args.context < 0:
         return fail("--context must be 0 or more")
+    gc.disable()  # a short run that creates no cycles: collections would only cost time
     try:
         decoded = {
             source: decode_body(read_body(source, max_bytes=args.max_body_size), source=source)
@@ -60,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
+    finally:
+        gc.enable()
     subjects = DiffSubjects(_name(args.parent), _name(args.fork), guessed)
     if args.json:
         sys.stdout.buffer.write(diff_json(comparison, subjects))

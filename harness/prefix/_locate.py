@@ -46,6 +46,8 @@ def common_prefix_length(a: bytes, b: bytes) -> int:
 
 def locate(parent: PrefixStream, fork: PrefixStream) -> Divergence | None:
     """The first divergence, or None when the fork's stream starts with the parent's whole one."""
+    if fork.starts_with(parent):
+        return None
     for p, f in zip(parent.frames, fork.frames, strict=False):
         if p.json == f.json and p.name == f.name:
             continue

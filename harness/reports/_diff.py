@@ -39,9 +39,9 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
     width = max(len(subjects.parent), len(subjects.fork))
     lines = [
         f"dialect: {c.dialect}{guess}",
-        f"parent:  {subjects.parent:<{width}}  {len(c.parent.frames)} segments,"
+        f"parent:  {subjects.parent:<{width}}  {len(c.parent.segments)} segments,"
         f" {_n(c.parent.length)} bytes of prefix",
-        f"fork:    {subjects.fork:<{width}}  {len(c.fork.frames)} segments,"
+        f"fork:    {subjects.fork:<{width}}  {len(c.fork.segments)} segments,"
         f" {_n(c.fork.length)} bytes of prefix",
         "",
     ]
@@ -108,10 +108,10 @@ def diff_json(comparison: PrefixComparison, subjects: DiffSubjects) -> bytes:
         "preserved": c.preserved,
         "parent": {
             "source": subjects.parent,
-            "segments": len(c.parent.frames),
+            "segments": len(c.parent.segments),
             "bytes": c.parent.length,
         },
-        "fork": {"source": subjects.fork, "segments": len(c.fork.frames), "bytes": c.fork.length},
+        "fork": {"source": subjects.fork, "segments": len(c.fork.segments), "bytes": c.fork.length},
         "shared_bytes": c.shared,
         "share_of_fork": round(c.share, 6),
         "divergence": divergence,

@@ -75,5 +75,45 @@ def test_too_deep_for_orjson_to_encode_is_a_clear_error() -> None:
         "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"type": "function", "function": {"name": "a", "parameters": {"d": deep}}}],
     }
-    with pytest.raises(StreamError, match=r"tools\[0\] cannot be re-encoded .*nested too deeply"):
-        prefix_stream(get_dialect("openai").parse(body))
+    stream = prefix_stream(get_dialect("openai").parse(body))
+    for encode in (lambda: stream.length, lambda: stream.frames, stream.blob):
+        with pytest.raises(
+            StreamError, match=r"tools\[0\] cannot be re-encoded .*nested too deeply"
+        ):
+            encode()
+
+
+def test_starts_with_agrees_with_the_frames() -> None:
+    d = get_dialect("openai")
+    parent = prefix_stream(d.parse(BODY))
+    more = {**BODY, "messages": [*BODY["messages"], {"role": "user", "content": "more"}]}
+    longer = prefix_stream(d.parse(more))
+    assert longer.starts_with(parent)
+    assert bytes(longer).startswith(bytes(parent))
+    assert not parent.starts_with(longer)
+    assert parent.starts_with(prefix_stream(d.parse(BODY)))
+    assert longer.length == len(bytes(longer))
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["h", "hé!", ["hé"]],  # a prefix of the string, a longer one, another type
+)
+def test_a_value_that_only_starts_the_same_is_not_a_prefix(content: object) -> None:
+    d = get_dialect("openai")
+    parent = {"messages": [{"role": "user", "content": "hé"}]}
+    fork = {
+        "messages": [{"role": "user", "content": content}, {"role": "assistant", "content": "x"}]
+    }
+    a, b = prefix_stream(d.parse(parent)), prefix_stream(d.parse(fork))
+    assert not b.starts_with(a)
+    assert not bytes(b).startswith(bytes(a))
+
+
+def test_a_number_that_extends_is_not_a_prefix() -> None:
+    d = get_dialect("openai")
+    parent = {"messages": [{"role": "user", "content": "x", "n": 12}]}
+    fork = {
+        "messages": [{"role": "user", "content": "x", "n": 123}, {"role": "user", "content": "y"}]
+    }
+    assert not prefix_stream(d.parse(fork)).starts_with(prefix_stream(d.parse(parent)))
