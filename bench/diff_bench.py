@@ -35,6 +35,7 @@ import orjson
 from harness.cli import run
 
 MESSAGE_TEXT = 7_400
+FLOOR_SCRIPT = "import sys, orjson; [orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:]]"
 
 
 def build_bodies(messages: int) -> tuple[bytes, bytes]:
@@ -222,7 +223,7 @@ def main() -> None:
                 [
                     sys.executable,
                     "-c",
-                    "import sys, orjson; [orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:]]",
+                    FLOOR_SCRIPT,
                     str(parent),
                     str(fork),
                 ]
