@@ -15,6 +15,27 @@
 
 const readline = require('node:readline');
 
+// --- JSON that keeps key order -----------------------------------------------------------
+// A JavaScript object lists integer-like keys ("0", "12") first, whatever order they came
+// in, so JSON.parse then JSON.stringify moves them: a byte change the harness catches
+// (history-inherited). Such keys are marked before parsing and unmarked when written.
+
+const KEY_MARK = '\uE000#';
+const TOKEN = /"(?:[^"\\]|\\.)*"|[^"]+/g;
+const INTEGER_KEY = /^"(?:0|[1-9][0-9]*)"$/;
+
+function parseOrdered(text) {
+  const tokens = text.match(TOKEN) || [];
+  const marked = tokens.map((token, i) =>
+    INTEGER_KEY.test(token) && /^\s*:/.test(tokens[i + 1] || '') ? `"${KEY_MARK}${token.slice(1)}` : token,
+  );
+  return JSON.parse(marked.join(''));
+}
+
+function stringify(value) {
+  return JSON.stringify(value).replaceAll(`"${KEY_MARK}`, '"');
+}
+
 const PROTOCOL_VERSION = 1;
 const IMPLEMENTATION = {
   name: 'node-example',
@@ -246,7 +267,7 @@ function openaiUser(message) {
   const responses = message.parts.filter((p) => 'function_response' in p);
   for (const { function_response: r } of responses) {
     const tool = has(r.id) ? { role: 'tool', tool_call_id: r.id } : { role: 'tool' };
-    tool.content = typeof r.response === 'string' ? r.response : JSON.stringify(r.response);
+    tool.content = typeof r.response === 'string' ? r.response : stringify(r.response);
     out.push(tool);
   }
   const rest = message.parts.filter((p) => 'text' in p || 'image' in p);
@@ -274,7 +295,7 @@ function openaiAssistant(message) {
   const calls = functionCalls(message);
   if (calls.length) {
     body.tool_calls = calls.map((c) => {
-      const args = typeof c.args === 'string' ? c.args : JSON.stringify(has(c.args) ? c.args : null);
+      const args = typeof c.args === 'string' ? c.args : stringify(has(c.args) ? c.args : null);
       const function_ = { name: c.name, arguments: args };
       return has(c.id) ? { id: c.id, type: 'function', function: function_ } : { type: 'function', function: function_ };
     });
@@ -395,7 +416,7 @@ function anthropicBlock(part) {
     const content =
       typeof r.response === 'string' || Array.isArray(r.response)
         ? r.response
-        : JSON.stringify(r.response);
+        : stringify(r.response);
     return compact({
       type: 'tool_result',
       tool_use_id: r.id,
@@ -413,7 +434,7 @@ function anthropicBlock(part) {
 // Each renderer returns the body as the exact JSON text this subject would POST.
 const RENDERERS = Object.fromEntries(
   Object.entries({ anthropic: renderAnthropic, gemini: renderGemini, openai: renderOpenAI }).map(
-    ([name, render]) => [name, (preset, history) => JSON.stringify(render(preset, history))],
+    ([name, render]) => [name, (preset, history) => stringify(render(preset, history))],
   ),
 );
 
@@ -448,5 +469,5 @@ function handle(request, lines) {
 
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on('line', (line) => {
-  if (line.trim()) handle(JSON.parse(line), lines);
+  if (line.trim()) handle(parseOrdered(line), lines);
 });

@@ -63,21 +63,34 @@ class Expectations:
     def unexpected_passes(
         self, reports: Iterable[ScenarioReport]
     ) -> list[tuple[KnownFailure, str]]:
-        """Entries whose rule was judged and did not fail, with where (``scenario/dialect``).
+        """Entries that were judged and did not fail, with where (``scenario/dialect``).
 
-        A rule that was not applicable, or a scenario that did not run, is not a pass.
+        An entry for one scenario is stale wherever its rule passes; an entry for every
+        scenario (``"*"``) only when its rule fails nowhere. A rule that was not applicable,
+        or a scenario that did not run, is not a pass.
         """
-        found: list[tuple[KnownFailure, str]] = []
+        passes: list[tuple[KnownFailure, str]] = []
+        failed: set[KnownFailure] = set()
         for report in reports:
             for finding in report.findings:
-                if finding.status in ("fail", "not-applicable"):
+                if finding.status == "not-applicable":
                     continue
                 entry = self.expected(
                     report.subject, report.scenario_id, report.dialect, finding.rule
                 )
-                if entry is not None:
-                    found.append((entry, f"{report.scenario_id}/{report.dialect}"))
-        return found
+                if entry is None:
+                    continue
+                if finding.status == "fail":
+                    failed.add(entry)
+                else:
+                    passes.append((entry, f"{report.scenario_id}/{report.dialect}"))
+        stale: list[tuple[KnownFailure, str]] = []
+        for entry, where in passes:
+            if entry.scenario != "*" or (
+                entry not in failed and all(e is not entry for e, _ in stale)
+            ):
+                stale.append((entry, where))
+        return stale
 
 
 def load_expectations(path: str | Path) -> Expectations:

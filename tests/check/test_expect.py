@@ -88,3 +88,18 @@ def test_bad_files_name_the_file_and_entry(tmp_path: Path, text: str, problem: s
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ExpectationError, match="no such file"):
         load_expectations(tmp_path / "nope.toml")
+
+
+def test_a_wildcard_entry_is_stale_only_when_its_rule_fails_nowhere(tmp_path: Path) -> None:
+    text = "[[known-failure]]\nscenario = '*'\nrule = 'history-inherited'\nreason = 'r'\n"
+    expect = load_expectations(write(tmp_path, text))
+    failing_somewhere = [
+        report("a", "openai", "x", history_inherited="pass"),
+        report("b", "openai", "x", history_inherited="fail"),
+    ]
+    assert expect.unexpected_passes(failing_somewhere) == []
+    passing_everywhere = [
+        report("a", "openai", "x", history_inherited="pass"),
+        report("b", "gemini", "x", history_inherited="warning"),
+    ]
+    assert expect.unexpected_passes(passing_everywhere) == [(expect.entries[0], "a/openai")]
