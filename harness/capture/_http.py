@@ -114,6 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
         return None, length
 
     def _read_chunked(self, limit: int) -> tuple[bytes | None, int]:
+        """A chunked body; over ``limit`` the rest is read and dropped (up to the drain limit)
+        so that the client, still sending, sees the 413 instead of a broken pipe."""
         parts: list[bytes] = []
         size = 0
         while True:
@@ -122,16 +124,20 @@ class _Handler(BaseHTTPRequestHandler):
                 chunk = int(line, 16)
             except ValueError:
                 self.close_connection = True
-                return b"".join(parts), size
+                return (b"".join(parts) if size <= limit else None), size
             if chunk == 0:
                 while self.rfile.readline(1024).strip():
                     pass
-                return b"".join(parts), size
+                return (b"".join(parts) if size <= limit else None), size
             size += chunk
-            if size > limit:
+            if size > _DRAIN_LIMIT:
                 self.close_connection = True
                 return None, size
-            parts.append(self.rfile.read(chunk))
+            data = self.rfile.read(chunk)
+            if size <= limit:
+                parts.append(data)
+            else:
+                parts.clear()
             self.rfile.readline(1024)
 
     def _send(self, out: Outgoing) -> None:
