@@ -98,6 +98,6 @@ def test_keep_alive_connection_and_quick_stop(tmp_path: Path) -> None:
     began = time.monotonic()
     provider.stop()
     provider.stop()
-    assert time.monotonic() - began < 2
+    assert time.monotonic() - began < 5  # stopping does not wait for the idle keep-alive
     connection.close()
     assert len(read_record(tmp_path / "r.jsonl")) == 3

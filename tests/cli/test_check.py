@@ -365,7 +365,7 @@ def test_a_hanging_subject_times_out_and_exits_3(
     assert "subject hung in scenario 'bad-hang': no reply to seq 1 within 0.3 s" in out
     assert "fake: thinking very hard" in out  # the subject's stderr tail
     assert out.endswith("verdict: subject failed (1 crash/hang/protocol errors) — exit 3\n")
-    assert elapsed < 1.5, f"a 0.3 s timeout took {elapsed:.1f} s"
+    assert elapsed < 5, f"a 0.3 s timeout took {elapsed:.1f} s (the default is 10 s)"
 
 
 @pytest.mark.parametrize("timeout", ["0", "-1"])
