@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 import orjson
 
-from ..model import Preset, Request
+from ..model import Preset, Request, Text
 from ..prefix import Divergence, Frame, locate, prefix_stream
 from ..subjects import ReferenceSubject, parent_preset
 from ._accepted import accepted_head
-from ._body import Body
+from ._body import Body, message_frames
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, json_start, occurrences
 from ._report import Cost, Finding, combine
@@ -150,30 +150,30 @@ def siblings_shared(ctx: Context) -> Finding:
 
 
 def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
-    """Where child ``index``'s directive first occurs after the inherited span."""
-    task = ctx.task(index)
-    found = next(occurrences(child.frames[ctx.inherited_end(child) :], encoded(task or "")), None)
-    return found[1] if found else None
+    """The stream offset of child ``index``'s directive: its last place in the first user text
+    part after the inherited span that holds it (the child message).
 
-
-def _aligned_directives(
-    ctx: Context, first: Body, index: int, child: Body, shared: int
-) -> int | None:
-    """An offset, within the shared span, where both siblings' directives start.
-
-    A directive can be short ("a") and occur earlier by chance, so its first occurrence
-    proves nothing; what siblings must have is their directives at one offset, with
-    everything before it shared.
+    A short directive ("a", "1") also occurs by chance elsewhere, in a call id or in the very
+    bytes where two siblings differ; found through the message structure, it is the real one.
     """
-    mine, theirs = encoded(ctx.task(index) or ""), encoded(ctx.task(0) or "")
-    if not mine or not theirs:
+    directive = ctx.task(index)
+    if not directive:
         return None
-    data, other = bytes(child.stream), bytes(first.stream)
-    at_ = data.find(mine, ctx.inherited_offset(child))
-    while 0 <= at_ <= shared:
-        if other.startswith(theirs, at_):
-            return at_
-        at_ = data.find(mine, at_ + 1)
+    history = child.request.history
+    counts = message_frames(ctx.dialect, history)
+    start = min(len(ctx.inherited), len(history))
+    first = child.history_start + sum(counts[:start])
+    for k in range(start, len(history)):
+        frames = child.frames[first : first + counts[k]]
+        first += counts[k]
+        for part in history[k].parts if history[k].role == "user" else ():
+            if not isinstance(part, Text) or directive not in part.text:
+                continue
+            text, inner = encoded(part.text), encoded(part.text[: part.text.rfind(directive)])
+            for frame in frames:
+                at_ = frame.json.rfind(text)
+                if at_ >= 0:
+                    return json_start(frame) + at_ + len(inner)
     return None
 
 
@@ -185,14 +185,14 @@ def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
         reason = f"the directive is not found after the inherited prefix in {', '.join(missing)}"
         evidence = at(None, None, body=missing[-1], reason=reason)
         return Finding(rule, "fail", reason, evidence)
+    theirs, mine = starts
+    assert theirs is not None
+    assert mine is not None
     d = locate(first.stream, child.stream)
     shared = first.stream.length if d is None else d.offset
-    aligned = _aligned_directives(ctx, first, index, child, shared)
-    if aligned is not None:
-        message = f"{child.label} equals {first.label} up to its directive (byte {aligned:,})"
+    if mine == theirs and shared >= mine:
+        message = f"{child.label} equals {first.label} up to its directive (byte {mine:,})"
         return Finding(rule, "pass", message)
-    mine = starts[1]
-    assert mine is not None
     reason = d.reason if d is not None else "its directive starts elsewhere"
     message = (
         f"{child.label} parts from {first.label} at byte {shared:,}, "
