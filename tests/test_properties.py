@@ -15,7 +15,7 @@ hiding send_message). Scenarios that cannot take a break are never given it: the
 samples only among the plants that fit the drawn scenario and dialect, and the per-entry test
 discards what does not fit with ``assume`` (Hypothesis raises Unsatisfiable if nothing fits).
 And every planted break must change what the subject sends: a plant that fits but changes no
-byte fails the test instead of passing it silently.
+byte fails the test instead of passing it silently. What Hypothesis found is pinned at the end.
 
 Example counts (``max_examples`` per test; the "ci" profile of tests/conftest.py keeps them and
 derandomizes, so CI runs the same examples every time):
@@ -122,6 +122,7 @@ def plain(scenario: Scenario) -> bool:
 
 
 def send_message_visible(scenario: Scenario) -> bool:
+    """Whether a continuable child sees ``send_message`` (no restored filter hides it)."""
     spec = scenario.continuation
     return spec is not None and (spec.tool_filter is None or SEND_MESSAGE in spec.tool_filter)
 
@@ -336,7 +337,7 @@ MORE_TOOLS = st.one_of(
     fork_scenarios(max_tools=5), sibling_scenarios(max_tools=5), continuable_scenarios(max_tools=5)
 )
 """Parents with up to five tools of their own."""
-DEFAULT_IDENTITY = ("You are a forked worker agent.",)
+PLANTED_IDENTITY = ("You are a forked worker agent.",)
 """The child-identity break's system instruction (a parent with it has no such break)."""
 
 
@@ -387,7 +388,7 @@ PLANTS: tuple[Plant, ...] = (
         _holds(FunctionCall, FunctionResponse),
         scenarios=st.one_of(FORKING_CALLS, continuable_scenarios()),
     ),
-    Plant("child-identity", SHARED, _head(lambda s, d, c: c.preset.system != DEFAULT_IDENTITY)),
+    Plant("child-identity", SHARED, _head(lambda s, d, c: c.preset.system != PLANTED_IDENTITY)),
     Plant("thinking-changed", SHARED, _head(_renders_differently("thinking-changed"))),
     Plant("model-switched", SHARED, _head(_renders_differently("model-switched"))),
     Plant("pruned", SHARED, _holds(FunctionResponse), scenarios=LONGER),
