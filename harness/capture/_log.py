@@ -15,7 +15,7 @@ import orjson
 
 from ..dialects import all_dialects, detect_dialect
 from ..model import json_kind
-from ._observe import Ignored, Observed, observed
+from ._observe import Ignored, Observed, observe_record, observed
 from ._record import Record
 from ._server import WIRES
 
@@ -67,20 +67,7 @@ def _record_line(obj: dict[str, Any], where: str) -> Observed | Ignored | None:
         record = Record.from_json(obj)
     except ValueError as e:
         raise LogError(f"{where}: not a capture record: {e}") from None
-    if record.status != 200:
-        return Ignored(record.seq, f"refused with status {record.status}")
-    if record.reply is None or record.body is None:
-        return None
-    found = observed(
-        record.seq,
-        record.dialect,
-        record.body,
-        record.json,
-        mark=record.mark,
-        reply=record.reply,
-        nth=record.nth,
-    )
-    return Ignored(record.seq, found) if isinstance(found, str) else found
+    return observe_record(record)
 
 
 def _minimal_line(

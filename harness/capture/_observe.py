@@ -85,25 +85,31 @@ def observe(records: Iterable[Record]) -> tuple[tuple[Observed, ...], tuple[Igno
     used: list[Observed] = []
     ignored: list[Ignored] = []
     for record in records:
-        if record.status != 200:
-            ignored.append(Ignored(record.seq, f"refused with status {record.status}"))
-            continue
-        if record.reply is None or record.body is None:
-            continue
-        found = observed(
-            record.seq,
-            record.dialect,
-            record.body,
-            record.json,
-            mark=record.mark,
-            reply=record.reply,
-            nth=record.nth,
-        )
-        if isinstance(found, str):
-            ignored.append(Ignored(record.seq, found))
-        else:
+        found = observe_record(record)
+        if isinstance(found, Observed):
             used.append(found)
+        elif found is not None:
+            ignored.append(found)
     return tuple(used), tuple(ignored)
+
+
+def observe_record(record: Record) -> Observed | Ignored | None:
+    """One recorded request as a usable model call, one left out (with the reason), or None
+    for a request the script did not answer (not a model call)."""
+    if record.status != 200:
+        return Ignored(record.seq, f"refused with status {record.status}")
+    if record.reply is None or record.body is None:
+        return None
+    found = observed(
+        record.seq,
+        record.dialect,
+        record.body,
+        record.json,
+        mark=record.mark,
+        reply=record.reply,
+        nth=record.nth,
+    )
+    return Ignored(record.seq, found) if isinstance(found, str) else found
 
 
 def reply_message(dialect: str, reply: Reply, nth: int | None) -> Message:
