@@ -23,7 +23,7 @@ from hypothesis.errors import Flaky
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..scenarios import ACTIONS, Scenario, lifecycle_of
 from ..strategies import scenarios
-from ..subjects import Subject, SubjectFailure, is_subject_failure
+from ..subjects import Subject, SubjectFailure
 from ._expect import Expectations, KnownFailure
 
 __all__ = ["CheckRun", "Progress", "ShrunkFailure", "run_check"]
@@ -105,7 +105,7 @@ def _one(
         detail = f"assemble raised {type(e).__name__}: {e}"
         outcome = SubjectFailure.of("crash", scenario.id, detail, stderr_tail=trace)
     report = evaluate(scenario, dialect, outcome, subject=subject.name)
-    return report, [outcome] if is_subject_failure(outcome) else []  # type: ignore[list-item]
+    return report, [outcome] if isinstance(outcome, SubjectFailure) else []
 
 
 def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioReport | None:

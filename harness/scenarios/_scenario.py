@@ -27,9 +27,17 @@ ACTIONS: tuple[Action, ...] = ("fork", "siblings", "continuable", "spawn")
 Lifecycle: TypeAlias = Literal["one-shot", "continuable", "spawn"]
 
 
+_LIFECYCLES: dict[Action, Lifecycle] = {
+    "fork": "one-shot",
+    "siblings": "one-shot",
+    "continuable": "continuable",
+    "spawn": "spawn",
+}
+
+
 def lifecycle_of(action: Action) -> Lifecycle:
     """The child lifecycle a subject must support to run an action."""
-    return {"fork": "one-shot", "siblings": "one-shot"}.get(action, action)  # type: ignore[return-value]
+    return _LIFECYCLES[action]
 
 
 @dataclass(frozen=True, slots=True)
