@@ -25,7 +25,7 @@ from ._script import (
 )
 from ._server import DEFAULT_MAX_REQUEST_BYTES, FakeProvider, LoopbackError
 from ._summary import summarize
-from ._verdict import verdict_json, verdict_junit, verdict_line, verdict_text
+from ._verdict import verdict_json, verdict_junit, verdict_line, verdict_text, verdict_word
 from ._wire import FAKE_MODEL
 
 __all__ = [
@@ -83,4 +83,5 @@ __all__ = [
     "verdict_junit",
     "verdict_line",
     "verdict_text",
+    "verdict_word",
 ]

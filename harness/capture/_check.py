@@ -57,6 +57,45 @@ class CheckResult:
     def failed(self) -> bool:
         return any(r.failed for r in self.reports)
 
+    @property
+    def inconclusive(self) -> tuple[str, ...]:
+        """Why this check is no evidence either way; empty when it is.
+
+        A failure is evidence on its own. Without one, a check that checked no group, or
+        that left out requests the fake refused or the dialect could not read, cannot vouch
+        for the program: the first reason says what was missing, the others give counts,
+        routes and the first error.
+        """
+        if self.failed:
+            return ()
+        missed = [i for i in self.ignored if i.kind != "retry"]
+        reasons: list[str] = []
+        if not self.checks:
+            found = "no group could be checked" if self._calls() else "no fork or spawn call"
+            reasons.append(
+                f"nothing was checked: {found} among {self.requests} usable model "
+                f"call{'' if self.requests == 1 else 's'}"
+            )
+        elif missed:
+            reasons.append(
+                f"{len(missed)} request{' was' if len(missed) == 1 else 's were'} left out, "
+                "so the groups checked may not be all there are"
+            )
+        if not reasons:
+            return ()
+        for kind in ("refused", "unreadable"):
+            some = [i for i in missed if i.kind == kind]
+            if some:
+                what = "refused by the fake" if kind == "refused" else "unreadable"
+                first = f"first: request {some[0].seq}: {some[0].reason}"
+                reasons.append(f"{len(some)} {what}; {first}")
+        reasons += [f"not checked: {n.what}: {n.reason}" for n in self.not_checked[:3]]
+        return tuple(reasons)
+
+    def _calls(self) -> bool:
+        """Whether any model turn called a fork tool or spawned a child."""
+        return bool(self.not_checked) or any(r.fork_turns or r.spawns for r in self.roles)
+
 
 def check_records(
     records: Iterable[Record], *, options: GroupOptions | None = None, subject: str = "capture"

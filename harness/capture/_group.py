@@ -165,7 +165,8 @@ class _Builder:
             self._start(request, draft.origin, hashes)
         else:
             earlier = draft.requests[pos].seq
-            self.retries.append(Ignored(request.seq, f"repeats request {earlier} (a retry)"))
+            why = f"repeats request {earlier} (a retry)"
+            self.retries.append(Ignored(request.seq, why, "retry"))
 
     def _extend(self, request: Observed, base: tuple[int, int], hashes: list[int]) -> None:
         conversation, pos = base

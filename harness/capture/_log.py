@@ -72,7 +72,7 @@ def _record_line(obj: dict[str, Any], where: str) -> Observed | Ignored | None:
 
 def _minimal_line(
     obj: dict[str, Any], number: int, where: str, default: str | None
-) -> Observed | None:
+) -> Observed | Ignored | None:
     if "body" not in obj:
         raise LogError(
             f'{where}: the line has no "body" (the request JSON) and is not a capture record'
@@ -99,9 +99,7 @@ def _minimal_line(
         known = ", ".join(all_dialects())
         raise LogError(f"{where}: unknown dialect {name!r} (known: {known})")
     found = observed(number, name, raw, body, mark=obj.get("mark"))
-    if isinstance(found, str):
-        raise LogError(f"{where}: {found}")
-    return found
+    return Ignored(number, found) if isinstance(found, str) else found
 
 
 def _body(value: Any, where: str) -> tuple[dict[str, Any], bytes]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from ..dialects import DialectError, get_dialect
 from ..model import FunctionCall, Message, Part, Request, Text
@@ -44,12 +44,22 @@ class Observed:
         return self.request.history
 
 
+IgnoredKind: TypeAlias = Literal["refused", "unreadable", "retry"]
+
+
 @dataclass(frozen=True, slots=True)
 class Ignored:
-    """A model call left out of the check, and why."""
+    """A request left out of the check, and why.
+
+    ``kind``: ``refused`` (the fake answered an error: no such route, a body it could not
+    take), ``unreadable`` (a model call whose body the dialect cannot read) or ``retry`` (a
+    repeat of an earlier request). Refused and unreadable requests are traffic the check
+    did not see, so a run without a failure that left some out is no pass.
+    """
 
     seq: int
     reason: str
+    kind: IgnoredKind = "unreadable"
 
 
 def observed(
@@ -97,7 +107,9 @@ def observe_record(record: Record) -> Observed | Ignored | None:
     """One recorded request as a usable model call, one left out (with the reason), or None
     for a request the script did not answer (not a model call)."""
     if record.status != 200:
-        return Ignored(record.seq, f"refused with status {record.status}")
+        why = f": {record.error}" if record.error else ""
+        route = f"{record.method} {record.path}"
+        return Ignored(record.seq, f"refused with status {record.status} ({route}{why})", "refused")
     if record.reply is None or record.body is None:
         return None
     found = observed(

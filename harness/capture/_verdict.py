@@ -12,9 +12,10 @@ from ..reports import rules_json, rules_junit, rules_text
 from ._check import CheckResult
 from ._roles import Roles
 
-__all__ = ["verdict_json", "verdict_junit", "verdict_line", "verdict_text"]
+__all__ = ["verdict_json", "verdict_junit", "verdict_line", "verdict_text", "verdict_word"]
 
 _SUITE = "prefix-harness.grouping"
+_VERDICT = "prefix-harness.verdict"
 
 
 def _conversation_lines(roles: Roles) -> list[str]:
@@ -28,19 +29,26 @@ def _conversation_lines(roles: Roles) -> list[str]:
     return lines
 
 
+def verdict_word(result: CheckResult) -> str:
+    """``failed``, ``inconclusive`` or ``passed``: the verdict the exit code gives."""
+    if result.failed:
+        return "failed"
+    return "inconclusive" if result.inconclusive else "passed"
+
+
 def verdict_line(result: CheckResult) -> str:
-    """One line: how many groups were checked, failed and not checked."""
-    if not result.checks and not result.not_checked:
-        return (
-            f"nothing to check: no fork child or spawned child among {result.requests} "
-            f"request{'' if result.requests == 1 else 's'}"
-        )
+    """The verdict: how many groups were checked, failed and not checked; for an
+    inconclusive check, why, one reason a line."""
     failed = sum(c.report.failed for c in result.checks)
-    verdict = "FAILED" if failed else "passed"
-    return (
-        f"check {verdict}: {len(result.checks)} group{'' if len(result.checks) == 1 else 's'} "
+    counts = (
+        f"{len(result.checks)} group{'' if len(result.checks) == 1 else 's'} "
         f"checked, {failed} failed, {len(result.not_checked)} not checked"
     )
+    word = verdict_word(result)
+    if word == "inconclusive":
+        reasons = "".join(f"\n  {reason}" for reason in result.inconclusive)
+        return f"check INCONCLUSIVE: {counts}{reasons}"
+    return f"check {'FAILED' if failed else 'passed'}: {counts}"
 
 
 def verdict_text(result: CheckResult) -> str:
@@ -55,6 +63,8 @@ def verdict_text(result: CheckResult) -> str:
     for roles in result.roles:
         lines += _conversation_lines(roles)
     lines += [f"  left out: request {i.seq}: {i.reason}" for i in result.ignored]
+    if not count and not result.ignored:
+        lines.append("  (no model call was recorded)")
     if result.checks:
         width = max(len(c.scenario.id) for c in result.checks)
         lines.append("checks:")
@@ -71,6 +81,8 @@ def verdict_text(result: CheckResult) -> str:
 def verdict_json(result: CheckResult) -> bytes:
     """The rules JSON report of ``harness.reports`` with a ``grouping`` object added."""
     document: dict[str, Any] = orjson.loads(rules_json(result.reports))
+    document["verdict"] = verdict_word(result)
+    document["inconclusive"] = list(result.inconclusive)
     document["grouping"] = {
         "requests": result.requests,
         "conversations": [
@@ -94,7 +106,9 @@ def verdict_json(result: CheckResult) -> bytes:
             for c in result.checks
         ],
         "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
-        "left_out": [{"request": i.seq, "reason": i.reason} for i in result.ignored],
+        "left_out": [
+            {"request": i.seq, "kind": i.kind, "reason": i.reason} for i in result.ignored
+        ],
     }
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
@@ -103,6 +117,14 @@ def verdict_junit(result: CheckResult) -> bytes:
     """The rules JUnit XML of ``harness.reports``, plus one suite whose skipped cases are
     the groups that could not be checked."""
     root = ET.fromstring(rules_junit(result.reports))
+    if result.inconclusive:
+        attributes = {"name": _VERDICT, "tests": "1", "failures": "0", "errors": "1"}
+        suite = ET.SubElement(root, "testsuite", attributes)
+        case = ET.SubElement(suite, "testcase", classname=_VERDICT, name="inconclusive")
+        error = ET.SubElement(case, "error", message=result.inconclusive[0])
+        error.text = "\n".join(result.inconclusive)
+        for key in ("tests", "errors"):
+            root.set(key, str(int(root.get(key, "0")) + 1))
     if result.not_checked:
         count = str(len(result.not_checked))
         attributes = {"name": _SUITE, "tests": count, "failures": "0", "errors": "0"}

@@ -37,6 +37,7 @@ _UNSHRINKABLE: Final = {
     "start": "the subject could not be started",
 }
 _TRACE_LINES: Final = 12
+_REASONS_SHOWN: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,8 @@ class ShrunkFailure:
 
 @dataclass(frozen=True, slots=True)
 class CheckRun:
-    """Everything a check found; ``exit_code`` follows SPEC §8."""
+    """Everything a check found; ``exit_code`` follows the README's table (0 conforming,
+    1 a rule failed, 3 the subject failed, 4 inconclusive: nothing was checked)."""
 
     subject: str
     dialects: tuple[str, ...]
@@ -85,10 +87,29 @@ class CheckRun:
         return self.expectations.unexpected_passes(self.reports)
 
     @property
+    def inconclusive(self) -> tuple[str, ...]:
+        """Why the run is no evidence either way, when no rule of any scenario run found
+        anything (each was skipped by the subject or not run); empty when some rule did."""
+        if any(f.status != "not-applicable" for r in self.reports for f in r.findings):
+            return ()
+        if not self.reports:
+            return ("no scenario was run",)
+        whys: dict[str, int] = {}
+        for report in self.reports:
+            why = report.findings[0].message if report.findings else "no finding"
+            whys[why] = whys.get(why, 0) + 1
+        shown = [f"{n} × {why}" for why, n in sorted(whys.items(), key=lambda kv: -kv[1])]
+        more = len(shown) - _REASONS_SHOWN
+        head = f"none of the {len(self.reports)} scenario runs was checked by any rule"
+        return (head, *shown[:_REASONS_SHOWN], *([f"and {more} more reasons"] if more > 0 else []))
+
+    @property
     def exit_code(self) -> int:
         if self.failures:
             return 3
-        return 1 if self.unexpected_failures or self.unexpected_passes else 0
+        if self.unexpected_failures or self.unexpected_passes:
+            return 1
+        return 4 if self.inconclusive else 0
 
 
 class _Failed(Exception):

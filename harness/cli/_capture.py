@@ -46,7 +46,8 @@ model turn answers which request (see docs/capture.md). When the command ends, t
 requests are grouped (parent, fork children, siblings, spawned children, follow-ups) and
 checked against the rules, and the report is printed (with --json, everything else goes to
 stderr). Exit 0 when every rule passes, 1 when one fails, 2 on bad usage or script, 3 when
-the command timed out or never called the provider.
+the command timed out or never called the provider, 4 when the check is inconclusive
+(nothing checked: no fork reached, every request refused or unreadable).
 """
 
 

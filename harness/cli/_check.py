@@ -30,7 +30,8 @@ fixture ready to commit.
 
 subjects:  reference (default) | python:package.module:factory | cmd:<command line>
 exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad usage or
-           input, 3 the subject crashed, hung or broke the protocol
+           input, 3 the subject crashed, hung or broke the protocol, 4 inconclusive
+           (the subject skipped every scenario: nothing was checked)
 """
 
 

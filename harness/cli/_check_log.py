@@ -19,7 +19,7 @@ from ..capture import (
     verdict_text,
 )
 from ..dialects import all_dialects
-from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, fail
+from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, fail
 
 __all__ = ["add_check_options", "add_parser", "group_options", "report", "run"]
 
@@ -29,7 +29,8 @@ spawned children, follow-ups) and check each group against the rules, without ca
 provider. A line is a record of `prefix-harness capture`, or a minimal object
 {"body": <request JSON, object or text>, "path": ..., "dialect": ..., "mark": ...} where only
 "body" is required (docs/capture.md). Exit 0 when every rule passes, 1 when one fails, 2 on
-bad usage or input.
+bad usage or input, 4 when the check is inconclusive (nothing checked, or requests left out
+without a failure to show for it).
 """
 
 
@@ -113,7 +114,9 @@ def report(result: CheckResult, args: argparse.Namespace) -> int:
             Path(args.junit_xml).write_bytes(verdict_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
-    return EXIT_FAILED if result.failed else EXIT_OK
+    if result.failed:
+        return EXIT_FAILED
+    return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from ..dialects import all_dialects
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_FAILED",
+    "EXIT_INCONCLUSIVE",
     "EXIT_OK",
     "EXIT_SUBJECT",
     "add_body_options",
@@ -23,6 +24,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_SUBJECT = 3
+EXIT_INCONCLUSIVE = 4
+"""Nothing was checked: no verdict either way (every request left out, no fork reached,
+every scenario skipped). Never 0, so that CI fails."""
 
 _SIZE = re.compile(r"(\d+)\s*([kmg]i?b?)?", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}

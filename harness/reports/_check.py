@@ -119,6 +119,10 @@ def _verdict(run: CheckRun) -> str:
     problems = len(run.unexpected_failures) + len(run.unexpected_passes)
     if problems:
         return f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
+    reasons = run.inconclusive
+    if reasons:
+        detail = "".join(f"\n  {reason}" for reason in reasons)
+        return f"verdict: INCONCLUSIVE, nothing was checked — exit 4{detail}"
     return "verdict: conforming — exit 0"
 
 
@@ -129,6 +133,7 @@ def check_json(run: CheckRun) -> bytes:
     document["dialects"] = list(run.dialects)
     document["generated"] = run.generated
     document["exit_code"] = run.exit_code
+    document["inconclusive"] = list(run.inconclusive)
     document["unexpected_failures"] = [
         {"dialect": r.dialect, "scenario": r.scenario_id, "rule": f.rule, "message": f.message}
         for r, f in run.unexpected_failures

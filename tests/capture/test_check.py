@@ -266,7 +266,10 @@ def test_independent_conversations_and_refusals_are_listed_not_checked() -> None
     assert not result.checks
     assert not result.not_checked
     assert result.roles[0].role(1) == "other: no child message, no delegation prompt"
-    assert [(i.seq, i.reason) for i in result.ignored] == [(3, "refused with status 400")]
+    assert [(i.seq, i.reason) for i in result.ignored] == [
+        (3, "refused with status 400 (POST /v1/chat/completions)")
+    ]
+    assert result.inconclusive[0].startswith("nothing was checked: no fork or spawn call")
 
 
 def test_a_tagged_conversation_that_cannot_be_placed_is_not_checked() -> None:

@@ -61,7 +61,7 @@ def test_sdk_program_is_captured(
         "--", PY, "-c", SDK_PROGRAM,
     )  # fmt: skip
     out, err = capfd.readouterr()
-    assert code == 0, err
+    assert code == 4, err  # no fork: captured, but nothing to check
     assert "first: hello\n" in out
     assert "second: streamed default\n" in out
     assert "fake openai provider: http://127.0.0.1:" in out
@@ -102,7 +102,7 @@ def test_sdks_find_the_fake_from_the_environment(
     code = capture("--dialect", dialect, "--script", script, "--record", str(record),
                    "--", PY, "-c", ENV_PROGRAMS[dialect])  # fmt: skip
     out, err = capfd.readouterr()
-    assert code == 0, err
+    assert code == 4, err  # no fork: captured, but nothing to check
     assert "got: hello\n" in out
     (only,) = read_record(record)
     assert only.mark == "greet"
@@ -131,14 +131,40 @@ def test_toy_fork_agent_keeps_the_prefix(tmp_path: Path, capfd: pytest.CaptureFi
     assert out.endswith("check passed: 3 groups checked, 0 failed, 0 not checked\n")
 
 
-def test_a_command_without_forks_has_nothing_to_check(
+def test_a_command_without_forks_is_inconclusive_and_exits_4(
     script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
                    "--", PY, "-c", SDK_PROGRAM)  # fmt: skip
     out, _ = capfd.readouterr()
-    assert code == 0
-    assert out.endswith("nothing to check: no fork child or spawned child among 2 requests\n")
+    assert code == 4
+    assert out.endswith(
+        "check INCONCLUSIVE: 0 groups checked, 0 failed, 0 not checked\n"
+        "  nothing was checked: no fork or spawn call among 2 usable model calls\n"
+    )
+
+
+def test_a_program_whose_requests_are_all_refused_is_inconclusive(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    program = (
+        "import json, os, urllib.error, urllib.request\n"
+        "url = os.environ['OPENAI_BASE_URL'] + '/responses'\n"
+        "body = json.dumps({'model': 'm', 'input': 'hi'}).encode()\n"
+        "for _ in range(3):\n"
+        "    try: urllib.request.urlopen(urllib.request.Request(url, body), timeout=10)\n"
+        "    except urllib.error.HTTPError as e: print('status', e.code)\n"
+    )
+    code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
+                   "--", PY, "-c", program)  # fmt: skip
+    out, _ = capfd.readouterr()
+    assert code == 4
+    assert "status 404\n" in out
+    assert "check INCONCLUSIVE" in out
+    refused = (
+        "  3 refused by the fake; first: request 1: refused with status 404 (POST /v1/responses"
+    )
+    assert refused in out
 
 
 def test_a_timed_out_command_is_still_checked_and_exits_3(
@@ -158,7 +184,7 @@ def test_a_timed_out_command_is_still_checked_and_exits_3(
     assert code == 3
     assert "recorded 1 request" in out
     assert "grouping: 1 request in 1 conversation (openai)" in out
-    assert "nothing to check" in out
+    assert "check INCONCLUSIVE" in out
     assert "timed out: the command did not finish within 1.5 s" in err
 
 
@@ -188,7 +214,7 @@ def test_command_exit_status_is_reported(
     code = capture("--dialect", "openai", "--script", script, "--record", str(tmp_path / "r"),
                    "--", PY, "-c", program)  # fmt: skip
     out, _ = capfd.readouterr()
-    assert code == 0
+    assert code == 4  # the program's own status is not judged; nothing was checked
     assert "command exited with status 4\n" in out
 
 

@@ -9,6 +9,7 @@ import orjson
 
 from harness.capture import (
     CheckResult,
+    GroupOptions,
     check_records,
     verdict_json,
     verdict_junit,
@@ -40,22 +41,54 @@ def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
     )
     assert "  conversation 3 (not placed: it carries the fork tag): request 4\n" in out
     assert "  conversation 4 (other: no child message, no delegation prompt): request 5\n" in out
-    assert "  left out: request 6: refused with status 400\n" in out
+    assert "  left out: request 6: refused with status 400 (POST /v1/chat/completions)\n" in out
     assert "checks:\n  fork-1  fork at request 1: 1 fork call in conversation 1 -> " in out
     assert "agent · openai · fork-1: ok" in out
     assert "not checked:\n  recursion at request 2: 1 fork call in conversation 2" in out
     assert "\n  conversation 3 (requests 4)\n    not placed: it carries the fork tag" in out
-    assert out.endswith("\ncheck passed: 1 group checked, 0 failed, 2 not checked\n")
+    assert (
+        "\ncheck INCONCLUSIVE: 1 group checked, 0 failed, 2 not checked\n"
+        "  1 request was left out, so the groups checked may not be all there are\n"
+        "  1 refused by the fake; first: request 6: refused with status 400"
+        " (POST /v1/chat/completions)\n"
+    ) in out
+    assert "\n  not checked: recursion at request 2: 1 fork call in conversation 2: " in out
+    assert "\n  not checked: conversation 3 (requests 4): not placed: it carries the" in out
+
+
+def test_a_pass_without_anything_left_out_is_a_pass() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A")), mark="parent")
+    rt.send(child_history([ASK], turn, "A"), text("done"), mark="kid")
+    result = check_records(rt.records)
+    assert result.inconclusive == ()
+    assert verdict_line(result) == "check passed: 1 group checked, 0 failed, 0 not checked"
+
+
+def test_a_failure_is_a_verdict_even_with_requests_left_out() -> None:
+    rt = Runtime()
+    rt.send([ASK], calls(call("fork", directive="A")), mark="parent")
+    rt.send([ASK], text("x"), status=404)
+    # the fork call has no child: well-formed fails
+    result = check_records(rt.records, options=GroupOptions(fork_tool="fork"))
+    assert result.failed
+    assert result.inconclusive == ()
+    assert verdict_line(result).startswith("check FAILED")
 
 
 def test_nothing_to_check() -> None:
     rt = Runtime()
     rt.send([ASK], text("hello"))
     result = check_records(rt.records)
-    assert (
-        verdict_line(result) == "nothing to check: no fork child or spawned child among 1 request"
+    assert verdict_line(result) == (
+        "check INCONCLUSIVE: 0 groups checked, 0 failed, 0 not checked\n"
+        "  nothing was checked: no fork or spawn call among 1 usable model call"
     )
-    assert "check" not in verdict_text(result).split("\n")[0]
+    assert orjson.loads(verdict_json(result))["verdict"] == "inconclusive"
+    root = ET.fromstring(verdict_junit(result))
+    (error,) = root.iter("error")
+    assert error.get("message", "").startswith("nothing was checked")
+    assert root.get("errors") == "1"
 
 
 def test_json_adds_the_grouping_to_the_rules_report() -> None:
@@ -74,7 +107,14 @@ def test_json_adds_the_grouping_to_the_rules_report() -> None:
     assert grouping["checks"][0]["scenario"] == "fork-1"
     assert grouping["checks"][0]["failed"] is False
     assert len(grouping["not_checked"]) == 2
-    assert grouping["left_out"] == [{"request": 6, "reason": "refused with status 400"}]
+    assert grouping["left_out"] == [
+        {
+            "request": 6,
+            "kind": "refused",
+            "reason": "refused with status 400 (POST /v1/chat/completions)",
+        }
+    ]
+    assert document["verdict"] == "inconclusive"
 
 
 def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
@@ -82,12 +122,15 @@ def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == [
         "prefix-harness.openai.fork-1",
+        "prefix-harness.verdict",
         "prefix-harness.grouping",
     ]
-    skipped = suites[1].findall("testcase")
+    (inconclusive,) = suites[1].findall("testcase/error")
+    assert "left out" in inconclusive.get("message", "")
+    skipped = suites[2].findall("testcase")
     assert len(skipped) == 2
     message = skipped[0].find("skipped")
     assert message is not None
     assert message.get("message", "").startswith("not checked: ")
     rules = int(suites[0].get("tests", "0"))
-    assert root.get("tests") == str(rules + 2)
+    assert root.get("tests") == str(rules + 1 + 2)

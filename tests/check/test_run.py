@@ -127,6 +127,35 @@ def test_the_reference_conforms_on_the_corpus_and_generated_scenarios() -> None:
     assert all([f.rule for f in r.findings] == rules for r in run.reports)
 
 
+@dataclass
+class Skipping:
+    """Skips every scenario but spawns, which it leaves to the reference."""
+
+    name: str = "skipping"
+    lifecycles: tuple[Lifecycle, ...] = ("one-shot", "continuable", "spawn")
+    dialects: tuple[str, ...] = DIALECTS
+    spawn: bool = False
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        if self.spawn and scenario.action == "spawn":
+            return REFERENCE.assemble(scenario, dialect)
+        return Outcome("skipped", message="not yet")
+
+
+def test_a_run_in_which_no_rule_saw_a_body_is_inconclusive() -> None:
+    run = run_check(Skipping(), corpus(), dialects=["openai"])
+    assert run.exit_code == 4
+    head = f"none of the {len(corpus())} scenario runs was checked by any rule"
+    assert run.inconclusive[0] == head
+    assert run.inconclusive[1] == f"{len(corpus())} × skipped by the subject: not yet"
+
+
+def test_one_scenario_checked_is_evidence() -> None:
+    run = run_check(Skipping(spawn=True), corpus(), dialects=["openai"])
+    assert run.inconclusive == ()
+    assert run.exit_code == 0
+
+
 def test_no_examples_runs_the_fixtures_only() -> None:
     run = run_check(REFERENCE, oneshot(), dialects=["gemini"], examples=0)
     assert run.exit_code == 0

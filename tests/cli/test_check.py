@@ -148,6 +148,24 @@ def test_a_subject_that_cannot_start_exits_3(capsys: pytest.CaptureFixture[str])
     assert "exited during start (exit code 4)" in err
 
 
+def test_a_subject_that_skips_everything_is_inconclusive_and_exits_4(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check("--subject", fake("skipper"), *QUICK) == 4
+    out = capsys.readouterr().out
+    assert "verdict: INCONCLUSIVE, nothing was checked — exit 4\n" in out
+    assert f"  none of the {len(ONESHOT_IDS)} scenario runs was checked by any rule\n" in out
+    assert f"  {len(ONESHOT_IDS)} × skipped by the subject: not implemented yet\n" in out
+    assert "conforming" not in out
+
+
+def test_an_inconclusive_run_says_why_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check("--subject", fake("skipper"), *QUICK, "--json") == 4
+    document = json.loads(capsys.readouterr().out)
+    assert document["exit_code"] == 4
+    assert document["inconclusive"][0].startswith("none of the ")
+
+
 # --- --dialect --------------------------------------------------------------------------------
 
 
