@@ -30,6 +30,8 @@ __all__ = [
     "directive_of",
     "group",
     "model_turn",
+    "received",
+    "string_values",
 ]
 
 
@@ -89,14 +91,41 @@ class Grouping:
     retries: tuple[Ignored, ...] = ()
 
 
-def directive_of(call: FunctionCall, key: str | None) -> str | None:
-    """The call's directive: the argument ``key``, or its first string argument; ``None``
-    when there is none (or it is blank)."""
+def string_values(value: object) -> list[str]:
+    """Every non-blank string inside ``value`` (a call's arguments), in order, depth first."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in string_values(v)]
+    if isinstance(value, tuple | list):
+        return [s for v in value for s in string_values(v)]
+    return []
+
+
+def _candidates(call: FunctionCall, key: str | None) -> list[str]:
+    """The arguments that may hold what the child was told: ``key`` alone when it is given."""
     args = call.args
     if not isinstance(args, dict):
-        return None
-    values = [args.get(key)] if key is not None else list(args.values())
-    return next((v for v in values if isinstance(v, str) and v.strip()), None)
+        return []
+    if key is not None:
+        value = args.get(key)
+        return [value] if isinstance(value, str) and value.strip() else []
+    return string_values(args)
+
+
+def directive_of(call: FunctionCall, key: str | None) -> str | None:
+    """The call's directive before any child is seen: the argument ``key``, or its first
+    string argument; ``None`` when there is none (or it is blank)."""
+    return next(iter(_candidates(call, key)), None)
+
+
+def received(call: FunctionCall, key: str | None, text: str) -> str | None:
+    """The argument of ``call`` that a child's ``text`` holds: the longest string argument
+    (or the argument ``key``) found in it, ``None`` when none is. This is how a directive is
+    found from evidence: a runtime passes one argument (a prompt) to the child and keeps
+    others (a description, an agent type) to itself, in whatever order they come."""
+    found = [v for v in _candidates(call, key) if v in text]
+    return max(found, key=len) if found else None
 
 
 def added_text(history: Sequence[Message], start: int) -> str:
@@ -187,8 +216,7 @@ class _Builder:
             return True
         turn = model_turn(draft.requests, pos, request)
         calls = turn.function_calls if turn is not None else ()
-        directives = (directive_of(c, self.options.directive_key) for c in calls)
-        return any(d is not None and d in text for d in directives)
+        return any(received(c, self.options.directive_key, text) is not None for c in calls)
 
     def _start(self, request: Observed, origin: Origin | None, hashes: list[int]) -> None:
         self.drafts.append(_Draft([request], origin))

@@ -9,8 +9,9 @@ a guess.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..assemblers import completed_prefix, has_send_message
 from ..model import FunctionCall, FunctionResponse, Message
@@ -37,8 +38,26 @@ class Case:
 
 def cases(roles: Roles, options: GroupOptions) -> list[Case]:
     """Every fork turn, spawn and conversation that looks like a child but could not be
-    placed, in that order."""
-    return _Rebuild(roles, options).cases
+    placed, in that order; scenario ids are unique."""
+    return _unique(_Rebuild(roles, options).cases)
+
+
+def _unique(found: list[Case]) -> list[Case]:
+    """The cases with each repeated scenario id (two spawns from one turn, say) numbered
+    ``-2``, ``-3``... after its first use, so that every check id names one check."""
+    counts = Counter(c.scenario.id for c in found if c.scenario is not None)
+    seen: Counter[str] = Counter()
+    out = []
+    for case in found:
+        scenario = case.scenario
+        if scenario is not None and counts[scenario.id] > 1:
+            seen[scenario.id] += 1
+            if seen[scenario.id] > 1:
+                case = replace(
+                    case, scenario=replace(scenario, id=f"{scenario.id}-{seen[scenario.id]}")
+                )
+        out.append(case)
+    return out
 
 
 class _Rebuild:

@@ -28,9 +28,15 @@ from ._group import (
     added_text,
     directive_of,
     model_turn,
+    received,
+    string_values,
 )
 
-__all__ = ["ForkTurn", "Roles", "SpawnLink", "Unplaced", "assign_roles"]
+__all__ = ["MIN_PROMPT", "ForkTurn", "Roles", "SpawnLink", "Unplaced", "assign_roles"]
+
+MIN_PROMPT = 8
+"""A delegation prompt shorter than this (spaces folded) must be a spawned child's whole
+first user turn: a few characters found inside a longer text prove nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +138,12 @@ class _Placer:
 
     def roles(self) -> Roles:
         convs, options = self.convs, self.options
-        parent = next(
-            (c.index for c in convs if any(r.mark == options.parent_mark for r in c.requests)), 0
+        marked = next(
+            (c.index for c in convs if any(r.mark == options.parent_mark for r in c.requests)),
+            None,
         )
-        fresh = [c for c in convs if c.origin is None and c.index != parent]
-        spawns = [link for c in fresh if (link := self._spawn_link(c)) is not None]
+        fresh = [c for c in convs if c.origin is None and c.index != marked]
+        spawns = self._spawn_links(fresh)
         attributed: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
         unplaced: list[Unplaced] = []
         rewritten: set[int] = set()
@@ -155,6 +162,7 @@ class _Placer:
                     rewritten.add(conv.index)
         fork_children = frozenset(c for v in attributed.values() for c, _ in v)
         turns = self._fork_turns(attributed, tools, spawns)
+        parent = marked if marked is not None else self._parent(turns, spawns, fork_children)
         placed = fork_children | spawned | {parent} | {u.conversation for u in unplaced}
         unplaced += [Unplaced(c.index, _why_unplaced(c)) for c in convs if c.index not in placed]
         unplaced.sort(key=lambda u: u.conversation)
@@ -167,6 +175,20 @@ class _Placer:
             fork_children,
             frozenset(rewritten),
         )
+
+    def _parent(
+        self, turns: Sequence[ForkTurn], spawns: Sequence[SpawnLink], children: frozenset[int]
+    ) -> int:
+        """The conversation that issued the first fork or spawn call outside any child: the
+        parent is known by what it did, not by arriving first (a router, classifier or title
+        request often does). Without such a call, the first conversation."""
+        spawned = {s.child for s in spawns}
+        sources = [(t.source, t.turn) for t in turns] + [(s.source, s.turn) for s in spawns]
+        outside = [(c, t) for c, t in sources if c not in children and c not in spawned]
+        if not outside:
+            return 0
+        first = min(outside, key=lambda ct: self.convs[ct[0]].requests[ct[1]].seq)
+        return first[0]
 
     def _candidates(self, conv: Conversation) -> tuple[int, list[tuple[int, int]]]:
         """Where ``conv``'s new user text starts, and the turns that may have started it,
@@ -190,14 +212,19 @@ class _Placer:
         options = self.options
         start, turns = self._candidates(conv)
         text = added_text(conv.first.history, start)
-        for source, t in turns:
+        if conv.origin is None and options.fork_tag not in text and not _forked_shape(conv):
+            return None
+        best: tuple[int, int, int, str] | None = None  # (length found, source, turn, tool)
+        for source, t in turns:  # latest first: among equally long matches the latest wins
             message = self.turn(source, t)
             for call in message.function_calls if message is not None else ():
                 if options.fork_tool and call.name != options.fork_tool:
                     continue
-                directive = directive_of(call, options.directive_key)
-                if directive is not None and directive in text:
-                    return source, t, call.name
+                found = received(call, options.directive_key, text)
+                if found is not None and (best is None or len(found) > best[0]):
+                    best = (len(found), source, t, call.name)
+        if best is not None:
+            return best[1], best[2], best[3]
         if options.fork_tag not in text:
             return None
         if conv.origin is None:
@@ -232,22 +259,53 @@ class _Placer:
             "(set the fork tool or the directive key)"
         )
 
-    def _spawn_link(self, child: Conversation) -> SpawnLink | None:
-        """The latest earlier call whose string argument is ``child``'s only message."""
-        history = child.first.history
-        if len(history) != 1 or history[0].role != "user":
+    def _spawn_links(self, fresh: Sequence[Conversation]) -> list[SpawnLink]:
+        """Spawned children among ``fresh`` conversations, each tied to its own call."""
+        links: list[SpawnLink] = []
+        used: set[tuple[int, int, int]] = set()  # (conversation, turn, call index)
+        for conv in fresh:
+            link = self._spawn_link(conv, used)
+            if link is not None:
+                links.append(link)
+        return links
+
+    def _spawn_link(self, child: Conversation, used: set[tuple[int, int, int]]) -> SpawnLink | None:
+        """The latest earlier call, not yet tied to a child, whose prompt ``child``'s first
+        user turn holds (wrapped in a template, split over blocks, after reminders).
+
+        A spawned child is an agent of its own: its first request has no model message,
+        declares tools and does not carry the fork tag. Requests without tools (routers,
+        classifiers, title generators, summarizers, a search tool's helper) are side requests
+        even when they repeat the prompt.
+        """
+        first = child.first
+        history = first.history
+        if any(m.role == "model" for m in history) or not any(
+            t.name for t in first.request.preset.tools
+        ):
             return None
-        if not all(isinstance(p, Text) for p in history[0].parts):
+        users = [
+            [p.text for p in m.parts if isinstance(p, Text)] for m in history if m.role == "user"
+        ]
+        if any(self.options.fork_tag in t for texts in users for t in texts):
             return None
-        prompt = history[0].text.strip()
+        texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
         _, turns = self._candidates(child)
         for source, t in turns:
             message = self.turn(source, t)
             if message is None:
                 continue
-            for call in message.function_calls:
-                values = call.args.values() if isinstance(call.args, dict) else ()
-                if any(isinstance(v, str) and prompt and v.strip() == prompt for v in values):
+            for j, call in enumerate(message.function_calls):
+                if (source, t, j) in used or (
+                    self.options.fork_tool and call.name != self.options.fork_tool
+                ):
+                    continue
+                prompt = next(
+                    (p for t in texts if (p := _prompt_in(call, self.options.directive_key, t))),
+                    None,
+                )
+                if prompt is not None:
+                    used.add((source, t, j))
                     return SpawnLink(child.index, source, t, message, call, prompt)
         return None
 
@@ -276,26 +334,40 @@ class _Placer:
                 )
                 if not calls and not children:
                     continue
-                directives = tuple(directive_of(c, self.options.directive_key) for c in calls)
-                slots, extra = self._match([c for c, _ in children], directives)
+                slots, extra = self._match([c for c, _ in children], calls)
+                directives = tuple(
+                    self._directive(call, slot) for call, slot in zip(calls, slots, strict=True)
+                )
                 out.append(ForkTurn(conv.index, t, message, tool, calls, directives, slots, extra))
         return tuple(out)
 
+    def _child_text(self, index: int) -> str:
+        """The user text child ``index`` added to what it inherited: where its task is."""
+        child = self.convs[index]
+        start, _ = self._candidates(child) if child.origin is not None else (0, [])
+        return added_text(child.first.history, start)
+
+    def _directive(self, call: FunctionCall, child: int | None) -> str | None:
+        """The argument ``child`` received (the longest found in its text), else the first."""
+        key = self.options.directive_key
+        found = received(call, key, self._child_text(child)) if child is not None else None
+        return found if found is not None else directive_of(call, key)
+
     def _match(
-        self, children: list[int], directives: tuple[str | None, ...]
+        self, children: list[int], calls: tuple[FunctionCall, ...]
     ) -> tuple[tuple[int | None, ...], tuple[int, ...]]:
-        """Each call's child: the one whose text holds its directive (the longest directive
-        that fits wins), then the rest in arrival order; children left over are ``extra``."""
-        slots: list[int | None] = [None] * len(directives)
+        """Each call's child: the one whose text holds the longest argument of the call (the
+        longest that fits wins), then the rest in arrival order; children left over are
+        ``extra``."""
+        key = self.options.directive_key
+        slots: list[int | None] = [None] * len(calls)
         leftover: list[int] = []
         for index in sorted(children, key=lambda c: self.convs[c].first.seq):
-            child = self.convs[index]
-            start, _ = self._candidates(child) if child.origin is not None else (0, [])
-            text = added_text(child.first.history, start)
+            text = self._child_text(index)
             fits = [
-                (len(d), -j)
-                for j, d in enumerate(directives)
-                if slots[j] is None and d is not None and d in text
+                (len(found), -j)
+                for j, call in enumerate(calls)
+                if slots[j] is None and (found := received(call, key, text)) is not None
             ]
             if fits:
                 slots[-max(fits)[1]] = index
@@ -315,3 +387,32 @@ def _why_unplaced(conv: Conversation) -> str:
     if conv.origin is None:
         return "no child message, no delegation prompt"
     return "branches without a child message"
+
+
+def _forked_shape(conv: Conversation) -> bool:
+    """Whether a conversation that extends no earlier request may still be a fork child
+    whose inherited history was rewritten: an agent (it declares tools) whose first request
+    carries context, a model message before its task. One without (a router or classifier
+    repeating a call's argument, a spawned child) is no fork child."""
+    first = conv.first
+    has_tools = any(t.name for t in first.request.preset.tools)
+    return has_tools and any(m.role == "model" for m in first.history)
+
+
+def _folded(text: str) -> str:
+    """``text`` with every run of white space as one space: how a prompt is found inside a
+    template that re-wraps or re-indents it."""
+    return " ".join(text.split())
+
+
+def _prompt_in(call: FunctionCall, key: str | None, text: str) -> str | None:
+    """The call's longest string argument (or argument ``key``) that ``text`` (folded) holds:
+    the whole text, or a part of at least ``MIN_PROMPT`` characters."""
+    args = call.args if isinstance(call.args, dict) else {}
+    values = string_values(args if key is None else args.get(key))
+    found = [
+        v.strip()
+        for v in values
+        if (f := _folded(v)) and (f == text or (len(f) >= MIN_PROMPT and f in text))
+    ]
+    return max(found, key=len) if found else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import FunctionCall, FunctionResponse, Text
+from ..model import FunctionCall, FunctionResponse, Message, Text
 from ..prefix import locate
 from ._body import Body, message_frame
 from ._context import FORK_TAG, Context, encoded
@@ -64,14 +64,30 @@ def spawn_isolated(ctx: Context) -> Finding:
     return combine("spawn-isolated", findings, none="no spawned child body")
 
 
+def _preamble(scenario_history: tuple[Message, ...], child: tuple[Message, ...]) -> int:
+    """How many leading text parts the first user messages of parent and child share
+    exactly: the runtime's own session preamble (environment, skills, date), which every
+    agent of the runtime starts with. It is the runtime's content, not the parent's."""
+    if not scenario_history or not child or child[0].role != "user":
+        return 0
+    count = 0
+    for mine, theirs in zip(scenario_history[0].parts, child[0].parts, strict=False):
+        if not (isinstance(mine, Text) and mine == theirs):
+            break
+        count += 1
+    return count if count < len(scenario_history[0].parts) else 0
+
+
 def _isolated(ctx: Context, child: Body) -> Finding:
     rule, scenario = "spawn-isolated", ctx.scenario
     prompt = scenario.prompt or ""
+    shared = _preamble(scenario.history, child.request.history)
+    preamble = set(scenario.history[0].parts[:shared]) if shared else set()
     texts = {
         t
         for m in scenario.history
         for p in m.parts
-        if isinstance(p, Text) and (t := p.text.strip()) and t not in prompt
+        if isinstance(p, Text) and p not in preamble and (t := p.text.strip()) and t not in prompt
     }
     ids = {
         p.id
@@ -90,7 +106,13 @@ def _isolated(ctx: Context, child: Body) -> Finding:
                 reason = f"message {k} carries the parent's {leaked}"
                 return _leak(ctx, child, k, reason)
     count = len(child.request.history)
-    return Finding(rule, "pass", f"{child.label}: {count} message(s), none of the parent's")
+    note = (
+        f" (its first {shared} text part{'' if shared == 1 else 's'} are the runtime's own "
+        "preamble, the same as the parent's first message starts with)"
+        if shared
+        else ""
+    )
+    return Finding(rule, "pass", f"{child.label}: {count} message(s), none of the parent's{note}")
 
 
 def _leak(ctx: Context, child: Body, k: int, reason: str) -> Finding:
@@ -109,24 +131,48 @@ def _growth(ctx: Context) -> Finding:
         reason = f"parent_next rewrites the parent's request at byte {d.offset:,}: {d.reason}"
         return Finding(rule, "fail", reason, evidence)
     added = after.request.history[len(parent.request.history) :]
-    calls = {(c.id, c.name) for m in added[:1] for c in m.function_calls}
+    calls = [c for m in added[:1] for c in m.function_calls]
     results = [r for m in added[1:] for r in m.function_responses]
+    delegations = sum(c.name == ctx.scenario.fork_tool for c in calls)
     if (
         [m.role for m in added] == ["model", "user"]
-        and len(results) == 1
-        and results[0].name == ctx.scenario.fork_tool
-        and (results[0].id, results[0].name) in calls
+        and delegations >= 1
+        and _one_result_each(calls, results)
     ):
-        message = "parent_next adds the delegation call and its one result to the parent's request"
+        what = "the delegation call" if len(calls) == 1 else f"the {len(calls)} calls of its turn"
+        message = f"parent_next adds {what} and one result for each to the parent's request"
         return Finding(rule, "pass", message)
     roles = "/".join(m.role for m in added) or "nothing"
     reason = (
-        f"parent_next adds {len(added)} messages ({roles}) with {len(results)} results; "
-        "a spawn adds its delegation call and one result"
+        f"parent_next adds {len(added)} messages ({roles}) with {len(results)} results for "
+        f"{len(calls)} calls; a spawn adds its delegation call (with the other calls of its "
+        "turn) and one result for each, and nothing of the child's own exchanges"
     )
     frame = message_frame(ctx.dialect, after, len(parent.request.history))
     evidence = at(frame, frame.start if frame else None, body=after.label, reason=reason)
     return Finding(rule, "fail", reason, evidence)
+
+
+def _one_result_each(calls: list[FunctionCall], results: list[FunctionResponse]) -> bool:
+    """Whether each call has exactly one result: by id where both carry one, else by name
+    in order (ids are optional in some dialects)."""
+    if len(calls) != len(results):
+        return False
+    left = list(results)
+    for call in calls:
+        match = next(
+            (
+                r
+                for r in left
+                if r.name == call.name or (r.id is not None and r.id == call.id)
+                if call.id is None or r.id is None or r.id == call.id
+            ),
+            None,
+        )
+        if match is None:
+            return False
+        left.remove(match)
+    return True
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

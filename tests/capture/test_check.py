@@ -314,3 +314,44 @@ def test_directive_key_and_fork_tool_options() -> None:
     assert check.scenario.directives == (A,)
     assert check.scenario.fork_tool == "Task"
     assert not check.report.failed
+
+
+# --- spawns as real runtimes make them ---------------------------------------------------------
+
+PREAMBLE = Text("<system-reminder>Skills: none. Working directory: /work.</system-reminder>")
+TASK = "Summarize the README in one line, please."
+
+
+def test_two_spawns_of_one_turn_are_two_checks_with_their_own_ids() -> None:
+    rt = Runtime()
+    other = "Count the files in the repository, please."
+    turn = rt.send([ASK], calls(call("delegate", prompt=TASK), call("delegate", prompt=other)))
+    rt.send([user(Text(TASK))], text("It explains the setup."))
+    rt.send([user(Text(other))], text("12"))
+    rt.send((ASK, turn, results(turn, "done")), text("Done."))
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["spawn-1", "spawn-1-2"]
+    for check in result.checks:
+        assert statuses(check.report)["spawn-isolated"] == "pass", check.report
+
+
+def test_a_spawn_that_starts_with_the_runtimes_preamble_is_isolated() -> None:
+    rt = Runtime()
+    asked = user(PREAMBLE, Text("Tidy up the repository."))
+    turn = rt.send([asked], calls(call("delegate", description="Sum", prompt=TASK)))
+    rt.send([user(PREAMBLE, Text(f"Your task:\n{TASK}"))], text("It explains the setup."))
+    rt.send((asked, turn, results(turn, "It explains the setup.")), text("Done."))
+    (check,) = check_records(rt.records).checks
+    finding = next(f for f in check.report.findings if f.rule == "spawn-isolated")
+    assert finding.status == "pass"
+    assert "runtime's own preamble" in finding.message
+
+
+def test_a_spawn_carrying_the_parents_request_text_fails() -> None:
+    rt = Runtime()
+    asked = user(PREAMBLE, Text("Tidy up the repository."))
+    turn = rt.send([asked], calls(call("delegate", prompt=TASK)))
+    rt.send([user(PREAMBLE, Text("Tidy up the repository."), Text(TASK))], text("ok"))
+    rt.send((asked, turn, results(turn, "ok")), text("Done."))
+    (check,) = check_records(rt.records).checks
+    assert statuses(check.report)["spawn-isolated"] == "fail"

@@ -1,10 +1,22 @@
-"""Roles (harness/capture/_roles.py): the parent by mark, siblings matched to their calls,
-children beyond the calls, spawns tied to the latest call, the fork tool learnt."""
+"""Roles (harness/capture/_roles.py): the parent by mark or by the calls it made, siblings
+matched to their calls by the argument each received, children beyond the calls, spawns
+found inside templates and tied to the latest call, side requests left out, the fork tool
+learnt."""
 
 from __future__ import annotations
 
-from harness.capture import GroupOptions, Roles, assign_roles, group, observe
-from harness.model import Text
+import pytest
+
+from harness.capture import (
+    GroupOptions,
+    Roles,
+    ToolCall,
+    assign_roles,
+    check_records,
+    group,
+    observe,
+)
+from harness.model import Preset, Text, freeze
 
 from .simulate import ASK, Runtime, call, calls, child_history, results, text, user
 
@@ -78,3 +90,88 @@ def test_the_fork_tool_is_learnt_from_children() -> None:
     assert [
         (t.turn, t.tool) for t in roles(rt, GroupOptions(fork_tool="read_file")).fork_turns
     ] == [(1, "read_file")]
+
+
+# --- grouping from evidence -------------------------------------------------------------------
+
+NO_TOOLS = Preset(system=("You are a router. Answer with a JSON score.",))
+
+
+def agent_call(directive: str, *, order: str) -> ToolCall:
+    """A runtime's fork call: only ``prompt`` reaches the child; the other arguments stay
+    with the runtime, in the order ``order`` names."""
+    args = {"description": "Worker " + directive[:1], "prompt": directive, "type": "fork"}
+    return ToolCall("fork", freeze({k: args[k] for k in order.split()}))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("order", ["description prompt type", "prompt description type",
+                                   "type description prompt"])  # fmt: skip
+def test_the_directive_is_the_argument_the_child_received_in_any_order(order: str) -> None:
+    rt = Runtime()
+    a, b = "A: list the files", "B: read the README"
+    turn = rt.send([ASK], calls(agent_call(a, order=order), agent_call(b, order=order)))
+    rt.send(child_history([ASK], turn, b), text("B done"))
+    rt.send(child_history([ASK], turn, a), text("A done"))
+    (fork,) = roles(rt).fork_turns
+    assert fork.directives == (a, b)
+    assert fork.children == (2, 1)
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.scenario.directives == (a, b)
+    assert not check.report.failed, check.report
+
+
+def test_the_parent_is_the_conversation_that_made_the_call_not_the_first_seen() -> None:
+    rt = Runtime()
+    rt.send([user(Text("Score this task: Tidy up the repository."))], text("{}"), preset=NO_TOOLS)
+    turn = rt.send([ASK], calls(call("fork", directive="A: list the files")))
+    rt.send(child_history([ASK], turn, "A: list the files"), text("done"))
+    placed = roles(rt)
+    assert placed.parent == 1
+    assert placed.role(0) == "other: no child message, no delegation prompt"
+    assert placed.role(2) == "fork child of conversation 2, request 2"
+
+
+PROMPT = "Count the Python files under src/ and report the number."
+
+
+def test_a_spawn_is_found_inside_a_template_after_reminders_split_over_blocks() -> None:
+    rt = Runtime()
+    rt.send([ASK], calls(call("delegate", description="Count", prompt=PROMPT)))
+    reminder = Text("<system-reminder>Today is a weekday.</system-reminder>")
+    head, tail = PROMPT[:20], PROMPT[20:]
+    wrapped = user(
+        reminder, Text(f"Your task:\n<objective>\n  {head}"), Text(f"{tail}\n</objective>")
+    )
+    rt.send([wrapped], text("12"))
+    placed = roles(rt)
+    (link,) = placed.spawns
+    assert (link.child, link.source, link.prompt) == (1, 0, PROMPT)
+
+
+def test_a_side_request_repeating_the_prompt_without_tools_is_no_spawn() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("delegate", prompt=PROMPT)))
+    rt.send([user(Text(PROMPT))], text('{"score": 1}'), preset=NO_TOOLS)  # a router
+    rt.send([user(Text(PROMPT))], text("12"))  # the spawned agent
+    rt.send((ASK, turn, results(turn, "12")), text("Done."))
+    placed = roles(rt)
+    (link,) = placed.spawns
+    assert link.child == 2
+    assert placed.role(1) == "other: no child message, no delegation prompt"
+
+
+def test_a_short_argument_inside_a_longer_text_is_no_spawn_prompt() -> None:
+    rt = Runtime()
+    rt.send([ASK], calls(call("read_file", path="src")))
+    rt.send([user(Text("Explain what the src folder holds."))], text("ok"))
+    assert roles(rt).spawns == ()
+
+
+def test_each_call_gets_one_spawned_child() -> None:
+    rt = Runtime()
+    rt.send([ASK], calls(call("delegate", prompt=PROMPT)))
+    rt.send([user(Text(PROMPT))], text("12"))
+    rt.send([user(Text(PROMPT))], text("12"))  # a second agent with the same prompt, no call
+    placed = roles(rt)
+    assert [link.child for link in placed.spawns] == [1]
