@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from ..rules import Finding, ScenarioReport, evaluate
+from ..rules import Finding, ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Scenario
 from ..subjects import Outcome
 from ._group import GroupOptions, group
@@ -23,12 +23,21 @@ __all__ = ["Check", "CheckResult", "NotChecked", "check_records", "check_request
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One group checked: what it is, the rebuilt scenario and outcome, the rules' report."""
+    """One group checked: what it is, the rebuilt scenario and outcome, the rules' report.
+
+    A conversation's own check (each request extends the one before) has no scenario or
+    outcome: only its report.
+    """
 
     what: str
-    scenario: Scenario
-    outcome: Outcome
+    scenario: Scenario | None
+    outcome: Outcome | None
     report: ScenarioReport
+
+    @property
+    def id(self) -> str:
+        """The check's id: the scenario's (``fork-3``), or ``turns-N`` for conversation N."""
+        return self.report.scenario_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +50,20 @@ class NotChecked:
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """Everything a check of recorded requests found, per dialect in order."""
+    """Everything a check of recorded requests found, per dialect in order: the groups
+    (fork turns, spawns) in ``checks``, each multi-request conversation's append-only check
+    in ``turns``."""
 
     requests: int
     roles: tuple[Roles, ...]
     checks: tuple[Check, ...]
     not_checked: tuple[NotChecked, ...]
     ignored: tuple[Ignored, ...]
+    turns: tuple[Check, ...] = ()
 
     @property
     def reports(self) -> tuple[ScenarioReport, ...]:
-        return tuple(c.report for c in self.checks)
+        return tuple(c.report for c in (*self.checks, *self.turns))
 
     @property
     def failed(self) -> bool:
@@ -117,6 +129,7 @@ def check_requests(
     roles: list[Roles] = []
     checks: list[Check] = []
     not_checked: list[NotChecked] = []
+    turns: list[Check] = []
     left_out = list(ignored)
     for dialect in sorted({r.dialect for r in requests}):
         grouping = group([r for r in requests if r.dialect == dialect], options)
@@ -129,9 +142,15 @@ def check_requests(
                 checks.append(done)
             else:
                 not_checked.append(done)
+        turns += _turns(placed, dialect, subject)
     left_out.sort(key=lambda i: i.seq)
     return CheckResult(
-        len(requests), tuple(roles), tuple(checks), tuple(not_checked), tuple(left_out)
+        len(requests),
+        tuple(roles),
+        tuple(checks),
+        tuple(not_checked),
+        tuple(left_out),
+        tuple(turns),
     )
 
 
@@ -145,6 +164,21 @@ def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> 
     if case.scenario.action == "continuable" and options.parent_id is None:
         report = _without_parent_id(report)
     return Check(case.what, case.scenario, case.outcome, report)
+
+
+def _turns(roles: Roles, dialect: str, subject: str) -> list[Check]:
+    """One append-only check for each conversation of more than one request: the parent's,
+    every child's and every other's turns must each extend the turn before."""
+    out = []
+    for conv in roles.conversations:
+        if len(conv.requests) < 2:
+            continue
+        bodies = [(f"request {r.seq}", r.body) for r in conv.requests]
+        report = evaluate_conversation(f"turns-{conv.index + 1}", dialect, bodies, subject=subject)
+        seqs = ", ".join(str(s) for s in conv.seqs)
+        what = f"turns of {conv.name} ({roles.role(conv.index)}): requests {seqs}"
+        out.append(Check(what, None, None, report))
+    return out
 
 
 def _without_parent_id(report: ScenarioReport) -> ScenarioReport:

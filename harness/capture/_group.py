@@ -14,10 +14,13 @@ proportion to the messages, not to the square of the requests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from ..model import FunctionCall, Message, Text
+import orjson
+
+from ..model import FunctionCall, FunctionResponse, Image, Json, Message, Text, thaw
 from ._observe import Ignored, Observed, reply_message
 from ._script import DEFAULT_FORK_TAG
 
@@ -29,6 +32,7 @@ __all__ = [
     "added_text",
     "directive_of",
     "group",
+    "message_key",
     "model_turn",
     "received",
     "string_values",
@@ -160,9 +164,11 @@ class _Builder:
         self.drafts: list[_Draft] = []
         self.index: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self.retries: list[Ignored] = []
+        self.keys: dict[int, tuple[Hashable, ...]] = {}
 
     def add(self, request: Observed) -> None:
-        hashes = list(_prefix_hashes(request.history))
+        keys = self.keys.setdefault(request.seq, tuple(map(message_key, request.history)))
+        hashes = list(_prefix_hashes(keys))
         n = len(request.history)
         same = self._find(request, n, hashes[n])
         if same is not None:
@@ -181,7 +187,7 @@ class _Builder:
         found = [
             (c, p)
             for c, p in self.index.get((length, key), ())
-            if self.drafts[c].requests[p].history == request.history[:length]
+            if self.keys[self.drafts[c].requests[p].seq] == self.keys[request.seq][:length]
         ]
         tips = [(c, p) for c, p in found if p == len(self.drafts[c].requests) - 1]
         candidates = tips or found
@@ -227,13 +233,49 @@ class _Builder:
         self.index.setdefault(key, []).append((conversation, pos))
 
 
-def _prefix_hashes(history: Sequence[Message]) -> Iterator[int]:
-    """A hash of every prefix of ``history``, from the empty one to the whole."""
+def _prefix_hashes(keys: Sequence[Hashable]) -> Iterator[int]:
+    """A hash of every prefix of a history's message keys, from the empty one to the whole."""
     value = hash(())
     yield value
-    for message in history:
-        value = hash((value, message))
+    for key in keys:
+        value = hash((value, key))
         yield value
+
+
+def message_key(message: Message) -> Hashable:
+    """What grouping compares of a message: what it says, not how it was rendered.
+
+    Text with white space folded; calls by name and arguments (keys sorted); results by
+    content; images by source; call ids, signatures, thinking, parts the neutral model has
+    no name for, and the content of system-role messages are left out. So a later turn that
+    re-renders an old one (a call id or ``thoughtSignature`` dropped, a block turned into a
+    string, white space changed) still continues its conversation, and the conversation's
+    append-only check shows the bytes that changed and what that costs.
+    """
+    if message.role == "system":
+        return ("system",)
+    parts: list[Hashable] = []
+    for part in message.parts:
+        if isinstance(part, Text):
+            folded = " ".join(part.text.split())
+            if folded:
+                parts.append(("text", folded))
+        elif isinstance(part, FunctionCall):
+            parts.append(("call", part.name, _canonical(part.args)))
+        elif isinstance(part, FunctionResponse):
+            parts.append(("result", _canonical(part.response)))
+        elif isinstance(part, Image):
+            parts.append(("image", part.url or (part.data or "")[:256]))
+    return (message.role, tuple(parts))
+
+
+def _canonical(value: object) -> str:
+    """A JSON value encoded with sorted keys, so that key order does not split a
+    conversation (the bytes still count, in the append-only check)."""
+    try:
+        return orjson.dumps(thaw(cast(Json, value)), option=orjson.OPT_SORT_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(value)
 
 
 def group(requests: Sequence[Observed], options: GroupOptions | None = None) -> Grouping:

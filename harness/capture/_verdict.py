@@ -44,11 +44,18 @@ def verdict_line(result: CheckResult) -> str:
         f"{len(result.checks)} group{'' if len(result.checks) == 1 else 's'} "
         f"checked, {failed} failed, {len(result.not_checked)} not checked"
     )
+    if result.turns:
+        broken = sum(c.report.failed for c in result.turns)
+        count = len(result.turns)
+        counts += (
+            f"; turns of {count} conversation{'' if count == 1 else 's'} checked, "
+            f"{broken} not append-only"
+        )
     word = verdict_word(result)
     if word == "inconclusive":
         reasons = "".join(f"\n  {reason}" for reason in result.inconclusive)
         return f"check INCONCLUSIVE: {counts}{reasons}"
-    return f"check {'FAILED' if failed else 'passed'}: {counts}"
+    return f"check {'FAILED' if result.failed else 'passed'}: {counts}"
 
 
 def verdict_text(result: CheckResult) -> str:
@@ -65,12 +72,13 @@ def verdict_text(result: CheckResult) -> str:
     lines += [f"  left out: request {i.seq}: {i.reason}" for i in result.ignored]
     if not count and not result.ignored:
         lines.append("  (no model call was recorded)")
-    if result.checks:
-        width = max(len(c.scenario.id) for c in result.checks)
+    shown = (*result.checks, *result.turns)
+    if shown:
+        width = max(len(c.id) for c in shown)
         lines.append("checks:")
-        lines += [f"  {c.scenario.id:<{width}}  {c.what}" for c in result.checks]
+        lines += [f"  {c.id:<{width}}  {c.what}" for c in shown]
     text = "\n".join(lines) + "\n"
-    if result.checks:
+    if shown:
         text += "\n" + rules_text(result.reports)
     if result.not_checked:
         text += "\nnot checked:\n"
@@ -98,12 +106,12 @@ def verdict_json(result: CheckResult) -> bytes:
         ],
         "checks": [
             {
-                "scenario": c.scenario.id,
+                "scenario": c.id,
                 "dialect": c.report.dialect,
                 "what": c.what,
                 "failed": c.report.failed,
             }
-            for c in result.checks
+            for c in (*result.checks, *result.turns)
         ],
         "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
         "left_out": [

@@ -5,6 +5,7 @@ The catalog (ids, severities, scope, explanations) is ``catalog.toml`` in this p
 """
 
 from ._catalog import LIFECYCLES, RuleInfo, Severity, catalog, rule_info
+from ._conversation import evaluate_conversation
 from ._engine import evaluate, run_subject
 from ._report import (
     BYTES_PER_TOKEN,
@@ -29,6 +30,7 @@ __all__ = [
     "Status",
     "catalog",
     "evaluate",
+    "evaluate_conversation",
     "rule_info",
     "run_subject",
 ]

@@ -4,6 +4,11 @@ one not rejected, and the groups that cannot be checked."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import orjson
 import pytest
 
 from harness.capture import CheckResult, GroupOptions, check_records
@@ -355,3 +360,66 @@ def test_a_spawn_carrying_the_parents_request_text_fails() -> None:
     rt.send((asked, turn, results(turn, "ok")), text("Done."))
     (check,) = check_records(rt.records).checks
     assert statuses(check.report)["spawn-isolated"] == "fail"
+
+
+# --- every conversation is append-only ----------------------------------------------------------
+
+
+def rerendered(rt: Runtime, index: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Record ``index`` with its body changed by ``change`` (on the decoded JSON)."""
+    record = rt.records[index]
+    decoded = orjson.loads(record.body or b"{}")
+    change(decoded)
+    body = orjson.dumps(decoded)
+    rt.records[index] = replace(record, body=body, body_size=len(body), json=decoded)
+
+
+def three_turns(rt: Runtime) -> None:
+    first = rt.send([ASK], calls(call("read_file", path="README.md")), mark="parent")
+    history = (ASK, first, results(first, "# Title"))
+    second = rt.send(history, text("Read it."), mark="parent")
+    rt.send((*history, second, user(Text("Thanks."))), text("Done."), mark="parent")
+
+
+def test_a_conversation_whose_turns_extend_each_other_passes() -> None:
+    rt = Runtime()
+    three_turns(rt)
+    result = check_records(rt.records)
+    (turns,) = result.turns
+    assert turns.id == "turns-1"
+    assert statuses(turns.report)["append-only"] == "pass"
+    assert result.inconclusive[0].startswith("nothing was checked: no fork or spawn call")
+
+
+@pytest.mark.parametrize(
+    ("what", "change"),
+    [
+        ("a block turned into a string", lambda b: b["messages"][1].update(
+            content=[{"type": "text", "text": b["messages"][1]["content"]}])),
+        ("an old message's key order", lambda b: b["messages"].__setitem__(
+            1, dict(reversed(list(b["messages"][1].items()))))),
+        ("white space in an old message", lambda b: b["messages"][1].update(
+            content=b["messages"][1]["content"] + " ")),
+        ("a call id renumbered", lambda b: b["messages"][2]["tool_calls"][0].update(
+            id="call_renumbered")),
+        ("the system prompt changed", lambda b: b["messages"][0].update(
+            content="You are a careful agent. Today is Monday.")),
+    ],
+)  # fmt: skip
+def test_a_turn_that_rerenders_an_old_one_fails_append_only_with_its_cost(
+    what: str, change: Callable[[dict[str, Any]], None]
+) -> None:
+    rt = Runtime()
+    three_turns(rt)
+    rerendered(rt, 2, change)
+    result = check_records(rt.records)
+    (turns,) = result.turns
+    assert [c.seqs for c in result.roles[0].conversations] == [(1, 2, 3)], what
+    finding = turns.report.finding("append-only")
+    assert finding.status == "fail", what
+    assert finding.message.startswith("request 3 rewrites request 2 at byte ")
+    assert finding.evidence is not None
+    assert finding.evidence.path is not None
+    assert finding.cost is not None
+    assert 0 < finding.cost.lost_bytes <= finding.cost.child_bytes
+    assert result.failed

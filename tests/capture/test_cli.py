@@ -128,7 +128,10 @@ def test_toy_fork_agent_keeps_the_prefix(tmp_path: Path, capfd: pytest.CaptureFi
     for child in ("fork-A", "fork-B"):
         assert compare(parent, by_mark[child].parse()).preserved
     assert "capture · openai · siblings-1: ok" in out
-    assert out.endswith("check passed: 3 groups checked, 0 failed, 0 not checked\n")
+    assert out.endswith(
+        "check passed: 3 groups checked, 0 failed, 0 not checked"
+        "; turns of 3 conversations checked, 0 not append-only\n"
+    )
 
 
 def test_a_command_without_forks_is_inconclusive_and_exits_4(

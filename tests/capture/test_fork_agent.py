@@ -42,7 +42,10 @@ def test_the_correct_agent_passes(tmp_path: Path) -> None:
     assert "capture · openai · siblings-1: ok" in out
     assert out.count("  ✓ recursion-rejected  the fork inside a fork child is rejected") == 2
     assert "  ✓ spawn-isolated" in out
-    assert out.endswith("check passed: 4 groups checked, 0 failed, 0 not checked\n")
+    assert out.endswith(
+        "check passed: 4 groups checked, 0 failed, 0 not checked"
+        "; turns of 3 conversations checked, 0 not append-only\n"
+    )
     assert failed_rules(tmp_path) == set()
 
 

@@ -42,12 +42,14 @@ def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
     assert "  conversation 3 (not placed: it carries the fork tag): request 4\n" in out
     assert "  conversation 4 (other: no child message, no delegation prompt): request 5\n" in out
     assert "  left out: request 6: refused with status 400 (POST /v1/chat/completions)\n" in out
-    assert "checks:\n  fork-1  fork at request 1: 1 fork call in conversation 1 -> " in out
+    assert "checks:\n  fork-1   fork at request 1: 1 fork call in conversation 1 -> " in out
+    assert "\n  turns-1  turns of conversation 1 (parent): requests 1, 3\n" in out
     assert "agent · openai · fork-1: ok" in out
     assert "not checked:\n  recursion at request 2: 1 fork call in conversation 2" in out
     assert "\n  conversation 3 (requests 4)\n    not placed: it carries the fork tag" in out
     assert (
-        "\ncheck INCONCLUSIVE: 1 group checked, 0 failed, 2 not checked\n"
+        "\ncheck INCONCLUSIVE: 1 group checked, 0 failed, 2 not checked"
+        "; turns of 1 conversation checked, 0 not append-only\n"
         "  1 request was left out, so the groups checked may not be all there are\n"
         "  1 refused by the fake; first: request 6: refused with status 400"
         " (POST /v1/chat/completions)\n"
@@ -93,8 +95,8 @@ def test_nothing_to_check() -> None:
 
 def test_json_adds_the_grouping_to_the_rules_report() -> None:
     document = orjson.loads(verdict_json(result_with_everything()))
-    assert document["summary"]["runs"] == 1
-    assert [r["scenario"] for r in document["reports"]] == ["fork-1"]
+    assert document["summary"]["runs"] == 2
+    assert [r["scenario"] for r in document["reports"]] == ["fork-1", "turns-1"]
     grouping = document["grouping"]
     assert grouping["requests"] == 5
     assert grouping["conversations"][0] == {
@@ -122,15 +124,16 @@ def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == [
         "prefix-harness.openai.fork-1",
+        "prefix-harness.openai.turns-1",
         "prefix-harness.verdict",
         "prefix-harness.grouping",
     ]
-    (inconclusive,) = suites[1].findall("testcase/error")
+    (inconclusive,) = suites[2].findall("testcase/error")
     assert "left out" in inconclusive.get("message", "")
-    skipped = suites[2].findall("testcase")
+    skipped = suites[3].findall("testcase")
     assert len(skipped) == 2
     message = skipped[0].find("skipped")
     assert message is not None
     assert message.get("message", "").startswith("not checked: ")
-    rules = int(suites[0].get("tests", "0"))
+    rules = int(suites[0].get("tests", "0")) + int(suites[1].get("tests", "0"))
     assert root.get("tests") == str(rules + 1 + 2)

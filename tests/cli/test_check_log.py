@@ -62,7 +62,10 @@ def test_a_recorded_capture_passes(recorded: Path, capfd: pytest.CaptureFixture[
     out, _ = capfd.readouterr()
     assert "agent.jsonl · openai · siblings-1: ok" in out
     assert "  spawn-" in out
-    assert out.endswith("check passed: 4 groups checked, 0 failed, 0 not checked\n")
+    assert out.endswith(
+        "check passed: 4 groups checked, 0 failed, 0 not checked"
+        "; turns of 3 conversations checked, 0 not append-only\n"
+    )
 
 
 def test_the_minimal_external_format_passes(
@@ -89,7 +92,10 @@ def test_a_failing_rule_exits_1_and_is_named(
     assert check_log(planted(tmp_path)) == 1
     out, _ = capfd.readouterr()
     assert "  ✗ system-identical" in out
-    assert out.endswith("check FAILED: 1 group checked, 1 failed, 0 not checked\n")
+    assert out.endswith(
+        "check FAILED: 1 group checked, 1 failed, 0 not checked"
+        "; turns of 1 conversation checked, 0 not append-only\n"
+    )
 
 
 def test_json_and_junit(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
