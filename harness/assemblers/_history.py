@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal, TypeAlias
 
+from ..dialects import Dialect
 from ..model import FunctionCall, FunctionResponse, Message
 
 __all__ = [
@@ -31,8 +32,16 @@ def _pairs(parts: Iterable[FunctionCall | FunctionResponse]) -> Counter[tuple[st
     return Counter((p.id, p.name) for p in parts)
 
 
-def calls_answered(calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]) -> bool:
-    """Whether each call has exactly one response with its id and name, and nothing else."""
+def calls_answered(
+    calls: Sequence[FunctionCall],
+    responses: Sequence[FunctionResponse],
+    dialect: Dialect | None = None,
+) -> bool:
+    """Whether ``responses`` answer ``calls`` one to one, as ``dialect`` pairs them
+    (``Dialect.calls_answered``: gemini ids are optional). Without a dialect: each call has
+    exactly one response with its id and name, and nothing else (the reference's own rule)."""
+    if dialect is not None:
+        return dialect.calls_answered(calls, responses)
     return _pairs(calls) == _pairs(responses)
 
 

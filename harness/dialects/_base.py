@@ -4,14 +4,18 @@ and render the neutral model back to a body."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypeAlias
 
-from ..model import Request, json_kind
+from ..model import FunctionCall, FunctionResponse, Request, json_kind
 
-__all__ = ["Dialect", "DialectError", "ParsedBody", "Segment"]
+__all__ = ["CacheMarker", "Dialect", "DialectError", "Family", "ParsedBody", "Segment"]
+
+Family: TypeAlias = Literal["system", "tools", "settings", "history"]
+"""Which part of the request head a prefix segment belongs to."""
 
 
 class DialectError(ValueError):
@@ -39,6 +43,22 @@ class Segment:
     value: Any
 
 
+@dataclass(frozen=True, slots=True)
+class CacheMarker:
+    """One cache marker of a body, as its dialect's cache reads it.
+
+    ``segment`` is the name of the prefix segment holding the marked block, ``block`` the
+    marked block's index among the body's cacheable blocks in cache order (how blocks are
+    counted is the dialect's, see ``Dialect.cache_marks``), ``ttl`` the marker's effective
+    time to live (its default when it names none) and ``value`` the marker object as sent.
+    """
+
+    segment: str
+    block: int
+    ttl: str | None
+    value: Any
+
+
 class ParsedBody:
     """A request body read through one dialect.
 
@@ -62,6 +82,12 @@ class ParsedBody:
         self.cache_markers = cache_markers
 
     @cached_property
+    def markers(self) -> tuple[CacheMarker, ...]:
+        """Every cache marker with its block position and ttl (``cache_markers`` names only
+        the segments); none in dialects without markers."""
+        return self.dialect.cache_marks(self.body)
+
+    @cached_property
     def request(self) -> Request:
         """The body in the neutral model; raises ``DialectError`` if a part is malformed."""
         return self.dialect.to_request(self.body)
@@ -76,6 +102,17 @@ class Dialect(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     """A short human name, e.g. ``"OpenAI chat completions"``."""
+
+    segment_families: ClassVar[Mapping[str, Family]] = {}
+    """The family of a prefix segment by the root of its name (``tools[3]`` -> ``tools``)."""
+    system_roles: ClassVar[tuple[str, ...]] = ()
+    """Roles of history messages that, in a leading run, are the system instruction."""
+    marker_limit: ClassVar[int | None] = None
+    """How many cache markers one request may carry; None in dialects without markers."""
+    marker_lookback: ClassVar[int | None] = None
+    """How many blocks before a marker the provider looks back for an entry to read."""
+    marker_default_ttl: ClassVar[str | None] = None
+    """The time to live of a marker that names none."""
 
     @abstractmethod
     def detect(self, body: Mapping[str, Any]) -> int:
@@ -102,6 +139,40 @@ class Dialect(ABC):
         """Names of the segments that carry a cache marker; none where the dialect has none."""
         return ()
 
+    def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
+        """Every cache marker of the body in cache order, with its block index and ttl."""
+        return ()
+
+    def marker_ttl(self, marker: Any) -> str | None:
+        """The effective time to live of a marker object: its ``ttl``, else the default."""
+        ttl = marker.get("ttl") if isinstance(marker, dict) else None
+        return ttl if isinstance(ttl, str) else self.marker_default_ttl
+
+    def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
+        """The family of each segment, in order: by the root of its name, and a leading
+        run of history messages with a ``system_roles`` role counts as the system."""
+        out: list[Family] = []
+        leading = True
+        for segment in segments:
+            root = segment.name.split("[", 1)[0].split(".", 1)[0]
+            family = self.segment_families.get(root) or _guess_family(root)
+            if family == "history" and leading and _role(segment.value) in self.system_roles:
+                family = "system"
+            elif family == "history":
+                leading = False
+            out.append(family)
+        return tuple(out)
+
+    def calls_answered(
+        self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
+    ) -> bool:
+        """Whether ``responses`` answer ``calls`` one to one as this provider pairs them.
+
+        By default each call has exactly one response with its id and name, and nothing
+        else (anthropic, openai: ids are required and pair the two).
+        """
+        return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
+
     @abstractmethod
     def to_request(self, body: Mapping[str, Any]) -> Request:
         """The body in the neutral model. Raises ``DialectError`` naming the path."""
@@ -125,3 +196,19 @@ class Dialect(ABC):
             self.settings(body),
             self.cache_markers(body),
         )
+
+
+def _guess_family(root: str) -> Family:
+    """The family of a segment whose root the dialect does not list, by its name."""
+    lowered = root.lower()
+    if "system" in lowered:
+        return "system"
+    if "tool" in lowered and "config" not in lowered:
+        return "tools"
+    if lowered in ("messages", "contents", "input"):
+        return "history"
+    return "settings"
+
+
+def _role(value: Any) -> Any:
+    return value.get("role") if isinstance(value, dict) else None

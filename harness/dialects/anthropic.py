@@ -1,21 +1,49 @@
 """Anthropic messages (``POST /v1/messages``): tools, system and messages in cache order,
 with ``cache_control`` markers audited apart from the prefix bytes.
 
+References: the create-message request (https://docs.anthropic.com/en/api/messages) and
+prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching).
+
 Mapping to the neutral model:
 
-- assistant -> ``model``; tool_result -> FunctionResponse named after the earlier tool_use
-  with its id ("" when none), its content string or block list as the response;
+- user / assistant / system -> ``user`` / ``model`` / ``system`` (current programs send
+  ``role: "system"`` messages inside the conversation); another role string is an error;
+- text, thinking, redacted_thinking, image (base64 or url source), tool_use and tool_result
+  blocks map to their neutral parts. tool_result -> FunctionResponse named after the earlier
+  tool_use with its id ("" when none), its content string or block list (images, documents)
+  as the response; unknown fields of tool_use / tool_result (``caller``) are kept in the
+  part's ``extra["anthropic"]``;
+- every other block (``document``, ``search_result``, ``server_tool_use``,
+  ``web_search_tool_result``, ``web_fetch_tool_result``, ``code_execution_tool_result``,
+  ``mcp_tool_use``, ``mcp_tool_result``, ``container_upload``, an image with a ``file``
+  source, a text block with ``citations``, any type not known at all) is an ``Opaque`` part
+  holding the block verbatim: a block is mapped to a neutral part only when that part renders
+  back to the same bytes;
+- each message keeps its body form in ``Message.wire`` so that it renders back verbatim;
 - a server tool (``{"type": "web_search_20250305", ...}``) is a Tool whose ``parameters`` is its
   whole declaration; render tells it apart by a ``type`` that is no JSON Schema type;
-- markers become ``Request.cache_breakpoints`` (segment names) and render back as
-  ``{"type": "ephemeral"}`` on the last block of each named segment (a ``ttl`` is not kept);
-- unknown top-level fields, and a tool_choice with options, go to ``Settings.extra["anthropic"]``.
+- markers become ``Request.cache_breakpoints`` (a segment name when on its last block, else
+  the block's path ``messages[3].content[0]``) with any marker other than
+  ``{"type": "ephemeral"}`` (a ``ttl``) in ``Request.cache_control``; they render back where
+  they were;
+- unknown top-level fields (``output_config``, ``context_management``, ``container``,
+  ``mcp_servers``, ``metadata``, ``service_tier``, a top-level ``cache_control``), and a named
+  setting whose value the neutral settings cannot say (tool_choice with options), go to
+  ``Settings.extra["anthropic"]``.
+
+Cache facts (prompt caching reference above): the cache order is tools, system, messages; a
+request carries at most 4 markers; a read looks back from each marker for the longest cached
+prefix over at most 20 blocks; a marker's ``ttl`` is "5m" unless it says "1h". Blocks are
+counted in cache order as: one per tool, one for a string system prompt or one per system
+block, and per message one for a string content or one per top-level content block (a
+tool_result with nested blocks is one block).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final, Literal
+from dataclasses import replace
+from typing import Any, ClassVar, Final, Literal
 
 import orjson
 
@@ -26,6 +54,7 @@ from ..model import (
     Image,
     Json,
     Message,
+    Opaque,
     OutputSchema,
     Part,
     Preset,
@@ -41,13 +70,18 @@ from ..model import (
     json_kind,
     thaw,
 )
-from ._base import Dialect, DialectError, Segment
+from ._base import CacheMarker, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
 _MARKER: Final = "cache_control"
 _EPHEMERAL: Final = FrozenDict({"type": "ephemeral"})
-_ROLES: Final[dict[str, Literal["user", "model"]]] = {"user": "user", "assistant": "model"}
+_ROLES: Final[dict[str, Literal["user", "model", "system"]]] = {
+    "user": "user",
+    "assistant": "model",
+    "system": "system",
+}
+_WIRE_ROLES: Final = {"user": "user", "model": "assistant", "system": "system"}
 _SETTING_KEYS: Final = frozenset(
     {"model", "max_tokens", "temperature", "top_p", "top_k", "stop_sequences", "thinking"}
     | {"tool_choice", "output_format", "output_config"}
@@ -81,6 +115,14 @@ class AnthropicDialect(Dialect):
 
     name = "anthropic"
     title = "Anthropic messages"
+    segment_families: ClassVar[Mapping[str, Family]] = {
+        "tools": "tools",
+        "system": "system",
+        "messages": "history",
+    }
+    marker_limit = 4
+    marker_lookback = 20
+    marker_default_ttl = "5m"
 
     def detect(self, body: Mapping[str, Any]) -> int:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
@@ -91,7 +133,8 @@ class AnthropicDialect(Dialect):
         if any(_MARKER in block for block in _dicts(body.get("system"))):
             features.add(_MARKER)
         for message in body["messages"][:_DETECT_SAMPLE]:
-            if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            role = message.get("role") if isinstance(message, dict) else None
+            if not isinstance(role, str) or role not in _ROLES:
                 return 0
             for block in _dicts(message.get("content")):
                 features.update(_block_features(block))
@@ -133,25 +176,47 @@ class AnthropicDialect(Dialect):
                 names.append(join_path("messages", k))
         return tuple(names)
 
+    def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
+        """Every marker with its block index in cache order (see the module docstring)."""
+        out = []
+        for segment, block, marker, _ in _marked_blocks(body):
+            out.append(CacheMarker(segment, block, self.marker_ttl(marker), marker))
+        return tuple(out)
+
     def to_request(self, body: Mapping[str, Any]) -> Request:
         messages = _messages(body)
-        preset = Preset(system=_system(body), tools=_tools(body), settings=_settings(body))
-        return Request(preset, _history(messages), self.cache_markers(body))
+        system, tools = _system(body), _tools(body)
+        settings = _settings(body)
+        kept = _kept_head(body, system, tools)
+        if kept:
+            own = settings.extra.get(self.name, FrozenDict())
+            extra = FrozenDict({**settings.extra, self.name: FrozenDict({**own, **kept})})
+            settings = replace(settings, extra=extra)
+        preset = Preset(system=system, tools=tools, settings=settings)
+        names: list[str] = []
+        controls: dict[str, Json] = {}
+        for _, _, marker, name in _marked_blocks(body):
+            names.append(name)
+            if marker != _EPHEMERAL:
+                controls[name] = freeze(marker)
+        return Request(preset, _history(messages), tuple(names), FrozenDict(controls))
 
     def render(self, request: Request) -> bytes:
         preset, settings = request.preset, request.preset.settings
-        marks = frozenset(request.cache_breakpoints)
+        marks = _Marks(request)
         own = settings.extra.get(self.name)
         extra: Mapping[str, Json] = own if isinstance(own, dict) else FrozenDict()
+        kept_tools = _kept_tools(extra.get("tools"))
         tools = [
-            _render_tool(t, join_path("tools", i) in marks) for i, t in enumerate(preset.tools)
+            marks.apply(join_path("tools", i), kept_tools.get(t) or _render_tool(t))
+            for i, t in enumerate(preset.tools)
         ]
         output = settings.output_schema
         schema = None if output is None else thaw(output.schema)
         body = _compact(
             model=settings.model,
             max_tokens=settings.max_output_tokens,
-            system=_render_system(preset.system, marks),
+            system=_render_system(preset.system, marks, extra.get("system")),
             tools=tools or None,
             tool_choice=_render_tool_choice(settings.tool_choice, extra.get("tool_choice")),
             thinking=_render_thinking(settings.thinking),
@@ -161,11 +226,8 @@ class AnthropicDialect(Dialect):
             stop_sequences=None if settings.stop is None else list(settings.stop),
             output_format=None if output is None else {"type": "json_schema", "schema": schema},
         )
-        body.update((key, thaw(value)) for key, value in extra.items() if key not in _KNOWN_KEYS)
-        body["messages"] = [
-            _render_message(message, join_path("messages", k) in marks)
-            for k, message in enumerate(request.history)
-        ]
+        body.update((key, thaw(value)) for key, value in extra.items() if key not in _HEAD_KEYS)
+        body["messages"] = _render_history(request.history, marks)
         return orjson.dumps(body)
 
 
@@ -208,7 +270,7 @@ def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
     role = message.get("role")
     if not isinstance(role, str) or role not in _ROLES:
         raise DialectError(
-            f"unknown role {role!r}: Anthropic messages are user or assistant",
+            f"unknown role {role!r}: Anthropic messages are user, assistant or system",
             path=join_path(path, "role"),
         )
     if "content" not in message:
@@ -266,6 +328,41 @@ def _block_features(block: dict[str, Any]) -> Iterator[str]:
         yield _MARKER
 
 
+def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
+    """(segment, block index, marker, breakpoint name) of each marked block, in cache order.
+
+    Blocks are counted as the module docstring says; the breakpoint name is the segment's
+    when the marker is on its last block, else the block's path. Never raises.
+    """
+    block = 0
+    tools = body.get("tools")
+    for i, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if isinstance(tool, dict) and _MARKER in tool:
+            name = join_path("tools", i)
+            yield name, block, tool[_MARKER], name
+        block += 1
+    system = body.get("system")
+    if isinstance(system, str):
+        block += 1
+    for i, item in enumerate(system if isinstance(system, list) else ()):
+        if isinstance(item, dict) and _MARKER in item:
+            name = join_path("system", i)
+            yield name, block, item[_MARKER], name
+        block += 1
+    messages = body.get("messages")
+    for k, message in enumerate(messages if isinstance(messages, list) else ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            block += 1
+            continue
+        segment = join_path("messages", k)
+        for j, item in enumerate(content):
+            if isinstance(item, dict) and _MARKER in item:
+                last = j == len(content) - 1
+                yield segment, block, item[_MARKER], segment if last else f"{segment}.content[{j}]"
+            block += 1
+
+
 # --- body -> neutral ---------------------------------------------------------------------------
 
 
@@ -311,6 +408,11 @@ def _tool(entry: Any, path: str) -> Tool:
 
 
 def _settings(body: Mapping[str, Any]) -> Settings:
+    named = _named_settings(body)
+    return replace(named, extra=_extra(body, named))
+
+
+def _named_settings(body: Mapping[str, Any]) -> Settings:
     number, integer = (int, float), (int,)
     stop = _field(body, "stop_sequences", "", (list,), "an array of strings")
     return Settings(
@@ -323,7 +425,6 @@ def _settings(body: Mapping[str, Any]) -> Settings:
         thinking=_thinking_config(body),
         tool_choice=_tool_choice(body),
         output_schema=_output_schema(body),
-        extra=_extra(body),
     )
 
 
@@ -366,21 +467,18 @@ def _output_schema(body: Mapping[str, Any]) -> OutputSchema | None:
     return OutputSchema(freeze(output["schema"]))
 
 
-def _extra(body: Mapping[str, Any]) -> FrozenDict:
-    """Unknown top-level fields in body order, and tool_choice when it has keys of its own."""
+def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
+    """Unknown top-level fields in body order, and each named setting whose value renders
+    back otherwise from the neutral settings (a tool_choice with options, a thinking object
+    with fields of its own): render writes those as sent."""
+    rendered = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
     fields = FrozenDict(
         (key, freeze(value))
         for key, value in body.items()
-        if key not in _KNOWN_KEYS or (key == "tool_choice" and _choice_options(value))
+        if key not in _KNOWN_KEYS
+        or (key in _SETTING_KEYS and orjson.dumps(rendered.get(key)) != orjson.dumps(value))
     )
     return FrozenDict({AnthropicDialect.name: fields}) if fields else FrozenDict()
-
-
-def _choice_options(choice: Any) -> dict[str, Any]:
-    """The tool_choice keys the neutral ToolChoice has no field for."""
-    if not isinstance(choice, dict):
-        return {}
-    return {key: value for key, value in choice.items() if key not in ("type", "name")}
 
 
 def _history(messages: list[Any]) -> tuple[Message, ...]:
@@ -388,40 +486,69 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
     out = []
     for k, message in enumerate(messages):
         role, content = _message(message, k)
-        if isinstance(content, str):
-            out.append(Message(_ROLES[role], (Text(content),)))
-            continue
-        path = join_path("messages", k, "content")
-        parts = tuple(_part(block, join_path(path, j), names) for j, block in enumerate(content))
-        out.append(Message(_ROLES[role], parts))
+        unmarked = _unmarked_message(message, content, k)
+        wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
+        out.append(Message(_ROLES[role], _parts(unmarked["content"], k, names), wire))
     return tuple(out)
 
 
+def _parts(content: str | list[Any], k: int, names: dict[str, str]) -> tuple[Part, ...]:
+    if isinstance(content, str):
+        return (Text(content),)
+    path = join_path("messages", k, "content")
+    return tuple(_part(block, join_path(path, j), names) for j, block in enumerate(content))
+
+
 def _part(block: Any, path: str, names: dict[str, str]) -> Part:
+    """The neutral part of an unmarked block: a known one only when it renders back to the
+    same bytes (calls and responses keep their unknown fields in ``extra``), else Opaque."""
     if not isinstance(block, dict):
         raise DialectError(f"a content block must be an object, not {json_kind(block)}", path=path)
     kind = block.get("type")
-    reader = _READERS.get(kind) if isinstance(kind, str) else None
-    if reader is None:
-        raise DialectError(f"unsupported content block type {kind!r}", path=join_path(path, "type"))
-    return reader(block, path, names)
+    if not isinstance(kind, str):
+        reason = f"a content block's type must be a string, not {json_kind(kind)}"
+        raise DialectError(reason, path=join_path(path, "type"))
+    reader = _READERS.get(kind)
+    part = None if reader is None else reader(block, path, names)
+    if part is None or not (
+        isinstance(part, FunctionCall | FunctionResponse) or _same(_render_part(part), block)
+    ):
+        return Opaque(kind, freeze(block), AnthropicDialect.name)
+    return part
 
 
-def _text(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _same(a: Any, b: Any) -> bool:
+    """Whether two JSON values encode to the same bytes (key order included)."""
+    return orjson.dumps(a) == orjson.dumps(b)
+
+
+def _extras(block: dict[str, Any], known: tuple[str, ...]) -> FrozenDict:
+    """The block's fields outside ``known``, in body order, keyed by this dialect."""
+    rest = {key: freeze(value) for key, value in block.items() if key not in known}
+    return FrozenDict({AnthropicDialect.name: FrozenDict(rest)}) if rest else FrozenDict()
+
+
+_CALL_KEYS: Final = ("type", "id", "name", "input")
+_HEAD_KEYS: Final = frozenset({"system", "tools"})
+"""Keys of our ``Settings.extra`` entry holding the head as sent, not top-level fields."""
+_RESPONSE_KEYS: Final = ("type", "tool_use_id", "content", "is_error")
+
+
+def _text(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     return Text(_required_str(block, "text", path))
 
 
-def _tool_use(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _tool_use(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     name = _required_str(block, "name", path)
     call_id: str | None = _field(block, "id", path, (str,), "a string")
     if "input" not in block:
         raise DialectError("the input field is missing", path=join_path(path, "input"))
     if call_id is not None:
         names[call_id] = name
-    return FunctionCall(name, freeze(block["input"]), call_id)
+    return FunctionCall(name, freeze(block["input"]), call_id, extra=_extras(block, _CALL_KEYS))
 
 
-def _tool_result(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _tool_result(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     call_id: str | None = _field(block, "tool_use_id", path, (str,), "a string")
     content = _field(block, "content", path, (str, list), "a string or an array of blocks")
     is_error = _field(block, "is_error", path, (bool,), "a boolean")
@@ -430,19 +557,21 @@ def _tool_result(block: dict[str, Any], path: str, names: dict[str, str]) -> Par
         "" if content is None else freeze(content),
         call_id,
         bool(is_error),
+        _extras(block, _RESPONSE_KEYS),
     )
 
 
-def _thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     signature = _field(block, "signature", path, (str,), "a string")
     return Thinking(_required_str(block, "thinking", path), signature)
 
 
-def _redacted_thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _redacted_thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     return Thinking(_required_str(block, "data", path), redacted=True)
 
 
-def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+    """A base64 or url source; another source (``file``) has no neutral form: None."""
     source = _field(block, "source", path, (dict,), "an object")
     path = join_path(path, "source")
     kind = None if source is None else source.get("type")
@@ -451,10 +580,11 @@ def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part:
         return Image(mime_type=mime_type, data=_required_str(source, "data", path))
     if kind == "url":
         return Image(url=_required_str(source, "url", path))
-    raise DialectError("an image source must be of type base64 or url", path=path)
+    return None
 
 
-_READERS: Final[dict[str, Callable[[dict[str, Any], str, dict[str, str]], Part]]] = {
+_Reader = Callable[[dict[str, Any], str, dict[str, str]], Part | None]
+_READERS: Final[dict[str, _Reader]] = {
     "text": _text,
     "tool_use": _tool_use,
     "tool_result": _tool_result,
@@ -472,40 +602,98 @@ def _compact(**fields: Any) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def _marked(block: dict[str, Any], marked: bool) -> dict[str, Any]:
-    return {**block, _MARKER: _EPHEMERAL} if marked else block
+class _Marks:
+    """Where a request's cache markers go: by segment name (its last block) or block path."""
+
+    def __init__(self, request: Request) -> None:
+        self.names = frozenset(request.cache_breakpoints)
+        self.controls = request.cache_control
+
+    def marker(self, name: str) -> Any:
+        return thaw(self.controls.get(name, _EPHEMERAL))
+
+    def apply(self, name: str, block: dict[str, Any]) -> dict[str, Any]:
+        """``block`` with the marker of breakpoint ``name`` when there is one."""
+        return {**block, _MARKER: self.marker(name)} if name in self.names else block
+
+    def blocks(self, segment: str, count: int) -> dict[int, str]:
+        """The marked blocks of a segment of ``count`` blocks, by index: breakpoint name."""
+        out = {j: f"{segment}.content[{j}]" for j in range(count)}
+        marked = {j: name for j, name in out.items() if name in self.names}
+        if segment in self.names and count:
+            marked[count - 1] = segment
+        return marked
 
 
-def _render_system(system: tuple[str, ...], marks: frozenset[str]) -> Any:
-    """None when empty; one unmarked block as a plain string; otherwise text blocks."""
+def _kept_head(
+    body: Mapping[str, Any], system: tuple[str, ...], tools: tuple[Tool, ...]
+) -> dict[str, Json]:
+    """The system and tools as sent (unmarked) when they render back otherwise: a one-block
+    system array, system blocks or tools with fields of their own. Kept in ``extra``."""
+    out: dict[str, Json] = {}
+    raw_system = body.get("system")
+    if isinstance(raw_system, list):
+        unmarked = [_unmarked(block) for block in raw_system]
+        if not _same(_render_system(system, _Marks(Request(Preset())), None), unmarked):
+            out["system"] = freeze(unmarked)
+    raw_tools = [_unmarked(tool) for tool in body.get("tools") or ()]
+    if any(not _same(_render_tool(t), raw) for t, raw in zip(tools, raw_tools, strict=True)):
+        out["tools"] = freeze(raw_tools)
+    return out
+
+
+def _kept_tools(kept: Json) -> dict[Tool, dict[str, Any]]:
+    """Each kept tool declaration by the Tool it reads as."""
+    out: dict[Tool, dict[str, Any]] = {}
+    for i, raw in enumerate(kept if isinstance(kept, tuple) else ()):
+        try:
+            out.setdefault(_tool(thaw(raw), join_path("tools", i)), thaw(raw))
+        except DialectError:
+            continue
+    return out
+
+
+def _render_system(system: tuple[str, ...], marks: _Marks, kept: Json) -> Any:
+    """None when empty; one unmarked block as a plain string; otherwise text blocks. The
+    system as sent (``kept``) while its texts are still ``system``."""
     if not system:
         return None
-    marked = {i for i in range(len(system)) if join_path("system", i) in marks}
-    if "system" in marks:
-        marked.add(len(system) - 1)
-    if len(system) == 1 and not marked:
+    marked = {i: join_path("system", i) for i in range(len(system))}
+    marked = {i: name for i, name in marked.items() if name in marks.names}
+    if "system" in marks.names:
+        marked[len(system) - 1] = "system"
+    blocks: list[Any] = [{"type": "text", "text": text} for text in system]
+    if isinstance(kept, tuple) and len(kept) == len(system):
+        try:
+            texts = tuple(_system_text(thaw(b), join_path("system", i)) for i, b in enumerate(kept))
+        except DialectError:
+            texts = ()
+        if texts == system:
+            blocks = [thaw(block) for block in kept]
+    elif len(system) == 1 and not marked:
         return system[0]
-    return [_marked({"type": "text", "text": text}, i in marked) for i, text in enumerate(system)]
+    for i, name in marked.items():
+        blocks[i] = {**blocks[i], _MARKER: marks.marker(name)}
+    return blocks
 
 
-def _render_tool(tool: Tool, marked: bool) -> dict[str, Any]:
+def _render_tool(tool: Tool) -> dict[str, Any]:
     """A server tool from its kept declaration; a client tool with an object input_schema."""
     params = tool.parameters
     kind = params.get("type") if isinstance(params, dict) else None
     if isinstance(kind, str) and kind not in _SCHEMA_TYPES:
-        return _marked(thaw(params), marked)
+        out: dict[str, Any] = thaw(params)
+        return out
     schema = thaw(params if isinstance(params, dict) else _EMPTY_SCHEMA)
-    out = _compact(name=tool.name, description=tool.description, input_schema=schema)
-    return _marked(out, marked)
+    return _compact(name=tool.name, description=tool.description, input_schema=schema)
 
 
 def _render_tool_choice(choice: ToolChoice | None, original: Json) -> dict[str, Any] | None:
-    """The choice, plus the options (disable_parallel_tool_use) the body it came from had."""
+    """The choice; a body's own tool_choice with options is kept in ``extra`` instead."""
     if choice is None:
         return None
     name = choice.names[0] if choice.mode == "tool" and choice.names else None
-    out = _compact(type="tool" if name else _CHOICE_TYPES[choice.mode], name=name)
-    return out | {key: thaw(value) for key, value in _choice_options(original).items()}
+    return _compact(type="tool" if name else _CHOICE_TYPES[choice.mode], name=name)
 
 
 def _render_thinking(thinking: ThinkingConfig | None) -> dict[str, Any] | None:
@@ -515,36 +703,85 @@ def _render_thinking(thinking: ThinkingConfig | None) -> dict[str, Any] | None:
     return _compact(type=thinking.mode or "enabled", budget_tokens=thinking.budget_tokens)
 
 
-def _render_message(message: Message, marked: bool) -> dict[str, Any]:
-    """A single unmarked text as a string; tool results first in user turns (the API's rule)."""
-    role = "assistant" if message.role == "model" else "user"
+def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[str, Any]]:
+    """Each message from its kept body form while that still reads back as the message, else
+    from its parts; then its markers."""
+    names: dict[str, str] = {}
+    out = []
+    for k, message in enumerate(history):
+        body = _kept_form(message, k, dict(names)) or _render_message(message)
+        for call in message.function_calls:
+            if call.id is not None:
+                names[call.id] = call.name
+        out.append(_mark_message(body, join_path("messages", k), marks))
+    return out
+
+
+def _kept_form(message: Message, k: int, names: dict[str, str]) -> dict[str, Any] | None:
+    """The message's ``wire`` form when it still reads back as ``message``."""
+    kept = message.wire.get(AnthropicDialect.name)
+    if not isinstance(kept, FrozenDict):
+        return None
+    raw: dict[str, Any] = thaw(kept)
+    try:
+        role, content = _message(raw, k)
+        same = _ROLES[role] == message.role and _parts(content, k, names) == message.parts
+    except DialectError:
+        return None
+    return raw if same else None
+
+
+def _mark_message(body: dict[str, Any], segment: str, marks: _Marks) -> dict[str, Any]:
+    content = body["content"]
+    count = 1 if isinstance(content, str) else len(content)
+    marked = marks.blocks(segment, count)
+    if not marked:
+        return body
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    for j, name in marked.items():
+        blocks[j] = {**blocks[j], _MARKER: marks.marker(name)}
+    return {**body, "content": blocks}
+
+
+def _render_message(message: Message) -> dict[str, Any]:
+    """A single text as a string; tool results first in user turns (the API's rule)."""
+    role = _WIRE_ROLES[message.role]
     parts = message.parts
     if role == "user":
         parts = message.function_responses + tuple(
             p for p in parts if not isinstance(p, FunctionResponse)
         )
-    if len(parts) == 1 and isinstance(parts[0], Text) and not marked:
+    if len(parts) == 1 and isinstance(parts[0], Text):
         return {"role": role, "content": parts[0].text}
-    blocks = [_render_part(part) for part in parts]
-    if blocks:
-        blocks[-1] = _marked(blocks[-1], marked)
-    return {"role": role, "content": blocks}
+    return {"role": role, "content": [_render_part(part) for part in parts]}
+
+
+def _own_extra(extra: FrozenDict) -> dict[str, Any]:
+    own = extra.get(AnthropicDialect.name)
+    return thaw(own) if isinstance(own, FrozenDict) else {}
 
 
 def _render_part(part: Part) -> dict[str, Any]:
     if isinstance(part, Text):
         return {"type": "text", "text": part.text}
+    if isinstance(part, Opaque):
+        if part.dialect == AnthropicDialect.name and isinstance(part.value, dict):
+            block: dict[str, Any] = thaw(part.value)
+            return block
+        return {"type": "text", "text": orjson.dumps(part.value).decode()}
     if isinstance(part, Thinking):
         if part.redacted:
             return {"type": "redacted_thinking", "data": part.text}
         return _compact(type="thinking", thinking=part.text, signature=part.signature)
     if isinstance(part, FunctionCall):
         args = {} if part.args is None else thaw(part.args)
-        return _compact(type="tool_use", id=part.id, name=part.name, input=args)
+        call = _compact(type="tool_use", id=part.id, name=part.name, input=args)
+        return call | _own_extra(part.extra)
     if isinstance(part, FunctionResponse):
         content = _render_response(part.response)
         error = True if part.is_error else None
-        return _compact(type="tool_result", tool_use_id=part.id, content=content, is_error=error)
+        result = _compact(type="tool_result", tool_use_id=part.id, content=content, is_error=error)
+        return result | _own_extra(part.extra)
     return {"type": "image", "source": _render_source(part)}
 
 

@@ -1,13 +1,34 @@
 """Gemini ``generateContent`` bodies: ``contents`` of user/model parts, a ``systemInstruction``,
 ``tools[].functionDeclarations``, a ``toolConfig`` and a ``generationConfig`` (SPEC §4).
 
+References: the generateContent request (https://ai.google.dev/api/generate-content) and the
+``Content`` / ``Part`` / ``Tool`` types it uses (https://ai.google.dev/api/caching#Content).
+
 The model name travels in the URL, not the body, so ``Settings.model`` stays unset.
+
+Mapping of parts: text (``thought: true`` -> Thinking), functionCall, functionResponse,
+inlineData and fileData map to their neutral parts, with ``thoughtSignature`` kept on any of
+them (``signature``). A part is mapped to a neutral part only when that part renders back to
+the same bytes; every other part (``executableCode``, ``codeExecutionResult``, a part with
+``videoMetadata``, any part not known at all) is an ``Opaque`` part holding it verbatim.
+Unknown fields of a functionCall / functionResponse (``willContinue``, ``scheduling``,
+``parts``) and of their part are kept in the part's ``extra["gemini"]`` (under ``"call"`` /
+``"response"`` and ``"part"``). Each content keeps its body form in ``Message.wire``.
+
+Call ids are optional in Gemini: a response answers the call with its id when both carry
+one, else the call of the same name at the same position (``calls_answered``).
+
+Unknown top-level fields (``cachedContent``, ``labels``, ``safetySettings``), non-function
+tools (``googleSearch``, ``codeExecution``, ``urlContext``) and unknown ``toolConfig`` /
+``generationConfig`` fields are kept in ``Settings.extra["gemini"]``, as are declarations and
+a system instruction that would render back otherwise (``parametersJsonSchema``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar, Final, Literal
 
 import orjson
 
@@ -18,6 +39,7 @@ from ..model import (
     Image,
     Json,
     Message,
+    Opaque,
     OutputSchema,
     Part,
     Preset,
@@ -32,8 +54,9 @@ from ..model import (
     freeze,
     join_path,
     json_kind,
+    thaw,
 )
-from ._base import Dialect, DialectError, Segment
+from ._base import Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -48,7 +71,7 @@ _KNOWN_TOP: Final = frozenset(
 _KNOWN_CONFIG: Final = frozenset(
     ["temperature", "topP", "topK", "maxOutputTokens", "stopSequences", "thinkingConfig"]
 ) | {"responseSchema", "responseJsonSchema"}
-_MERGED: Final = ("tools", "toolConfig", "generationConfig")
+_MERGED: Final = ("tools", "toolConfig", "generationConfig", "declarations", "systemInstruction")
 """Keys of our ``Settings.extra`` entry that hold leftovers of known containers, not fields."""
 
 _JSON_MIME: Final = "application/json"
@@ -70,6 +93,37 @@ class GeminiDialect(Dialect):
 
     name = "gemini"
     title = "Gemini generateContent"
+    segment_families: ClassVar[Mapping[str, Family]] = {
+        "systemInstruction": "system",
+        "tools": "tools",
+        "toolConfig": "settings",
+        "contents": "history",
+    }
+
+    def calls_answered(
+        self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
+    ) -> bool:
+        """Pair by id where both sides carry one, else by name and position: the k-th
+        response named N answers the k-th call named N still open. Each call has exactly one
+        response and no response answers nothing."""
+        open_calls = list(calls)
+        by_position: list[FunctionResponse] = []
+        for response in responses:
+            match = next(
+                (c for c in open_calls if response.id is not None and c.id == response.id), None
+            )
+            if match is None:
+                by_position.append(response)
+            elif match.name != response.name:
+                return False
+            else:
+                open_calls.remove(match)
+        for response in by_position:
+            match = next((c for c in open_calls if c.name == response.name), None)
+            if match is None or (match.id is not None and response.id is not None):
+                return False
+            open_calls.remove(match)
+        return not open_calls
 
     def detect(self, body: Mapping[str, Any]) -> int:
         """Score gemini-only features: ``contents``, gemini config fields, role ``model``, and
@@ -128,11 +182,14 @@ class GeminiDialect(Dialect):
         """The body in the neutral model; unknown fields are kept in ``Settings.extra``."""
         self.segments(body)
         tools, other_tools = _tools(body.get("tools"))
-        preset = Preset(
-            system=_system_blocks(body.get("systemInstruction")),
-            tools=tools,
-            settings=_settings(body, other_tools),
-        )
+        system = _system_blocks(body.get("systemInstruction"))
+        settings = _settings(body, other_tools)
+        kept = _kept_head(body, system, tools)
+        if kept:
+            own = settings.extra.get(self.name, FrozenDict())
+            extra = FrozenDict({**settings.extra, self.name: FrozenDict({**own, **kept})})
+            settings = replace(settings, extra=extra)
+        preset = Preset(system=system, tools=tools, settings=settings)
         history = tuple(
             _message(content, join_path("contents", k))
             for k, content in enumerate(body["contents"])
@@ -146,16 +203,22 @@ class GeminiDialect(Dialect):
         extra: Mapping[str, Any] = settings.extra.get(self.name, FrozenDict())
         body: dict[str, Any] = {}
         if preset.system:
-            body["systemInstruction"] = {"parts": [{"text": block} for block in preset.system]}
+            kept_system = extra.get("systemInstruction")
+            if isinstance(kept_system, FrozenDict) and _kept_system(kept_system) == preset.system:
+                body["systemInstruction"] = kept_system
+            else:
+                body["systemInstruction"] = {"parts": [{"text": b} for b in preset.system]}
         tools = list(extra.get("tools", ()))
         if preset.tools:
-            tools.insert(0, {"functionDeclarations": [_render_tool(t) for t in preset.tools]})
+            kept = _kept_declarations(extra.get("declarations"))
+            decls = [kept.get(t) or _render_tool(t) for t in preset.tools]
+            tools.insert(0, {"functionDeclarations": decls})
         if tools:
             body["tools"] = tools
         tool_config = _render_tool_config(settings.tool_choice, extra.get("toolConfig", {}))
         if tool_config:
             body["toolConfig"] = tool_config
-        body["contents"] = [_render_message(m) for m in request.history]
+        body["contents"] = [_kept_form(m) or _render_message(m) for m in request.history]
         config = _render_config(settings, extra.get("generationConfig", {}))
         if config:
             body["generationConfig"] = config
@@ -299,29 +362,68 @@ def _message(content: dict[str, Any], path: str) -> Message:
     return Message(
         role=_role(content, path),
         parts=tuple(_part(p, join_path(path, "parts", i)) for i, p in enumerate(parts)),
+        wire=FrozenDict({GeminiDialect.name: freeze(content)}),
     )
 
 
+def _kept_form(message: Message) -> Any:
+    """The message's ``wire`` form when it still reads back as ``message``; else None."""
+    kept = message.wire.get(GeminiDialect.name)
+    if not isinstance(kept, FrozenDict):
+        return None
+    raw: dict[str, Any] = thaw(kept)
+    try:
+        parts = raw.get("parts")
+        if not isinstance(parts, list):
+            return None
+        same = _role(raw, "contents") == message.role and message.parts == tuple(
+            _part(p, "contents") for p in parts
+        )
+    except DialectError:
+        return None
+    return kept if same else None
+
+
 def _part(part: Any, path: str) -> Part:
-    """One part: exactly one of text, functionCall, functionResponse, inlineData, fileData."""
+    """One part: a neutral part when exactly one of text, functionCall, functionResponse,
+    inlineData, fileData is there and the neutral part renders back to the same bytes (a call
+    or response keeps its other fields in ``extra``); else an Opaque part."""
     if not isinstance(part, dict):
         raise DialectError(f"a part is an object, not {json_kind(part)}", path=path)
     kinds = [k for k in _PART_KINDS if k in part]
-    if len(kinds) != 1:
-        found = " and ".join(kinds) or f"none (keys: {', '.join(part)})"
-        raise DialectError(
-            f"a part holds exactly one of {', '.join(_PART_KINDS)}; found {found}", path=path
-        )
-    return _PART_READERS[kinds[0]](part, path)
+    if len(kinds) == 1:
+        parsed = _PART_READERS[kinds[0]](part, path)
+        if isinstance(parsed, FunctionCall | FunctionResponse) or _same(_render_part(parsed), part):
+            return parsed
+    kind = next((k for k in part if k not in _PART_META), next(iter(part), "part"))
+    return Opaque(kind, freeze(part), GeminiDialect.name)
+
+
+_PART_META: Final = frozenset({"thought", "thoughtSignature", "partMetadata", "mediaResolution"})
+"""Part fields beside its data: an Opaque part is named after its first other key."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    return orjson.dumps(a) == orjson.dumps(b)
+
+
+def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> FrozenDict:
+    """Each group's fields outside its known keys, keyed by this dialect then group."""
+    out = {}
+    for group, (obj, known) in groups.items():
+        rest = {k: freeze(v) for k, v in obj.items() if k not in known}
+        if rest:
+            out[group] = FrozenDict(rest)
+    return FrozenDict({GeminiDialect.name: FrozenDict(out)}) if out else FrozenDict()
 
 
 def _text_part(part: dict[str, Any], path: str) -> Part:
-    """Text, or Thinking when ``thought`` is true. A plain text part's ``thoughtSignature`` has
-    no neutral field and is dropped."""
+    """Text, or Thinking when ``thought`` is true, each with its ``thoughtSignature``."""
     text: str = _required(part, "text", str, path)
+    signature = _field(part, "thoughtSignature", str, path)
     if _field(part, "thought", bool, path):
-        return Thinking(text, signature=_field(part, "thoughtSignature", str, path))
-    return Text(text)
+        return Thinking(text, signature=signature)
+    return Text(text, signature=signature)
 
 
 def _call_part(part: dict[str, Any], path: str) -> Part:
@@ -333,6 +435,10 @@ def _call_part(part: dict[str, Any], path: str) -> Part:
         args=freeze(call.get("args")),
         id=_field(call, "id", str, call_path),
         signature=_field(part, "thoughtSignature", str, path),
+        extra=_extras(
+            part=(part, ("functionCall", "thoughtSignature")),
+            call=(call, ("id", "name", "args")),
+        ),
     )
 
 
@@ -349,6 +455,10 @@ def _response_part(part: dict[str, Any], path: str) -> Part:
         response=value,
         id=_field(response, "id", str, response_path),
         is_error=is_error,
+        extra=_extras(
+            part=(part, ("functionResponse",)),
+            response=(response, ("id", "name", "response")),
+        ),
     )
 
 
@@ -475,6 +585,43 @@ def _extra(
 # --- neutral -> body -----------------------------------------------------------------------
 
 
+def _kept_head(
+    body: Mapping[str, Any], system: tuple[str, ...], tools: tuple[Tool, ...]
+) -> dict[str, Json]:
+    """The system instruction and function declarations as sent, when they would render back
+    otherwise (a ``role`` on the instruction, ``parametersJsonSchema``, fields of their own)."""
+    out: dict[str, Json] = {}
+    raw_system = body.get("systemInstruction")
+    if raw_system is not None and not _same({"parts": [{"text": b} for b in system]}, raw_system):
+        out["systemInstruction"] = freeze(raw_system)
+    decls = [
+        d
+        for entry in body.get("tools") or ()
+        for d in (entry.get("functionDeclarations") or () if isinstance(entry, dict) else ())
+    ]
+    if any(not _same(_render_tool(t), d) for t, d in zip(tools, decls, strict=False)):
+        out["declarations"] = freeze(decls)
+    return out
+
+
+def _kept_system(kept: Mapping[str, Any]) -> tuple[str, ...] | None:
+    try:
+        return _system_blocks(thaw(FrozenDict(kept)))
+    except (DialectError, KeyError, TypeError):
+        return None
+
+
+def _kept_declarations(kept: Json) -> dict[Tool, Any]:
+    """Each kept declaration by the Tool it reads as."""
+    out: dict[Tool, Any] = {}
+    for decl in kept if isinstance(kept, tuple) else ():
+        try:
+            out.setdefault(_tool(thaw(decl), "tools"), decl)
+        except DialectError:
+            continue
+    return out
+
+
 def _render_tool(tool: Tool) -> dict[str, Any]:
     """A function declaration: name, description, parameters (omitted when None)."""
     decl: dict[str, Any] = {"name": tool.name}
@@ -503,10 +650,21 @@ def _render_message(message: Message) -> dict[str, Any]:
     return {"role": role, "parts": [_render_part(p) for p in message.parts]}
 
 
+def _own_extra(extra: FrozenDict, group: str) -> dict[str, Any]:
+    own = extra.get(GeminiDialect.name)
+    kept = own.get(group) if isinstance(own, FrozenDict) else None
+    return thaw(kept) if isinstance(kept, FrozenDict) else {}
+
+
 def _render_part(part: Part) -> dict[str, Any]:
     """One part in its wire form; redacted thinking becomes thought text."""
     if isinstance(part, Text):
-        return {"text": part.text}
+        return _with_signature({"text": part.text}, part.signature)
+    if isinstance(part, Opaque):
+        if part.dialect == GeminiDialect.name and isinstance(part.value, FrozenDict):
+            value: dict[str, Any] = thaw(part.value)
+            return value
+        return {"text": orjson.dumps(part.value).decode()}
     if isinstance(part, Thinking):
         thought: dict[str, Any] = {"text": part.text, "thought": True}
         return _with_signature(thought, part.signature)
@@ -515,12 +673,15 @@ def _render_part(part: Part) -> dict[str, Any]:
         call["name"] = part.name
         if part.args is not None:
             call["args"] = part.args
-        return _with_signature({"functionCall": call}, part.signature)
+        call.update(_own_extra(part.extra, "call"))
+        out = _with_signature({"functionCall": call}, part.signature)
+        return out | _own_extra(part.extra, "part")
     if isinstance(part, FunctionResponse):
         response: dict[str, Any] = {"id": part.id} if part.id is not None else {}
         response["name"] = part.name
         response["response"] = _wrap_response(part.response, part.is_error)
-        return {"functionResponse": response}
+        response.update(_own_extra(part.extra, "response"))
+        return {"functionResponse": response} | _own_extra(part.extra, "part")
     return _render_image(part)
 
 

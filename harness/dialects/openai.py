@@ -8,13 +8,23 @@ Mapping to the neutral model:
   FunctionCall (arguments decoded when they hold a JSON object, array or scalar);
 - tool messages and the user message right after them form one neutral user message;
 - fields with no neutral home go to ``Settings.extra["openai"]`` in body order; unknown
-  function fields (``strict``) are kept there under the reserved key ``"tools"``, by tool name.
+  function fields (``strict``) are kept there under the reserved key ``"tools"``, by tool name;
+- ``function`` (legacy) messages are FunctionResponses without an id, an assistant's legacy
+  ``function_call`` a FunctionCall without one; ``custom`` tools keep their whole declaration
+  as ``parameters`` and ``custom`` tool calls are FunctionCalls with ``extra["openai"]``;
+- a content part with no neutral form (``input_audio``, ``file``, ``refusal``, a text part with
+  fields of its own, any unknown type) is an ``Opaque`` part holding it verbatim; each neutral
+  message keeps the body messages it was read from in ``Message.wire`` so that fields the
+  parts do not say (``name``, ``refusal``, ``audio``, a content array) render back verbatim.
+
+Reference: https://platform.openai.com/docs/api-reference/chat/create
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any, ClassVar, Literal
 
 import orjson
 
@@ -25,6 +35,7 @@ from ..model import (
     Image,
     Json,
     Message,
+    Opaque,
     OutputSchema,
     Part,
     Preset,
@@ -38,18 +49,19 @@ from ..model import (
     freeze,
     join_path,
     json_kind,
+    thaw,
 )
-from ._base import Dialect, DialectError, Segment
+from ._base import Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
-_ROLES = ("system", "developer", "user", "assistant", "tool")
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SYSTEM_ROLES = ("system", "developer")
 _MODES: tuple[Literal["auto", "none", "required"], ...] = ("auto", "none", "required")
 _SETTING_KEYS = (
     *("model", "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop"),
     *("reasoning_effort", "tool_choice", "parallel_tool_calls", "seed", "n"),
-    *("presence_penalty", "frequency_penalty"),
+    *("presence_penalty", "frequency_penalty", "prompt_cache_key", "prompt_cache_retention"),
 )
 _OWN_FIELDS = frozenset(
     {"model", "messages", "tools", "tool_choice", "temperature", "top_p", "stop"}
@@ -58,6 +70,10 @@ _OWN_FIELDS = frozenset(
 """Top-level fields that render always writes from the neutral model, never from ``extra``."""
 _FUNCTION_KEYS = ("name", "description", "parameters")
 _TOOL_EXTRAS = "tools"
+_SYSTEM_KEPT = "system_messages"
+"""Reserved ``extra`` key: the leading system/developer messages as sent, when they would
+render back otherwise (a developer role, content parts, a name)."""
+_SCHEMA_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 _DETECT_FIELDS = ("response_format", "max_completion_tokens", "reasoning_effort", "stream_options")
 _DETECT_SAMPLE = 64
 """Messages looked at for detection: enough to see every role, cheap on long histories."""
@@ -68,6 +84,12 @@ class OpenAIChat(Dialect):
 
     name = "openai"
     title = "OpenAI chat completions"
+    segment_families: ClassVar[Mapping[str, Family]] = {
+        "tools": "tools",
+        "response_format": "settings",
+        "messages": "history",
+    }
+    system_roles = _SYSTEM_ROLES
 
     def detect(self, body: Mapping[str, Any]) -> int:
         """Count the features only chat completions bodies have; 0 without ``messages``."""
@@ -101,9 +123,17 @@ class OpenAIChat(Dialect):
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
-        system, history = _history(_envelope(body))
+        messages = _envelope(body)
+        system, history = _history(messages)
         tools, tool_extras = _tools(body.get("tools") or ())
-        preset = Preset(system=system, tools=tools, settings=_settings(body, tool_extras))
+        settings = _settings(body, tool_extras)
+        leading = messages[: _leading_count(messages)]
+        plain = [{"role": "system", "content": b} for b in system]
+        if leading and orjson.dumps(plain) != orjson.dumps(leading):
+            own = dict(settings.extra.get(self.name, FrozenDict()))
+            own[_SYSTEM_KEPT] = freeze(leading)
+            settings = replace(settings, extra=FrozenDict({self.name: FrozenDict(own)}))
+        preset = Preset(system=system, tools=tools, settings=settings)
         return Request(preset=preset, history=history)
 
     def render(self, request: Request) -> bytes:
@@ -113,7 +143,11 @@ class OpenAIChat(Dialect):
         own = settings.extra.get(self.name)
         extra: Mapping[str, Any] = own if isinstance(own, dict) else {}
         body: dict[str, Any] = {} if settings.model is None else {"model": settings.model}
-        body["messages"] = [{"role": "system", "content": block} for block in system]
+        kept = extra.get(_SYSTEM_KEPT)
+        if isinstance(kept, tuple) and _history(thaw(kept))[0] == tuple(system):
+            body["messages"] = thaw(kept)
+        else:
+            body["messages"] = [{"role": "system", "content": block} for block in system]
         body["messages"].extend(_render_history(history))
         if preset.tools:
             tool_extras = extra.get(_TOOL_EXTRAS)
@@ -124,7 +158,7 @@ class OpenAIChat(Dialect):
             body["response_format"] = _render_output_schema(settings.output_schema)
         body.update(_render_sampling(settings))
         for key, value in extra.items():
-            if key not in _OWN_FIELDS:
+            if key not in _OWN_FIELDS and key != _SYSTEM_KEPT:
                 body.setdefault(key, value)
         return orjson.dumps(body)
 
@@ -202,33 +236,65 @@ def _checked_role(message: Any, k: int) -> str:
 # --- body -> neutral --------------------------------------------------------------------
 
 
-def _history(messages: list[Any]) -> tuple[tuple[str, ...], tuple[Message, ...]]:
-    """The system blocks (leading system/developer messages) and the neutral history."""
+def _leading_count(messages: list[Any]) -> int:
+    """How many leading messages are system/developer messages of text only (the system)."""
+    k = 0
+    while k < len(messages) and _is_system_text(messages[k]):
+        k += 1
+    return k
+
+
+def _is_system_text(message: Any) -> bool:
+    if not isinstance(message, dict) or message.get("role") not in _SYSTEM_ROLES:
+        return False
+    content = message.get("content")
+    return isinstance(content, str) or (
+        isinstance(content, list)
+        and all(isinstance(p, dict) and p.get("type") == "text" for p in content)
+    )
+
+
+def _history(
+    messages: list[Any], names: dict[str, str] | None = None, *, leading: bool = True
+) -> tuple[tuple[str, ...], tuple[Message, ...]]:
+    """The system blocks (leading system/developer messages of text) and the neutral
+    history, each message with the body messages it was read from as its ``wire``."""
     system: list[str] = []
     history: list[Message] = []
     pending: list[Part] = []
-    names: dict[str, str] = {}
+    run: list[Any] = []  # the body messages of the neutral message being built
+    names = {} if names is None else names
+    start = _leading_count(messages) if leading else 0
+
+    def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
+        wire = FrozenDict({OpenAIChat.name: freeze(run)})
+        history.append(Message(role, parts, wire))
+        run.clear()
+
     for k, message in enumerate(messages):
         role = _checked_role(message, k)
         path, content = join_path("messages", k), message.get("content")
-        if role in _SYSTEM_ROLES and not history and not pending:
+        if k < start:
             system.extend(_texts(content, f"{path}.content"))
-        elif role == "tool":
+            continue
+        if role in ("tool", "function"):
+            run.append(message)
             pending.append(_function_response(message, path, names))
-        elif role == "user":
-            history.append(Message("user", (*pending, *_user_parts(content, f"{path}.content"))))
+            continue
+        if role != "user" and pending:
+            done("user", tuple(pending))
             pending = []
+        run.append(message)
+        if role == "user":
+            done("user", (*pending, *_user_parts(content, f"{path}.content")))
+            pending = []
+        elif role == "assistant":
+            assistant = _assistant(message, path, names)
+            done("model", assistant.parts)
         else:
-            if pending:
-                history.append(Message("user", tuple(pending)))
-                pending = []
-            if role == "assistant":
-                history.append(_assistant(message, path, names))
-            else:
-                texts = _texts(content, f"{path}.content")
-                history.append(Message("system", tuple(Text(t) for t in texts)))
+            done("system", _user_parts(content, f"{path}.content"))
     if pending:
-        history.append(Message("user", tuple(pending)))
+        done("user", tuple(pending))
     return tuple(system), tuple(history)
 
 
@@ -248,17 +314,25 @@ def _text_part(part: Any, path: str, expected: str = "a text part") -> str:
 
 
 def _user_parts(content: Any, path: str) -> tuple[Part, ...]:
-    """Text and image parts of a user message's content."""
+    """The parts of a message's content: text and image_url parts that render back as sent,
+    every other part (``input_audio``, ``file``, ``refusal``, unknown) as Opaque."""
     if isinstance(content, str):
         return (Text(content),)
-    parts: list[Part] = []
-    for i, part in enumerate(content):
-        part_path = join_path(path, i)
-        if _object(part, part_path).get("type") == "image_url":
-            parts.append(_image(part, part_path))
-        else:
-            parts.append(Text(_text_part(part, part_path, "a text or image_url part")))
-    return tuple(parts)
+    return tuple(_content_part(part, join_path(path, i)) for i, part in enumerate(content or ()))
+
+
+def _content_part(part: Any, path: str) -> Part:
+    kind = _object(part, path).get("type")
+    parsed: Part | None = None
+    if kind == "image_url":
+        parsed = _image(part, path)
+    elif kind == "text":
+        parsed = Text(_text_part(part, path))
+    if parsed is not None and orjson.dumps(_render_part(parsed)) == orjson.dumps(part):
+        return parsed
+    if not isinstance(kind, str):
+        raise DialectError(f"a content part's type must be a string, not {_show(kind)}", path=path)
+    return Opaque(kind, freeze(part), OpenAIChat.name)
 
 
 def _image(part: dict[str, Any], path: str) -> Image:
@@ -278,7 +352,14 @@ def _assistant(message: dict[str, Any], path: str, names: dict[str, str]) -> Mes
     reasoning = _string(message, "reasoning_content", path)
     if reasoning is not None:
         parts.append(Thinking(reasoning))
-    parts.extend(Text(t) for t in _texts(message.get("content"), f"{path}.content"))
+    content = message.get("content")
+    if content is not None:
+        parts.extend(_user_parts(content, f"{path}.content"))
+    legacy = _field(message, "function_call", (dict,), "an object", path)
+    if legacy is not None:
+        name = _string(legacy, "name", f"{path}.function_call", required=True)
+        arguments = _string(legacy, "arguments", f"{path}.function_call") or ""
+        parts.append(FunctionCall(name=name, args=_arguments(arguments)))
     calls = _field(message, "tool_calls", (list,), "an array", path) or ()
     for i, call in enumerate(calls):
         parsed = _function_call(call, join_path(path, "tool_calls", i))
@@ -289,10 +370,19 @@ def _assistant(message: dict[str, Any], path: str, names: dict[str, str]) -> Mes
 
 
 def _function_call(call: Any, path: str) -> FunctionCall:
-    """One ``tool_calls`` entry; arguments that are not JSON (or a JSON string) stay raw."""
-    if _object(call, path).get("type", "function") != "function":
-        kind = _show(call["type"])
-        raise DialectError(f"only function calls have a neutral form, not type {kind}", path=path)
+    """One ``tool_calls`` entry; arguments that are not JSON (or a JSON string) stay raw. A
+    ``custom`` call keeps its input string and ``extra["openai"]`` says it is custom."""
+    kind = _object(call, path).get("type", "function")
+    if kind == "custom":
+        custom = _object(call.get("custom"), f"{path}.custom")
+        return FunctionCall(
+            name=_string(custom, "name", f"{path}.custom", required=True),
+            args=_string(custom, "input", f"{path}.custom") or "",
+            id=_string(call, "id", path),
+            extra=FrozenDict({OpenAIChat.name: FrozenDict({"type": "custom"})}),
+        )
+    if kind != "function":
+        raise DialectError(f"unknown tool call type {_show(kind)}", path=f"{path}.type")
     function = _object(call.get("function"), f"{path}.function")
     name = _string(function, "name", f"{path}.function", required=True)
     arguments = _field(
@@ -312,10 +402,20 @@ def _arguments(raw: str) -> Json:
 
 
 def _function_response(message: dict[str, Any], path: str, names: dict[str, str]) -> Part:
-    """A tool message; its function name comes from the earlier call with the same id."""
+    """A tool message (its function name comes from the earlier call with the same id), or a
+    legacy function message (named, without an id)."""
+    if message.get("role") == "function":
+        name = _string(message, "name", path, required=True)
+        return FunctionResponse(name=name, response=message.get("content") or "")
     call_id = _string(message, "tool_call_id", path)
-    text = "".join(_texts(message["content"], f"{path}.content"))
-    return FunctionResponse(name=names.get(call_id or "", ""), response=text, id=call_id)
+    content = message["content"]
+    if isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") == "text" for p in content
+    ):
+        response: Json = "".join(_texts(content, f"{path}.content"))
+    else:
+        response = freeze(content)
+    return FunctionResponse(name=names.get(call_id or "", ""), response=response, id=call_id)
 
 
 def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
@@ -325,10 +425,13 @@ def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
     for i, entry in enumerate(entries):
         path = join_path("tools", i)
         if entry.get("type") != "function":
-            kind = _show(entry.get("type"))
-            raise DialectError(
-                f"only function tools have a neutral form, not type {kind}", path=path
-            )
+            kind = entry.get("type")
+            if not isinstance(kind, str):
+                raise DialectError(f"a tool's type must be a string, not {_show(kind)}", path=path)
+            spec = entry.get(kind)
+            name = spec.get("name") if isinstance(spec, dict) else None
+            tools.append(Tool(name if isinstance(name, str) else "", parameters=freeze(entry)))
+            continue
         function = _object(entry.get("function"), f"{path}.function")
         name = str(_string(function, "name", f"{path}.function", required=True))
         description = _string(function, "description", f"{path}.function")
@@ -444,15 +547,36 @@ def _absorb_system(
 
 
 def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
-    """Body messages for neutral ones; a user message may become tool messages plus a user."""
+    """Body messages for neutral ones; a user message may become tool messages plus a user.
+    A message's ``wire`` form is used while it still reads back as the message."""
+    names: dict[str, str] = {}
     for message in history:
-        if message.role == "model":
+        kept = _kept_form(message, dict(names))
+        for call in message.function_calls:
+            if call.id is not None:
+                names[call.id] = call.name
+        if kept is not None:
+            yield from kept
+        elif message.role == "model":
             yield _render_assistant(message)
         elif message.role == "system":
-            texts = [p for p in message.parts if isinstance(p, Text)]
-            yield {"role": "system", "content": _render_content(texts)}
+            yield {"role": "system", "content": _render_content(message.parts)}
         else:
             yield from _render_user(message)
+
+
+def _kept_form(message: Message, names: dict[str, str]) -> list[Any] | None:
+    kept = message.wire.get(OpenAIChat.name)
+    if not isinstance(kept, tuple) or not kept:
+        return None
+    raw: list[Any] = thaw(kept)
+    try:
+        _, read = _history(raw, names, leading=False)
+    except DialectError:
+        return None
+    if len(read) != 1 or read[0].role != message.role or read[0].parts != message.parts:
+        return None
+    return raw
 
 
 def _render_user(message: Message) -> Iterator[dict[str, Any]]:
@@ -465,20 +589,30 @@ def _render_user(message: Message) -> Iterator[dict[str, Any]]:
         value = response.response
         tool["content"] = value if isinstance(value, str) else orjson.dumps(value).decode()
         yield tool
-    rest = [p for p in message.parts if isinstance(p, Text | Image)]
+    rest = [p for p in message.parts if not isinstance(p, FunctionCall | FunctionResponse)]
     if rest or not responses:
         yield {"role": "user", "content": _render_content(rest)}
 
 
-def _render_content(parts: Sequence[Text | Image]) -> str | list[dict[str, Any]]:
+def _render_content(parts: Sequence[Part]) -> str | list[dict[str, Any]]:
     """A lone text as a string, anything else as an array of parts."""
     if len(parts) == 1 and isinstance(parts[0], Text):
         return parts[0].text
-    return [_render_part(p) for p in parts]
+    return [_render_part(p) for p in parts if not isinstance(p, FunctionCall | FunctionResponse)]
 
 
-def _render_part(part: Text | Image) -> dict[str, Any]:
-    """A text part or an ``image_url`` part (inline data as a base64 ``data:`` URL)."""
+def _render_part(part: Part) -> dict[str, Any]:
+    """A text part, an ``image_url`` part (inline data as a base64 ``data:`` URL), or an
+    Opaque part as sent (another dialect's as a text part of its JSON); thinking as text."""
+    if isinstance(part, Opaque):
+        if part.dialect == OpenAIChat.name and isinstance(part.value, FrozenDict):
+            value: dict[str, Any] = thaw(part.value)
+            return value
+        return {"type": "text", "text": orjson.dumps(part.value).decode()}
+    if isinstance(part, Thinking):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, FunctionCall | FunctionResponse):
+        raise TypeError("calls and responses are not content parts")
     if isinstance(part, Text):
         return {"type": "text", "text": part.text}
     url = part.url if part.data is None else f"data:{part.mime_type or ''};base64,{part.data}"
@@ -490,7 +624,7 @@ def _render_part(part: Text | Image) -> dict[str, Any]:
 
 def _render_assistant(message: Message) -> dict[str, Any]:
     """Content (null when there is no text), reasoning_content, tool_calls."""
-    texts = [p for p in message.parts if isinstance(p, Text)]
+    texts = [p for p in message.parts if isinstance(p, Text | Image | Opaque)]
     body: dict[str, Any] = {
         "role": "assistant",
         "content": _render_content(texts) if texts else None,
@@ -507,12 +641,22 @@ def _render_call(call: FunctionCall) -> dict[str, Any]:
     """A ``tool_calls`` entry; non-string arguments are encoded compactly."""
     args = call.args if isinstance(call.args, str) else orjson.dumps(call.args).decode()
     out: dict[str, Any] = {} if call.id is None else {"id": call.id}
+    own = call.extra.get(OpenAIChat.name)
+    if isinstance(own, FrozenDict) and own.get("type") == "custom":
+        out.update(type="custom", custom={"name": call.name, "input": args})
+        return out
     out.update(type="function", function={"name": call.name, "arguments": args})
     return out
 
 
 def _render_tool(tool: Tool, extras: Any) -> dict[str, Any]:
-    """A function tool, followed by the tool's unknown function fields kept in ``extra``."""
+    """A function tool, followed by the tool's unknown function fields kept in ``extra``; a
+    tool of another type (``custom``) from its kept declaration."""
+    params = tool.parameters
+    kind = params.get("type") if isinstance(params, FrozenDict) else None
+    if isinstance(kind, str) and kind not in _SCHEMA_TYPES:
+        declaration: dict[str, Any] = thaw(params)
+        return declaration
     function: dict[str, Any] = {"name": tool.name}
     if tool.description is not None:
         function["description"] = tool.description

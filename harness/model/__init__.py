@@ -1,7 +1,17 @@
 """The provider-neutral request model: immutable messages, parts, tools, presets."""
 
 from ._json import FrozenDict, Json, freeze, json_kind, thaw
-from ._messages import FunctionCall, FunctionResponse, Image, Message, Part, Role, Text, Thinking
+from ._messages import (
+    FunctionCall,
+    FunctionResponse,
+    Image,
+    Message,
+    Opaque,
+    Part,
+    Role,
+    Text,
+    Thinking,
+)
 from ._paths import join_path
 from ._preset import OutputSchema, Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
 
@@ -12,6 +22,7 @@ __all__ = [
     "Image",
     "Json",
     "Message",
+    "Opaque",
     "OutputSchema",
     "Part",
     "Preset",

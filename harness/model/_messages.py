@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from ._json import Json
+from ._json import FrozenDict, Json
 
 __all__ = [
     "FunctionCall",
     "FunctionResponse",
     "Image",
     "Message",
+    "Opaque",
     "Part",
     "Role",
     "Text",
@@ -19,12 +20,15 @@ __all__ = [
 ]
 
 Role: TypeAlias = Literal["user", "model", "system"]
-"""``system`` only for dialects that allow system messages inside the history (openai)."""
+"""``system`` for system messages inside the history (openai, and anthropic's in-conversation
+system messages)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Text:
     text: str
+    signature: str | None = None
+    """An opaque signature some dialects attach to any part (gemini ``thoughtSignature``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,9 @@ class FunctionCall:
     id: str | None = None
     signature: str | None = None
     """An opaque signature some dialects attach to a call (gemini ``thoughtSignature``)."""
+    extra: FrozenDict = field(default_factory=FrozenDict)
+    """Fields of the call as sent that no field above names, keyed by dialect (like
+    ``Settings.extra``): ``{"anthropic": {"caller": ...}}``. Only that dialect renders them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +58,9 @@ class FunctionResponse:
     response: Json
     id: str | None = None
     is_error: bool = False
+    extra: FrozenDict = field(default_factory=FrozenDict)
+    """Fields of the response as sent that no field above names, keyed by dialect
+    (``{"gemini": {"willContinue": true}}``). Only that dialect renders them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +77,37 @@ class Image:
             raise ValueError("an Image has exactly one of data or url")
 
 
-Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A part the neutral model has no name for, kept verbatim so that it reaches the prefix
+    stream and renders back byte for byte: a content block of an unknown type (``document``,
+    ``search_result``, ``web_search_tool_result``, ``input_audio``, ``executableCode``), or a
+    known one carrying fields the neutral part cannot express (a text block with ``citations``).
+
+    ``kind`` is the block's type as the dialect names it (its ``type``, or its single data key
+    in gemini); ``value`` is the whole block as sent, frozen with its key order; ``dialect``
+    is whose wire form ``value`` is. Another dialect renders it as the nearest form it has: a
+    text part holding the block's compact JSON.
+    """
+
+    kind: str
+    value: Json
+    dialect: str | None = None
+
+
+Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image | Opaque
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
     role: Role
     parts: tuple[Part, ...]
+    wire: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
+    """A rendering hint, not content: the message as a dialect read it, keyed by dialect
+    (the body message, or for openai the run of body messages it was read from). A dialect
+    renders it verbatim while it still reads back as this message's role and parts, so that
+    forms the parts do not say (a one-text content as a string or a block list, a message's
+    ``name``, its key order) survive ``render(parse(body))``. Ignored by equality."""
 
     @property
     def function_calls(self) -> tuple[FunctionCall, ...]:

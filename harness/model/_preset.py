@@ -86,10 +86,13 @@ class Preset:
 class Request:
     """A request head: a preset plus the message history.
 
-    ``cache_breakpoints`` names the prefix segments that end with a cache marker
-    (e.g. ``"tools[2]"``, ``"messages[5]"``) in dialects that have markers.
+    ``cache_breakpoints`` names where cache markers sit in dialects that have them: a prefix
+    segment (``"tools[2]"``, ``"messages[5]"``: its last block) or one block of a segment
+    (``"messages[5].content[0]"``). ``cache_control`` holds the marker object of a breakpoint
+    by that name when it is not the dialect's plain marker (an anthropic ``ttl``).
     """
 
     preset: Preset
     history: tuple[Message, ...] = ()
     cache_breakpoints: tuple[str, ...] = ()
+    cache_control: FrozenDict = field(default_factory=FrozenDict)

@@ -1,7 +1,9 @@
 """alternation and call-pairing: the shape of every child and follow-up history.
 
 Checked in the neutral model on each body the subject would send after the parent (children,
-then follow-ups); the evidence points at the first segment of the offending message.
+then follow-ups); the evidence points at the first segment of the offending message. Calls
+pair as the dialect pairs them (``Dialect.calls_answered``: by id, or in gemini, where ids
+are optional, by name and position when a side carries none).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _pairing(ctx: Context, body: Body) -> Finding:
         responses = message.function_responses
         if message.role == "model" and responses:
             return _flag(ctx, rule, body, k, "is a model turn holding function responses")
-        if message.role == "user" and not calls_answered(calls, responses):
+        if message.role == "user" and not calls_answered(calls, responses, ctx.dialect):
             problem = (
                 f"does not answer the calls before it one to one "
                 f"(calls {_describe(calls)}, responses {_describe(responses)})"

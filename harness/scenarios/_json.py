@@ -20,6 +20,7 @@ from ..model import (
     FunctionResponse,
     Image,
     Message,
+    Opaque,
     OutputSchema,
     Part,
     Preset,
@@ -63,6 +64,10 @@ def _part_to_json(part: Part) -> dict[str, Any]:
                 text=part.text, signature=part.signature, redacted=part.redacted or None
             )
         }
+    if isinstance(part, Opaque):
+        opaque = _drop_none(kind=part.kind, dialect=part.dialect)
+        opaque["value"] = thaw(part.value)  # JSON null is a value, not a default
+        return {"opaque": opaque}
     return {
         "image": _drop_none(
             mime_type=part.mime_type, data=part.data, url=part.url, detail=part.detail
@@ -160,6 +165,8 @@ def _part(data: Mapping[str, Any]) -> Part:
         )
     if kind == "thinking":
         return Thinking(v["text"], v.get("signature"), v.get("redacted", False))
+    if kind == "opaque":
+        return Opaque(v["kind"], freeze(v["value"]), v.get("dialect"))
     return Image(**v)
 
 

@@ -175,6 +175,7 @@ def test_realistic_body_to_exact_request() -> None:
                     "stream_options": {"include_usage": True},
                     "parallel_tool_calls": False,
                     "tools": {"get_weather": {"strict": True}},
+                    "system_messages": realistic_body()["messages"][:2],
                 }
             }
         ),
@@ -245,40 +246,11 @@ def test_segments_without_tools_or_format_are_just_messages() -> None:
 
 
 def test_realistic_body_renders_its_nearest_form() -> None:
-    rendered = render_dict(parse(realistic_body()))
-    assert rendered["messages"] == [
-        {"role": "system", "content": "You are a coding agent."},
-        {"role": "system", "content": "Rules: "},
-        {"role": "system", "content": "be terse."},
-        realistic_body()["messages"][2],
-        {
-            "role": "assistant",
-            "content": None,
-            "reasoning_content": "Need the weather.",
-            "tool_calls": realistic_body()["messages"][3]["tool_calls"],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": '{"temp":21}'},
-        {"role": "tool", "tool_call_id": "call_2", "content": "no results"},
-        {"role": "user", "content": "Thanks. Summarize."},
-        {"role": "assistant", "content": "Paris is 21°C."},
-        {"role": "system", "content": "Reminder: stay on task."},
-        {"role": "tool", "tool_call_id": "call_unknown", "content": "orphan"},
-        {"role": "assistant", "content": "Done."},
-    ]
-    assert rendered["tools"] == realistic_body()["tools"]
-    assert list(rendered)[:10] == [
-        "model",
-        "messages",
-        "tools",
-        "tool_choice",
-        "response_format",
-        "temperature",
-        "top_p",
-        "max_completion_tokens",
-        "stop",
-        "reasoning_effort",
-    ]
-    assert list(rendered)[10:] == ["seed", "stream", "stream_options", "parallel_tool_calls"]
+    """Every message renders back as sent (developer role, content arrays, key order kept)."""
+    body = realistic_body()
+    rendered = render_dict(parse(body))
+    assert orjson.dumps(rendered["messages"]) == orjson.dumps(body["messages"])
+    assert orjson.dumps(rendered) == orjson.dumps(body)
 
 
 def test_realistic_body_render_is_stable() -> None:
@@ -344,7 +316,7 @@ def test_json_string_arguments_stay_raw() -> None:
     calls = parse(body).history[0].function_calls
     assert [c.args for c in calls] == ['"quoted"', (1, 2)]
     rendered = render_dict(parse(body))["messages"][0]["tool_calls"]
-    assert [c["function"]["arguments"] for c in rendered] == ['"quoted"', "[1,2]"]
+    assert [c["function"]["arguments"] for c in rendered] == ['"quoted"', "[1, 2]"]  # as sent
 
 
 # 2. property round-trips --------------------------------------------------------------
@@ -585,9 +557,9 @@ def call_message(function: Any) -> dict[str, Any]:
 
 PART_ERRORS = [
     (
-        message_body({"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}),
-        "messages[0].content[0].type",
-        'expected a text or image_url part, not type "input_audio"',
+        message_body({"role": "user", "content": [{"type": 7}]}),
+        "messages[0].content[0]",
+        "a content part's type must be a string, not 7",
     ),
     (
         message_body(
@@ -625,11 +597,6 @@ PART_ERRORS = [
         message_body({"role": "tool", "tool_call_id": 7, "content": "x"}),
         "messages[0].tool_call_id",
         '"tool_call_id" must be a string, not a number',
-    ),
-    (
-        message_body(tools=[{"type": "custom", "custom": {"name": "grep"}}]),
-        "tools[0]",
-        'only function tools have a neutral form, not type "custom"',
     ),
     (
         message_body(tools=[{"type": "function", "function": {"description": "d"}}]),

@@ -1,6 +1,10 @@
+from collections.abc import Mapping
+from typing import ClassVar
+
 import pytest
 
-from harness.dialects import Segment
+from harness.dialects import Family, Segment, get_dialect
+from harness.dialects.openai import OpenAIChat
 from harness.rules._layout import families, marker_limit
 
 from .support import DIALECTS, REFERENCE, context
@@ -33,17 +37,23 @@ def test_gemini_and_anthropic_families_by_segment_name() -> None:
     assert families("anthropic", anthropic) == ("tools", "system", "system", "history")
 
 
-def test_an_unknown_dialect_is_read_by_segment_names() -> None:
+def test_a_dialect_without_a_family_table_is_read_by_segment_names() -> None:
+    class Bare(OpenAIChat):
+        segment_families: ClassVar[Mapping[str, Family]] = {}
+        system_roles = ()
+
     names = ("instructions", "tools[0]", "tool_config", "input[0]", "text")
     segments = [Segment(n, {}) for n in names]
-    assert families("responses", segments) == (
-        "settings",
-        "tools",
-        "settings",
-        "history",
-        "settings",
-    )
-    assert families("x", [Segment("system_prompt", "")]) == ("system",)
+    assert Bare().families(segments) == ("settings", "tools", "settings", "history", "settings")
+    assert Bare().families([Segment("system_prompt", "")]) == ("system",)
+
+
+def test_the_families_and_limits_are_the_dialects_own() -> None:
+    assert get_dialect("anthropic").marker_limit == 4
+    assert get_dialect("anthropic").marker_lookback == 20
+    assert get_dialect("anthropic").marker_default_ttl == "5m"
+    assert get_dialect("gemini").marker_limit is None
+    assert get_dialect("openai").system_roles == ("system", "developer")
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

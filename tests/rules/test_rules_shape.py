@@ -2,7 +2,8 @@ from dataclasses import replace
 
 import pytest
 
-from harness.model import FunctionResponse, Message, Request, Text
+from harness.dialects import get_dialect
+from harness.model import FunctionCall, FunctionResponse, Message, Request, Text
 
 from .bad_subjects import CASES
 from .scenarios import SCENARIOS
@@ -68,4 +69,78 @@ def test_text_after_open_calls_fails_pairing() -> None:
     found = finding(subject, "fork-model-calls", "anthropic", "call-pairing")
     assert found.message == (
         "children[0]: message 4 follows calls [agent#call_2] that were never answered"
+    )
+
+
+# --- gemini: call ids are optional, pairing by name and position -------------------------------
+
+
+def _strip_ids(kind: type, *, rename: str | None = None, drop_last: bool = False) -> object:
+    """A child edit: ids removed from every part of ``kind`` (calls or responses), and
+    optionally one response renamed or the last response of the closing message dropped."""
+
+    def edit(request: Request, *_: object) -> Request:
+        history = []
+        for message in request.history:
+            parts = tuple(replace(p, id=None) if isinstance(p, kind) else p for p in message.parts)
+            history.append(replace(message, parts=parts))
+        closing = next(k for k, m in enumerate(history) if m.function_responses)
+        parts = history[closing].parts
+        if rename is not None:
+            first = next(i for i, p in enumerate(parts) if isinstance(p, FunctionResponse))
+            first_part = parts[first]
+            assert isinstance(first_part, FunctionResponse)
+            parts = (*parts[:first], replace(first_part, name=rename), *parts[first + 1 :])
+        if drop_last:
+            last = max(i for i, p in enumerate(parts) if isinstance(p, FunctionResponse))
+            parts = parts[:last] + parts[last + 1 :]
+        history[closing] = replace(history[closing], parts=parts)
+        return replace(request, history=tuple(history))
+
+    return edit
+
+
+@pytest.mark.parametrize("kind", [FunctionCall, FunctionResponse])
+def test_gemini_pairs_by_name_and_position_when_a_side_has_no_ids(kind: type) -> None:
+    subject = edited(f"no-{kind.__name__}-ids", child=_strip_ids(kind))
+    found = finding(subject, "fork-model-calls", "gemini", "call-pairing")
+    assert found.status == "pass", found.message
+
+
+def test_anthropic_and_openai_keep_strict_id_pairing() -> None:
+    subject = edited("no-call-ids", child=_strip_ids(FunctionCall))
+    for dialect in ("anthropic", "openai"):
+        found = finding(subject, "fork-model-calls", dialect, "call-pairing")
+        assert found.status == "fail", dialect
+
+
+def test_gemini_still_fails_a_response_with_the_wrong_name() -> None:
+    subject = edited("renamed", child=_strip_ids(FunctionCall, rename="not_a_call"))
+    found = finding(subject, "fork-model-calls", "gemini", "call-pairing")
+    assert found.status == "fail"
+    assert "does not answer the calls before it one to one" in found.message
+
+
+def test_gemini_still_fails_a_missing_response() -> None:
+    subject = edited("missing", child=_strip_ids(FunctionCall, drop_last=True))
+    found = finding(subject, "fork-model-calls", "gemini", "call-pairing")
+    assert found.status == "fail"
+
+
+def test_gemini_pairing_by_id_and_by_position() -> None:
+    gemini = get_dialect("gemini")
+    a, b = FunctionCall("read", {}, "1"), FunctionCall("read", {}, "2")
+    assert gemini.calls_answered(
+        (a, b), (FunctionResponse("read", 0, "2"), FunctionResponse("read", 0, "1"))
+    )
+    assert gemini.calls_answered((a, b), (FunctionResponse("read", 0), FunctionResponse("read", 0)))
+    unnamed = (FunctionCall("read", {}), FunctionCall("grep", {}))
+    assert gemini.calls_answered(
+        unnamed, (FunctionResponse("grep", 0, "x"), FunctionResponse("read", 0))
+    )
+    assert not gemini.calls_answered((a,), (FunctionResponse("read", 0, "9"),))  # ids differ
+    assert not gemini.calls_answered((a,), (FunctionResponse("grep", 0, "1"),))  # name differs
+    assert not gemini.calls_answered((a, b), (FunctionResponse("read", 0),))
+    assert not gemini.calls_answered(
+        (a,), (FunctionResponse("read", 0), FunctionResponse("read", 0))
     )
