@@ -28,7 +28,8 @@ from ..capture import (
     provider_environment,
     summarize,
 )
-from ._check_log import add_check_options, group_options, report
+from ..check._expect import Expectations
+from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
 __all__ = ["add_parser", "run"]
@@ -100,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
         return fail("--fork-tag must not be empty")
     if shutil.which(command[0]) is None:
         return fail(f"cannot run {command[0]!r}: no such program (or it is not executable)")
+    expected = expectations(args)
+    if isinstance(expected, str):
+        return fail(expected)
     try:
         script = load_script(args.script)
         provider = FakeProvider(
@@ -122,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         outcome = _run_command(command, provider, args.timeout, to_stderr=args.json)
     finally:
         provider.stop()
-    return _report(outcome, provider.records, args, script, info)
+    return _report(outcome, provider.records, args, script, info, expected)
 
 
 def _announce(
@@ -192,6 +196,7 @@ def _report(
     args: argparse.Namespace,
     script: Script,
     info: TextIO,
+    expected: Expectations,
 ) -> int:
     """Print how the command ended and what was recorded, then check the requests; the
     exit code (a time-out or a command that never called wins over the rules)."""
@@ -212,7 +217,8 @@ def _report(
         )
     print("", file=info, flush=True)
     options = group_options(args, fork_tag=script.fork_tag)
-    code = report(check_records(records, options=options, subject=args.subject or "capture"), args)
+    result = check_records(records, options=options, subject=args.subject or "capture")
+    code = report(result, args, expected)
     if isinstance(outcome, str):
         return fail(outcome, code=EXIT_SUBJECT)
     return code

@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import orjson
+
 from ..capture import (
     DEFAULT_FORK_TAG,
     CheckResult,
@@ -18,10 +20,12 @@ from ..capture import (
     verdict_junit,
     verdict_text,
 )
+from ..check._expect import ExpectationError, Expectations, KnownFailure, load_expectations
 from ..dialects import all_dialects
+from ..rules import Finding, ScenarioReport
 from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, fail
 
-__all__ = ["add_check_options", "add_parser", "group_options", "report", "run"]
+__all__ = ["add_check_options", "add_parser", "expectations", "group_options", "report", "run"]
 
 DESCRIPTION = """\
 Group the requests of a JSON-lines log into conversations (parent, fork children, siblings,
@@ -88,6 +92,22 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
         "(default: unknown, parent-id-guidance not checked)",
     )
     parser.add_argument("--subject", metavar="NAME", help="the name shown in the report")
+    parser.add_argument(
+        "--expect",
+        metavar="FILE",
+        help="known failures (TOML, as for check): they do not fail the run; an entry that "
+        "passes or matches nothing does",
+    )
+
+
+def expectations(args: argparse.Namespace) -> Expectations | str:
+    """The ``--expect`` file's known failures (none without it), or why it cannot be read."""
+    if not args.expect:
+        return Expectations()
+    try:
+        return load_expectations(args.expect)
+    except ExpectationError as e:
+        return str(e)
 
 
 def group_options(args: argparse.Namespace, fork_tag: str = DEFAULT_FORK_TAG) -> GroupOptions:
@@ -101,22 +121,87 @@ def group_options(args: argparse.Namespace, fork_tag: str = DEFAULT_FORK_TAG) ->
     )
 
 
-def report(result: CheckResult, args: argparse.Namespace) -> int:
-    """Print the report (text or JSON), write the JUnit XML file if asked; the exit code."""
+def report(
+    result: CheckResult, args: argparse.Namespace, expected: Expectations | None = None
+) -> int:
+    """Print the report (text or JSON), write the JUnit XML file if asked; the exit code.
+    With ``expected``, known failures do not fail the run, and entries that passed or
+    matched nothing do."""
+    expected = expected or Expectations()
+    known, stale = _expectations(result, expected)
     if args.json:
-        sys.stdout.buffer.write(verdict_json(result))
+        document = orjson.loads(verdict_json(result))
+        document["expected_failures"] = [
+            {"scenario": r.scenario_id, "rule": f.rule, "reason": e.reason} for r, f, e in known
+        ]
+        document["unexpected_passes"] = [
+            {"scenario": e.scenario, "rule": e.rule, "where": where, "reason": e.reason}
+            for e, where in stale
+        ]
+        sys.stdout.buffer.write(
+            orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        )
         sys.stdout.flush()
     else:
         sys.stdout.write(verdict_text(result))
+        sys.stdout.write(_expectation_text(known, stale, expected.source))
         sys.stdout.flush()
     if args.junit_xml:
         try:
             Path(args.junit_xml).write_bytes(verdict_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
-    if result.failed:
+    unexpected = [
+        (r, f)
+        for r in result.reports
+        for f in r.findings
+        if f.status == "fail"
+        if expected.expected(r.subject, r.scenario_id, r.dialect, f.rule) is None
+    ]
+    if unexpected or stale:
         return EXIT_FAILED
+    if result.failed:  # every failure was expected: a verdict, not a silent pass
+        return EXIT_OK
     return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
+
+
+Known = list[tuple[ScenarioReport, Finding, KnownFailure]]
+
+
+def _expectations(
+    result: CheckResult, expected: Expectations
+) -> tuple[Known, list[tuple[KnownFailure, str]]]:
+    """The expected failures that happened, and the entries that passed or matched no
+    finding at all (the file has gone stale: the program or the grouping changed)."""
+    known: Known = []
+    used: set[int] = set()
+    for r in result.reports:
+        for f in r.findings:
+            entry = expected.expected(r.subject, r.scenario_id, r.dialect, f.rule)
+            if entry is None or f.status == "not-applicable":
+                continue
+            used.add(id(entry))
+            if f.status == "fail":
+                known.append((r, f, entry))
+    stale = expected.unexpected_passes(result.reports)
+    stale += [(e, "no check matched it") for e in expected.entries if id(e) not in used]
+    return known, stale
+
+
+def _expectation_text(
+    known: Known, stale: list[tuple[KnownFailure, str]], source: str | None
+) -> str:
+    lines = []
+    if known:
+        lines.append(f"expected failures ({len(known)}{', from ' + source if source else ''}):")
+        lines += [f"  {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in known]
+    if stale:
+        lines.append(f"UNEXPECTED PASSES ({len(stale)}): remove these from {source}")
+        lines += [
+            f"  {e.scenario} · {e.rule} ({where}): expected to fail ({e.reason})"
+            for e, where in stale
+        ]
+    return "".join(line + "\n" for line in lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,6 +211,9 @@ def run(args: argparse.Namespace) -> int:
         requests, ignored = read_log(args.file, dialect=args.dialect)
     except LogError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
+    expected = expectations(args)
+    if isinstance(expected, str):
+        return fail(expected, code=EXIT_BAD_INPUT)
     subject = args.subject or Path(args.file).name
     result = check_requests(requests, ignored, options=group_options(args), subject=subject)
-    return report(result, args)
+    return report(result, args, expected)

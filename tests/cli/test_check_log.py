@@ -158,3 +158,57 @@ def test_unknown_dialect_option_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as raised:
         check_log(planted(tmp_path), "--dialect", "cohere")
     assert raised.value.code == 2
+
+
+# --- --expect ----------------------------------------------------------------------------------
+
+
+def expect_file(tmp_path: Path, *entries: tuple[str, str]) -> str:
+    path = tmp_path / "expect.toml"
+    path.write_text(
+        "".join(
+            f'[[known-failure]]\nscenario = "{s}"\nrule = "{r}"\nreason = "dated system prompt"\n'
+            for s, r in entries
+        )
+    )
+    return str(path)
+
+
+def test_expected_failures_do_not_fail_the_run(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    log = planted(tmp_path)
+    expect = expect_file(tmp_path, ("fork-1", "system-identical"), ("fork-1", "byte-prefix"))
+    code = check_log(log, "--expect", expect)
+    out, _ = capfd.readouterr()
+    failing = [line for line in out.splitlines() if line.startswith("  ✗")]
+    assert code == 0, failing
+    assert "expected failures (" in out
+    assert "  fork-1 · system-identical: dated system prompt" in out
+
+
+def test_an_unexpected_failure_still_fails(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    expect = expect_file(tmp_path, ("fork-1", "byte-prefix"))
+    assert check_log(planted(tmp_path), "--expect", expect) == 1
+
+
+def test_an_entry_that_passes_or_matches_nothing_fails_the_run(
+    recorded: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    expect = expect_file(tmp_path, ("siblings-1", "tools-identical"), ("fork-99", "byte-prefix"))
+    assert check_log(str(recorded), "--expect", expect) == 1
+    out, _ = capfd.readouterr()
+    assert "UNEXPECTED PASSES (2)" in out
+    assert "  fork-99 · byte-prefix (no check matched it)" in out
+
+
+def test_a_bad_expect_file_is_one_sentence(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[known-failure]]\nrule = 3\n")
+    assert check_log(planted(tmp_path), "--expect", str(bad)) == 2
+    _, err = capfd.readouterr()
+    assert err.startswith("prefix-harness: error: ")
