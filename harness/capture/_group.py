@@ -35,6 +35,7 @@ __all__ = [
     "message_key",
     "model_turn",
     "received",
+    "side_request",
     "string_values",
 ]
 
@@ -208,7 +209,8 @@ class _Builder:
         draft = self.drafts[conversation]
         is_tip = pos == len(draft.requests) - 1
         parent = request.mark is not None and request.mark == self.options.parent_mark
-        if is_tip and (parent or not self._child_message(request, draft, pos)):
+        side = side_request(draft.requests[pos], request)
+        if is_tip and (parent or (not side and not self._child_message(request, draft, pos))):
             draft.requests.append(request)
             self._index(conversation, len(draft.requests) - 1, request, hashes)
         else:
@@ -231,6 +233,15 @@ class _Builder:
     def _index(self, conversation: int, pos: int, request: Observed, hashes: list[int]) -> None:
         key = (len(request.history), hashes[len(request.history)])
         self.index.setdefault(key, []).append((conversation, pos))
+
+
+def side_request(before: Observed, request: Observed) -> bool:
+    """Whether ``request``, though it extends ``before``'s history, is another agent reading
+    the conversation (a memory extractor, a summarizer): its system instruction and its tool
+    declarations both differ from ``before``'s. A next turn that changes only one of them
+    stays in the conversation, where the append-only check reports the change."""
+    mine, theirs = before.request.preset, request.request.preset
+    return mine.system != theirs.system and mine.tools != theirs.tools
 
 
 def _prefix_hashes(keys: Sequence[Hashable]) -> Iterator[int]:

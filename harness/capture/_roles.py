@@ -29,6 +29,7 @@ from ._group import (
     directive_of,
     model_turn,
     received,
+    side_request,
     string_values,
 )
 
@@ -164,7 +165,9 @@ class _Placer:
         turns = self._fork_turns(attributed, tools, spawns)
         parent = marked if marked is not None else self._parent(turns, spawns, fork_children)
         placed = fork_children | spawned | {parent} | {u.conversation for u in unplaced}
-        unplaced += [Unplaced(c.index, _why_unplaced(c)) for c in convs if c.index not in placed]
+        unplaced += [
+            Unplaced(c.index, _why_unplaced(c, convs)) for c in convs if c.index not in placed
+        ]
         unplaced.sort(key=lambda u: u.conversation)
         return Roles(
             self.grouping,
@@ -383,9 +386,12 @@ class _Placer:
         return tuple(slots), tuple(extra)
 
 
-def _why_unplaced(conv: Conversation) -> str:
+def _why_unplaced(conv: Conversation, convs: Sequence[Conversation]) -> str:
     if conv.origin is None:
         return "no child message, no delegation prompt"
+    base = convs[conv.origin.conversation].requests[conv.origin.turn]
+    if side_request(base, conv.first):
+        return "a side request: it reads the conversation with a system prompt and tools of its own"
     return "branches without a child message"
 
 

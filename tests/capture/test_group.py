@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from harness.capture import GroupOptions, Observed, Origin, group, observe
 from harness.capture._group import added_text, directive_of, model_turn
-from harness.model import FunctionCall, Message, Text, freeze
+from harness.model import FunctionCall, Message, Preset, Text, freeze
 
-from .simulate import ASK, Runtime, call, calls, child_history, results, text, user
+from .simulate import ASK, TOOLS, Runtime, call, calls, child_history, results, text, user
 
 
 def requests(rt: Runtime) -> tuple[Observed, ...]:
@@ -115,3 +115,24 @@ def test_model_turn_from_the_reply_or_the_agents_copy() -> None:
     assert model_turn(unrecorded, 0) == turn
     assert model_turn(unrecorded, 1) is None
     assert model_turn(unrecorded[:1], 0, unrecorded[1]) == turn
+
+
+def test_a_side_request_with_its_own_system_and_tools_is_its_own_conversation() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("Hello."))
+    extractor = Preset(system=("Extract memories.",), tools=(TOOLS[0],))
+    rt.send([ASK, first, user(Text("List what to remember."))], text("none"), preset=extractor)
+    rt.send([ASK, first, user(Text("Thanks."))], text("Bye."))
+    used, _ = observe(rt.records)
+    convs = group(used).conversations
+    assert [c.seqs for c in convs] == [(1, 3), (2,)]
+    assert convs[1].origin == Origin(0, 0)
+
+
+def test_a_next_turn_that_changes_only_its_system_prompt_stays_in_the_conversation() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("Hello."))
+    dated = Preset(system=("You are a careful agent. Today is Monday.",), tools=TOOLS)
+    rt.send([ASK, first, user(Text("Thanks."))], text("Bye."), preset=dated)
+    used, _ = observe(rt.records)
+    assert [c.seqs for c in group(used).conversations] == [(1, 2)]
