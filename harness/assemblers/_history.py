@@ -49,17 +49,23 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
     """Every reason ``history`` is not an alternating, call-paired user/model history.
 
     ``open_calls`` allows the calls of a final model message to be unanswered, as they are
-    when the parent is in the middle of calling the fork tool.
+    when the parent is in the middle of calling the fork tool. System-role messages (which
+    some dialects allow between turns) take no part in the alternation.
     """
     problems: list[str] = []
     previous: Message | None = None
+    turn = 0
     for i, message in enumerate(history):
         where = f"history[{i}]"
         if not isinstance(message, Message):
             problems.append(f"{where} is a {type(message).__name__}, not a Message")
             previous = None
+            turn += 1
             continue
-        expected = "user" if i % 2 == 0 else "model"
+        if message.role == "system":
+            continue
+        expected = "user" if turn % 2 == 0 else "model"
+        turn += 1
         if message.role != expected:
             problems.append(
                 f"{where} has role {message.role!r} where {expected!r} is due: a history "

@@ -42,14 +42,22 @@ def _alternation(ctx: Context, body: Body) -> Finding:
     if not history:
         evidence = at(None, None, body=body.label, reason="no messages")
         return Finding(rule, "fail", f"{body.label} has no messages", evidence)
-    for k, message in enumerate(history):
-        due = "user" if k % 2 == 0 else "model"
+    turns = [(k, m) for k, m in enumerate(history) if m.role != "system"]
+    if not turns:
+        evidence = at(None, None, body=body.label, reason="no user or model messages")
+        return Finding(rule, "fail", f"{body.label} has only system messages", evidence)
+    for turn, (k, message) in enumerate(turns):
+        due = "user" if turn % 2 == 0 else "model"
         if message.role != due:
             problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
             return _flag(ctx, rule, body, k, problem)
-    if history[-1].role != "user":
-        return _flag(ctx, rule, body, len(history) - 1, "is a model turn: nothing asks for a reply")
-    return Finding(rule, "pass", f"{body.label}'s {len(history)} messages alternate user/model")
+    if turns[-1][1].role != "user":
+        return _flag(ctx, rule, body, turns[-1][0], "is a model turn: nothing asks for a reply")
+    between = len(history) - len(turns)
+    others = f" (and {between} system-role message{'' if between == 1 else 's'})" if between else ""
+    return Finding(
+        rule, "pass", f"{body.label}'s {len(turns)} messages alternate user/model{others}"
+    )
 
 
 def call_pairing(ctx: Context) -> Finding:
@@ -65,6 +73,8 @@ def _pairing(ctx: Context, body: Body) -> Finding:
     rule, history = "call-pairing", body.request.history
     calls: tuple[FunctionCall, ...] = ()
     for k, message in enumerate(history):
+        if message.role == "system":  # between turns, where a dialect allows it
+            continue
         responses = message.function_responses
         if message.role == "model" and responses:
             return _flag(ctx, rule, body, k, "is a model turn holding function responses")

@@ -423,3 +423,28 @@ def test_a_turn_that_rerenders_an_old_one_fails_append_only_with_its_cost(
     assert finding.cost is not None
     assert 0 < finding.cost.lost_bytes <= finding.cost.child_bytes
     assert result.failed
+
+
+# --- system-role messages between turns (current claude-code) ---------------------------------
+
+REMINDER = Message("system", (Text("Working directory: /work. Today is a weekday."),))
+
+
+def test_system_messages_between_turns_take_no_part_in_alternation_or_pairing() -> None:
+    rt = Runtime("anthropic")
+    turn = rt.send([ASK, REMINDER], calls(call("fork", directive=A)), mark="parent")
+    rt.send(child_history([ASK, REMINDER], turn, A), text("done"))
+    (check,) = check_records(rt.records).checks
+    assert check.report.finding("alternation").status == "pass", check.report
+    assert "(and 1 system-role message)" in check.report.finding("alternation").message
+    assert check.report.finding("call-pairing").status == "pass"
+    assert not check.report.failed
+
+
+def test_two_user_turns_around_a_system_message_still_fail_alternation() -> None:
+    rt = Runtime("anthropic")
+    turn = rt.send([ASK, REMINDER], calls(call("fork", directive=A)), mark="parent")
+    kid = child_history([ASK, REMINDER], turn, A)
+    rt.send((*kid[:-1], REMINDER, user(Text("Begin.")), user(Text("Now."))), text("done"))
+    (check,) = check_records(rt.records).checks
+    assert check.report.finding("alternation").status == "fail"
