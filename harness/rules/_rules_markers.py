@@ -1,45 +1,87 @@
-"""cache-markers: where a child sets its cache markers, in dialects that have them.
+"""cache-markers: where a child sets its cache markers, read as the provider's cache reads them.
 
-A marker at or after the end of the inherited prefix lets siblings and the child's next turn
-read what this request writes; one on the trailing task block alone helps nobody, since no
-other request repeats that block. The markers are the dialect's parsed ones (segment names).
+The facts are the dialect's (``Dialect.marker_limit``, ``marker_lookback``, ``marker_ttl`` and
+its block counting in ``cache_marks``). A read looks back from each marker for the longest
+cached prefix over at most ``marker_lookback`` blocks, so a child reads the parent's entry when
+a position where the parent wrote one (a parent marker) lies in the window of a child marker:
+the marker's own block and the ``marker_lookback`` blocks before it. A marker at or after the
+end of the inherited prefix, short of the trailing task block, also lets siblings and the
+child's next turn read what this request writes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..dialects import CacheMarker
 from ._body import Body
 from ._context import Context
 from ._evidence import at
-from ._layout import marker_limit
 from ._report import Finding, combine
 
 __all__ = ["CHECKS"]
 
+RULE = "cache-markers"
+
 
 def cache_markers(ctx: Context) -> Finding:
-    rule, limit = "cache-markers", marker_limit(ctx.dialect.name)
+    limit = ctx.dialect.marker_limit
     if limit is None:
-        return Finding(rule, "not-applicable", f"the {ctx.dialect.name} dialect has no markers")
+        return Finding(RULE, "not-applicable", f"the {ctx.dialect.name} dialect has no markers")
     why = ctx.prefix_unexpected()
     if why is not None:
-        return Finding(rule, "not-applicable", why)
+        return Finding(RULE, "not-applicable", why)
     findings = [_markers(ctx, c, limit) for c in ctx.children]
-    return combine(rule, findings, none="no child body to check")
+    return combine(RULE, findings, none="no child body to check")
+
+
+def _fail(child: Body, marker: CacheMarker | None, reason: str, message: str) -> Finding:
+    frame = None if marker is None else child.frames[child.frame_index(marker.segment) or 0]
+    evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+    return Finding(RULE, "fail", message, evidence)
 
 
 def _markers(ctx: Context, child: Body, limit: int) -> Finding:
-    rule, names = "cache-markers", child.parsed.cache_markers
+    names, marks = child.parsed.cache_markers, child.parsed.markers
     if not names:
-        return Finding(rule, "not-applicable", f"{child.label} sets no cache markers at all")
+        return Finding(RULE, "not-applicable", f"{child.label} sets no cache markers at all")
+    if len(marks) > limit:
+        reason = f"{len(marks)} cache markers where the dialect allows {limit}"
+        return _fail(child, marks[limit], reason, f"{child.label} sets {reason}")
+    parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
+    lookback = ctx.dialect.marker_lookback or 0
+    reads = [(p, c) for p in parent for c in marks if 0 <= c.block - p.block <= lookback]
+    for p, c in reads:
+        if p.ttl != c.ttl:
+            reason = (
+                f"the marker on {c.segment} has ttl {c.ttl} where the parent's on {p.segment} "
+                f"has {p.ttl}: a changed ttl writes a separate entry"
+            )
+            return _fail(child, c, reason, f"{child.label}: {reason}")
+    if parent and not reads:
+        reason = (
+            f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) lies "
+            f"outside the {lookback}-block lookback window of every child marker "
+            f"({_blocks(marks)})"
+        )
+        return _fail(child, marks[-1], reason, f"{child.label}: {reason}")
+    return _placement(ctx, child, limit, parent, reads)
+
+
+def _blocks(marks: tuple[CacheMarker, ...]) -> str:
+    return ", ".join(f"{m.segment} at block {m.block}" for m in marks)
+
+
+def _placement(
+    ctx: Context,
+    child: Body,
+    limit: int,
+    parent: tuple[CacheMarker, ...],
+    reads: list[tuple[CacheMarker, CacheMarker]],
+) -> Finding:
+    names = child.parsed.cache_markers
     indexes = sorted(i for i in map(child.frame_index, names) if i is not None)
     frames = child.frames
-    if len(names) > limit:
-        extra = frames[indexes[limit]] if len(indexes) > limit else None
-        reason = f"{len(names)} cache markers where the dialect allows {limit}"
-        evidence = at(extra, extra.start if extra else None, body=child.label, reason=reason)
-        return Finding(rule, "fail", f"{child.label} sets {reason}", evidence)
     last, end = len(frames) - 1, ctx.inherited_end(child) - 1
     good = [i for i in indexes if end <= i < last]
     if good:
@@ -47,7 +89,16 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
             f"{child.label} marks {frames[good[0]].name}, at or after the end of the inherited "
             f"prefix ({len(names)} of {limit} markers)"
         )
-        return Finding(rule, "pass", message)
+        return Finding(RULE, "pass", message)
+    furthest = max((p for p, _ in reads), key=lambda m: m.block, default=None)
+    parent_last = max(parent, key=lambda m: m.block, default=None)
+    if furthest is not None and furthest == parent_last and last in indexes:
+        reader = next(c for p, c in reads if p == furthest)
+        message = (
+            f"{child.label}'s marker on {reader.segment} reads the parent's entry on "
+            f"{furthest.segment} within the {ctx.dialect.marker_lookback}-block lookback window"
+        )
+        return Finding(RULE, "pass", message)
     boundary = frames[end].name if end >= 0 else "the start"
     if last in indexes:
         reason = f"the only marker at or after {boundary} is on the trailing task block"
@@ -55,7 +106,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
         reason = f"every marker comes before the end of the inherited prefix ({boundary})"
     marked = frames[indexes[-1]] if indexes else None
     evidence = at(marked, marked.start if marked else None, body=child.label, reason=reason)
-    return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    return Finding(RULE, "fail", f"{child.label}: {reason}", evidence)
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {"cache-markers": cache_markers}

@@ -1,9 +1,16 @@
 from dataclasses import replace
+from typing import Any
 
+import orjson
+
+from harness.dialects.anthropic import AnthropicDialect
 from harness.model import Request
+from harness.rules._rules_markers import cache_markers
+from harness.scenarios import Scenario
+from harness.subjects import Outcome
 
-from .bad_subjects import CASES, GOOD_MARKERS
-from .support import REFERENCE, edited, finding
+from .bad_subjects import CASES, GOOD_MARKERS, Mutant
+from .support import REFERENCE, context, edited, finding
 
 
 def test_markers_at_the_end_of_the_inherited_prefix_pass() -> None:
@@ -56,3 +63,99 @@ def test_more_markers_than_the_dialect_allows_fail() -> None:
     assert found.message == "children[0] sets 5 cache markers where the dialect allows 4"
     assert found.evidence is not None
     assert found.evidence.segment == "system[1]"
+
+
+# --- read as the provider's cache reads them: lookback window and ttl -------------------------
+
+
+def _mark_last(raw: bytes, marker: dict[str, Any], back: int = 0) -> bytes:
+    """The body with ``marker`` on the last block of message ``-1 - back``."""
+    body = orjson.loads(raw)
+    message = body["messages"][-1 - back]
+    content = message["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    content[-1] = {**content[-1], "cache_control": marker}
+    message["content"] = content
+    return orjson.dumps(body)
+
+
+def _marked(parent: dict[str, Any] | None, child: dict[str, Any]) -> Mutant:
+    """The reference with the parent's last message marked (when ``parent``) and each
+    child's trailing task block marked."""
+
+    def edit(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        assert outcome.parent is not None
+        marked = outcome.parent if parent is None else _mark_last(outcome.parent, parent)
+        children = tuple(_mark_last(c, child) for c in outcome.children)
+        return replace(outcome, parent=marked, children=children)
+
+    return edited(f"marked-{parent}-{child}", outcome=edit)
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def test_a_trailing_marker_reads_the_parents_entry_within_the_lookback_window() -> None:
+    found = finding(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "pass", found.message
+    assert found.message == (
+        "children[0]'s marker on messages[6] reads the parent's entry on messages[2] "
+        "within the 20-block lookback window"
+    )
+
+
+def test_a_trailing_marker_without_a_parent_entry_still_fails() -> None:
+    found = finding(_marked(None, EPHEMERAL), "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "fail"
+
+
+def test_a_window_that_misses_every_parent_entry_fails() -> None:
+    class Short(AnthropicDialect):
+        marker_lookback = 1
+
+    ctx = context(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic")
+    found = cache_markers(replace(ctx, dialect=Short()))
+    assert found.status == "fail"
+    assert "outside the 1-block lookback window of every child marker" in found.message
+    assert found.evidence is not None
+    assert found.evidence.segment == "messages[6]"
+
+
+def test_a_changed_ttl_writes_a_separate_entry_and_fails() -> None:
+    subject = _marked({"type": "ephemeral", "ttl": "1h"}, EPHEMERAL)
+    found = finding(subject, "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "fail"
+    assert "has ttl 5m where the parent's on messages[2] has 1h" in found.message
+
+
+def test_an_absent_ttl_is_the_default_ttl() -> None:
+    subject = _marked({"type": "ephemeral", "ttl": "5m"}, EPHEMERAL)
+    found = finding(subject, "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "pass", found.message
+
+
+def test_markers_carry_block_positions_and_ttls() -> None:
+    body = {
+        "tools": [{"name": "t", "input_schema": {"type": "object"}}],
+        "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "a",
+                        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+                    },
+                    {"type": "text", "text": "b"},
+                ],
+            },
+        ],
+    }
+    marks = AnthropicDialect().parse(body).markers
+    assert [(m.segment, m.block, m.ttl) for m in marks] == [
+        ("system[0]", 1, "5m"),
+        ("messages[1]", 3, "1h"),
+    ]
