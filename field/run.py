@@ -141,7 +141,11 @@ def capture(program: Program, run: Run) -> tuple[int, str, float]:
         (work / "README.md").write_text("# demo\n\nA small project for the field suite.\n")
         record = RUNS / program.name / f"{run.name}.jsonl"
         record.parent.mkdir(parents=True, exist_ok=True)
-        values = {"prefix": str(program.prefix), "prompt": run.prompt or program.prompt}
+        values = {
+            "prefix": str(program.prefix),
+            "prompt": run.prompt or program.prompt,
+            "home": str(home),
+        }
         command = [part.format(**values) for part in program.command]
         harness = [
             "prefix-harness", "capture", "--dialect", program.dialect,

@@ -133,11 +133,11 @@ def _growth(ctx: Context) -> Finding:
     added = after.request.history[len(parent.request.history) :]
     calls = [c for m in added[:1] for c in m.function_calls]
     results = [r for m in added[1:] for r in m.function_responses]
-    delegations = sum(c.name == ctx.scenario.fork_tool for c in calls)
+    answered = _answered(calls, results)
     if (
         [m.role for m in added] == ["model", "user"]
-        and delegations >= 1
-        and _one_result_each(calls, results)
+        and answered is not None
+        and any(c.name == ctx.scenario.fork_tool for c in answered)
     ):
         what = "the delegation call" if len(calls) == 1 else f"the {len(calls)} calls of its turn"
         message = f"parent_next adds {what} and one result for each to the parent's request"
@@ -153,26 +153,30 @@ def _growth(ctx: Context) -> Finding:
     return Finding(rule, "fail", reason, evidence)
 
 
-def _one_result_each(calls: list[FunctionCall], results: list[FunctionResponse]) -> bool:
-    """Whether each call has exactly one result: by id where both carry one, else by name
-    in order (ids are optional in some dialects)."""
-    if len(calls) != len(results):
-        return False
-    left = list(results)
-    for call in calls:
+def _answered(
+    calls: list[FunctionCall], results: list[FunctionResponse]
+) -> list[FunctionCall] | None:
+    """The calls ``results`` answer, one result each (by id where both carry one, else by
+    name in order: ids are optional in some dialects); None when a result answers no call
+    of the turn, or there is none."""
+    if not results:
+        return None
+    left, answered = list(calls), []
+    for result in results:
         match = next(
             (
-                r
-                for r in left
-                if r.name == call.name or (r.id is not None and r.id == call.id)
-                if call.id is None or r.id is None or r.id == call.id
+                c
+                for c in left
+                if (c.id is not None and c.id == result.id)
+                or ((c.id is None or result.id is None) and c.name == result.name)
             ),
             None,
         )
         if match is None:
-            return False
+            return None
         left.remove(match)
-    return True
+        answered.append(match)
+    return answered
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {
