@@ -84,6 +84,10 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
                 f"(calls {_describe(calls)}, responses {_describe(message.function_responses)})"
             )
         previous = message
+    if history and turn == 0:
+        problems.append(
+            "history holds only system-role messages: a history starts with a user message"
+        )
     if previous is not None and previous.function_calls and not open_calls:
         problems.append(f"history[{len(history) - 1}] ends with calls nobody answered")
     return tuple(problems)

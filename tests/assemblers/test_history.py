@@ -29,7 +29,8 @@ def test_well_formed_history_has_no_problems() -> None:
     [
         ((M,), "history[0] has role 'model' where 'user' is due"),
         ((U, U), "history[1] has role 'user' where 'model' is due"),
-        ((Message("system", (Text("s"),)),), "role 'system'"),
+        ((Message("system", (Text("s"),)),), "only system-role messages"),
+        ((U, Message("system", (Text("s"),)), U), "history[2] has role 'user' where 'model'"),
         ((U, M_CALLS, U), "history[2] does not answer the calls"),
         ((U, M, U_ANSWERS), "history[2] does not answer the calls"),
         (
