@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -126,82 +127,94 @@ def report(
 ) -> int:
     """Print the report (text or JSON), write the JUnit XML file if asked; the exit code.
     With ``expected``, known failures do not fail the run, and entries that passed or
-    matched nothing do."""
+    matched nothing do; the report then ends with the verdict the expectations give."""
     expected = expected or Expectations()
-    known, stale = _expectations(result, expected)
+    found = _Expected.of(result, expected)
+    code = found.exit_code(result)
     if args.json:
         document = orjson.loads(verdict_json(result))
         document["expected_failures"] = [
-            {"scenario": r.scenario_id, "rule": f.rule, "reason": e.reason} for r, f, e in known
+            {"scenario": r.scenario_id, "rule": f.rule, "reason": e.reason}
+            for r, f, e in found.known
         ]
         document["unexpected_passes"] = [
             {"scenario": e.scenario, "rule": e.rule, "where": where, "reason": e.reason}
-            for e, where in stale
+            for e, where in found.stale
         ]
+        document["exit_code"] = code
         sys.stdout.buffer.write(
             orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         )
         sys.stdout.flush()
     else:
         sys.stdout.write(verdict_text(result))
-        sys.stdout.write(_expectation_text(known, stale, expected.source))
+        if expected.entries:
+            sys.stdout.write(found.text(expected.source, code))
         sys.stdout.flush()
     if args.junit_xml:
         try:
             Path(args.junit_xml).write_bytes(verdict_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
-    unexpected = [
-        (r, f)
-        for r in result.reports
-        for f in r.findings
-        if f.status == "fail"
-        if expected.expected(r.subject, r.scenario_id, r.dialect, f.rule) is None
-    ]
-    if unexpected or stale:
-        return EXIT_FAILED
-    if result.failed:  # every failure was expected: a verdict, not a silent pass
-        return EXIT_OK
-    return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
+    return code
 
 
-Known = list[tuple[ScenarioReport, Finding, KnownFailure]]
+@dataclass(frozen=True, slots=True)
+class _Expected:
+    """A check's failures against the expectations: those expected (``known``), how many
+    were not (``unexpected``), and the entries that passed or matched no finding at all
+    (``stale``: the program or the grouping changed)."""
 
+    known: list[tuple[ScenarioReport, Finding, KnownFailure]]
+    unexpected: int
+    stale: list[tuple[KnownFailure, str]]
 
-def _expectations(
-    result: CheckResult, expected: Expectations
-) -> tuple[Known, list[tuple[KnownFailure, str]]]:
-    """The expected failures that happened, and the entries that passed or matched no
-    finding at all (the file has gone stale: the program or the grouping changed)."""
-    known: Known = []
-    used: set[int] = set()
-    for r in result.reports:
-        for f in r.findings:
-            entry = expected.expected(r.subject, r.scenario_id, r.dialect, f.rule)
-            if entry is None or f.status == "not-applicable":
-                continue
-            used.add(id(entry))
-            if f.status == "fail":
-                known.append((r, f, entry))
-    stale = expected.unexpected_passes(result.reports)
-    stale += [(e, "no check matched it") for e in expected.entries if id(e) not in used]
-    return known, stale
+    @classmethod
+    def of(cls, result: CheckResult, expected: Expectations) -> _Expected:
+        known: list[tuple[ScenarioReport, Finding, KnownFailure]] = []
+        unexpected = 0
+        used: set[int] = set()
+        for r in result.reports:
+            for f in r.findings:
+                if f.status == "not-applicable":
+                    continue
+                entry = expected.expected(r.subject, r.scenario_id, r.dialect, f.rule)
+                if entry is not None:
+                    used.add(id(entry))
+                if f.status != "fail":
+                    continue
+                if entry is None:
+                    unexpected += 1
+                else:
+                    known.append((r, f, entry))
+        stale = expected.unexpected_passes(result.reports)
+        stale += [(e, "no check matched it") for e in expected.entries if id(e) not in used]
+        return cls(known, unexpected, stale)
 
+    def exit_code(self, result: CheckResult) -> int:
+        if self.unexpected or self.stale:
+            return EXIT_FAILED
+        if result.failed:  # every failure was expected: a verdict, not a silent pass
+            return EXIT_OK
+        return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
 
-def _expectation_text(
-    known: Known, stale: list[tuple[KnownFailure, str]], source: str | None
-) -> str:
-    lines = []
-    if known:
-        lines.append(f"expected failures ({len(known)}{', from ' + source if source else ''}):")
-        lines += [f"  {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in known]
-    if stale:
-        lines.append(f"UNEXPECTED PASSES ({len(stale)}): remove these from {source}")
-        lines += [
-            f"  {e.scenario} · {e.rule} ({where}): expected to fail ({e.reason})"
-            for e, where in stale
-        ]
-    return "".join(line + "\n" for line in lines)
+    def text(self, source: str | None, code: int) -> str:
+        lines = []
+        if self.known:
+            lines.append(f"expected failures ({len(self.known)}, from {source}):")
+            lines += [f"  {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in self.known]
+        if self.stale:
+            lines.append(f"UNEXPECTED PASSES ({len(self.stale)}): remove these from {source}")
+            lines += [
+                f"  {e.scenario} · {e.rule} ({where}): expected to fail ({e.reason})"
+                for e, where in self.stale
+            ]
+        word = {EXIT_OK: "as expected", EXIT_FAILED: "NOT as expected"}.get(code, "inconclusive")
+        lines.append(
+            f"with {source}: {word}: {len(self.known)} expected failures, "
+            f"{self.unexpected} unexpected, {len(self.stale)} unexpected passes — exit {code}"
+        )
+        return "".join(line + "\n" for line in lines)
 
 
 def run(args: argparse.Namespace) -> int:

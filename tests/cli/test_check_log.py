@@ -185,6 +185,10 @@ def test_expected_failures_do_not_fail_the_run(
     assert code == 0, failing
     assert "expected failures (" in out
     assert "  fork-1 · system-identical: dated system prompt" in out
+    assert out.endswith(
+        f"with {expect}: as expected: 2 expected failures, 0 unexpected, 0 unexpected passes"
+        " — exit 0\n"
+    )
 
 
 def test_an_unexpected_failure_still_fails(
@@ -202,6 +206,7 @@ def test_an_entry_that_passes_or_matches_nothing_fails_the_run(
     out, _ = capfd.readouterr()
     assert "UNEXPECTED PASSES (2)" in out
     assert "  fork-99 · byte-prefix (no check matched it)" in out
+    assert ": NOT as expected: " in out
 
 
 def test_a_bad_expect_file_is_one_sentence(
