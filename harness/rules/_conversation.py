@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from ..dialects import get_dialect
-from ..prefix import compare_settings, locate
 from ._body import Body, read_body
 from ._catalog import catalog
-from ._evidence import from_divergence
-from ._report import Cost, Finding, ScenarioReport, combine
+from ._report import Finding, ScenarioReport, combine
+from ._rules_continuable import extends
 
 __all__ = ["evaluate_conversation"]
 
@@ -42,7 +41,8 @@ def evaluate_conversation(
         found["well-formed"] = Finding(
             "well-formed", "pass", f"{len(parsed)} bodies read as {dialect} requests"
         )
-    findings = [_extends(before, after) for before, after in pairwise(parsed)]
+    # a changed setting is a warning here: whether it costs the cache is settings-identical's
+    findings = [extends(b, a, settings="warning") for b, a in pairwise(parsed)]
     found[_RULE] = combine(_RULE, findings, none="fewer than two requests to compare")
     return ScenarioReport(
         check_id,
@@ -52,23 +52,3 @@ def evaluate_conversation(
             found.get(info.id, Finding(info.id, "not-applicable", _OTHERS)) for info in catalog()
         ),
     )
-
-
-def _extends(before: Body, after: Body) -> Finding:
-    """Whether ``after`` starts with the whole prefix stream of ``before``; a changed setting
-    is a warning here (whether it costs the cache is for settings-identical to say)."""
-    d = locate(before.stream, after.stream)
-    if d is None:
-        _, changes = compare_settings(before.parsed.settings, after.parsed.settings)
-        kept = f"{after.label} extends {before.label} ({before.stream.length:,} bytes kept)"
-        if not changes:
-            return Finding(_RULE, "pass", kept)
-        names = ", ".join(c.name for c in changes)
-        return Finding(_RULE, "warning", f"{kept}, but changes the settings {names}")
-    evidence = from_divergence(d, body=after.label, against=before.label)
-    message = (
-        f"{after.label} rewrites {before.label} at byte {d.offset:,} "
-        f"({evidence.segment or evidence.against_segment}, {evidence.path}): {d.reason}"
-    )
-    cost = Cost(before.stream.length - d.offset, after.stream.length)
-    return Finding(_RULE, "fail", message, evidence, cost)

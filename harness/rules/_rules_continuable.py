@@ -17,9 +17,9 @@ from ..prefix import compare_settings, locate
 from ._body import Body
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, occurrences
-from ._report import Cost, Evidence, Finding, combine
+from ._report import Cost, Evidence, Finding, Status, combine
 
-__all__ = ["CHECKS"]
+__all__ = ["CHECKS", "extends"]
 
 
 def parent_id_guidance(ctx: Context) -> Finding:
@@ -68,11 +68,13 @@ def append_only(ctx: Context) -> Finding:
     if not ctx.follow_ups or not ctx.children:
         return Finding(rule, "not-applicable", "no follow-up request to compare")
     chain = (ctx.children[0], *ctx.follow_ups)
-    findings = [_extends(before, after) for before, after in pairwise(chain)]
+    findings = [extends(before, after) for before, after in pairwise(chain)]
     return combine(rule, findings, none="no follow-up request to compare")
 
 
-def _extends(before: Body, after: Body) -> Finding:
+def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
+    """append-only for one pair: ``after`` starts with ``before``'s whole prefix stream
+    (else a failure with offset and cost) and keeps its settings (else ``settings``)."""
     rule = "append-only"
     d = locate(before.stream, after.stream)
     _, changes = compare_settings(before.parsed.settings, after.parsed.settings)
@@ -83,7 +85,7 @@ def _extends(before: Body, after: Body) -> Finding:
         names = ", ".join(c.name for c in changes)
         reason = f"{after.label} changes the settings {names} of {before.label}"
         evidence = Evidence(after.label, before.label, path=changes[0].name, reason=reason)
-        return Finding(rule, "fail", reason, evidence)
+        return Finding(rule, settings, reason, evidence)
     evidence = from_divergence(d, body=after.label, against=before.label)
     message = (
         f"{after.label} rewrites {before.label} at byte {d.offset:,} "
