@@ -303,10 +303,8 @@ class _Placer:
                     self.options.fork_tool and call.name != self.options.fork_tool
                 ):
                     continue
-                prompt = next(
-                    (p for t in texts if (p := _prompt_in(call, self.options.directive_key, t))),
-                    None,
-                )
+                key = self.options.directive_key
+                prompt = next((p for f in texts if (p := _prompt_in(call, key, f))), None)
                 if prompt is not None:
                     used.add((source, t, j))
                     return SpawnLink(child.index, source, t, message, call, prompt)

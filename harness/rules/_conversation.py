@@ -41,9 +41,12 @@ def evaluate_conversation(
         found["well-formed"] = Finding(
             "well-formed", "pass", f"{len(parsed)} bodies read as {dialect} requests"
         )
-    # a changed setting is a warning here: whether it costs the cache is settings-identical's
-    findings = [extends(b, a, settings="warning") for b, a in pairwise(parsed)]
-    found[_RULE] = combine(_RULE, findings, none="fewer than two requests to compare")
+    if problems:  # comparing around a gap would blame the wrong turn: no cascade
+        found[_RULE] = Finding(_RULE, "not-applicable", "a body does not parse; see well-formed")
+    else:
+        # a changed setting is a warning here: whether it costs the cache is settings-identical's
+        findings = [extends(b, a, settings="warning") for b, a in pairwise(parsed)]
+        found[_RULE] = combine(_RULE, findings, none="fewer than two requests to compare")
     return ScenarioReport(
         check_id,
         dialect,

@@ -52,3 +52,10 @@ def test_a_body_that_does_not_parse_fails_well_formed() -> None:
     report = evaluate_conversation("t", "openai", [("request 1", b"{"), *bodies(TURN1)])
     assert report.finding("well-formed").status == "fail"
     assert report.finding("append-only").status == "not-applicable"
+
+
+def test_a_body_that_does_not_parse_between_two_turns_blames_no_turn() -> None:
+    raw = [*bodies(TURN1), ("request 2", b"{"), *bodies(TURN2)]
+    report = evaluate_conversation("t", "openai", raw)
+    assert report.finding("well-formed").status == "fail"
+    assert report.finding("append-only").status == "not-applicable"
