@@ -187,11 +187,7 @@ class AnthropicDialect(Dialect):
         messages = _messages(body)
         system, tools = _system(body), _tools(body)
         settings = _settings(body)
-        kept = _kept_head(body, system, tools)
-        if kept:
-            own = settings.extra.get(self.name, FrozenDict())
-            extra = FrozenDict({**settings.extra, self.name: FrozenDict({**own, **kept})})
-            settings = replace(settings, extra=extra)
+        settings = settings.with_extra(self.name, _kept_head(body, system, tools))
         preset = Preset(system=system, tools=tools, settings=settings)
         names: list[str] = []
         controls: dict[str, Json] = {}
@@ -765,10 +761,8 @@ def _render_part(part: Part) -> dict[str, Any]:
     if isinstance(part, Text):
         return {"type": "text", "text": part.text}
     if isinstance(part, Opaque):
-        if part.dialect == AnthropicDialect.name and isinstance(part.value, dict):
-            block: dict[str, Any] = thaw(part.value)
-            return block
-        return {"type": "text", "text": orjson.dumps(part.value).decode()}
+        own = part.own_block(AnthropicDialect.name)
+        return own if own is not None else {"type": "text", "text": part.as_text}
     if isinstance(part, Thinking):
         if part.redacted:
             return {"type": "redacted_thinking", "data": part.text}

@@ -27,7 +27,6 @@ a system instruction that would render back otherwise (``parametersJsonSchema``)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar, Final, Literal
 
 import orjson
@@ -184,11 +183,7 @@ class GeminiDialect(Dialect):
         tools, other_tools = _tools(body.get("tools"))
         system = _system_blocks(body.get("systemInstruction"))
         settings = _settings(body, other_tools)
-        kept = _kept_head(body, system, tools)
-        if kept:
-            own = settings.extra.get(self.name, FrozenDict())
-            extra = FrozenDict({**settings.extra, self.name: FrozenDict({**own, **kept})})
-            settings = replace(settings, extra=extra)
+        settings = settings.with_extra(self.name, _kept_head(body, system, tools))
         preset = Preset(system=system, tools=tools, settings=settings)
         history = tuple(
             _message(content, join_path("contents", k))
@@ -661,10 +656,8 @@ def _render_part(part: Part) -> dict[str, Any]:
     if isinstance(part, Text):
         return _with_signature({"text": part.text}, part.signature)
     if isinstance(part, Opaque):
-        if part.dialect == GeminiDialect.name and isinstance(part.value, FrozenDict):
-            value: dict[str, Any] = thaw(part.value)
-            return value
-        return {"text": orjson.dumps(part.value).decode()}
+        own = part.own_block(GeminiDialect.name)
+        return own if own is not None else {"text": part.as_text}
     if isinstance(part, Thinking):
         thought: dict[str, Any] = {"text": part.text, "thought": True}
         return _with_signature(thought, part.signature)

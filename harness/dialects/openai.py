@@ -605,10 +605,8 @@ def _render_part(part: Part) -> dict[str, Any]:
     """A text part, an ``image_url`` part (inline data as a base64 ``data:`` URL), or an
     Opaque part as sent (another dialect's as a text part of its JSON); thinking as text."""
     if isinstance(part, Opaque):
-        if part.dialect == OpenAIChat.name and isinstance(part.value, FrozenDict):
-            value: dict[str, Any] = thaw(part.value)
-            return value
-        return {"type": "text", "text": orjson.dumps(part.value).decode()}
+        own = part.own_block(OpenAIChat.name)
+        return own if own is not None else {"type": "text", "text": part.as_text}
     if isinstance(part, Thinking):
         return {"type": "text", "text": part.text}
     if isinstance(part, FunctionCall | FunctionResponse):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-from ._json import FrozenDict, Json
+import orjson
+
+from ._json import FrozenDict, Json, thaw
 
 __all__ = [
     "FunctionCall",
@@ -93,6 +95,18 @@ class Opaque:
     kind: str
     value: Json
     dialect: str | None = None
+
+    def own_block(self, dialect: str) -> dict[str, Any] | None:
+        """The block as sent when it is ``dialect``'s own object; None for another's."""
+        if self.dialect != dialect or not isinstance(self.value, dict):
+            return None
+        block: dict[str, Any] = thaw(self.value)
+        return block
+
+    @property
+    def as_text(self) -> str:
+        """The block's compact JSON: how a dialect it is foreign to carries it, as text."""
+        return orjson.dumps(self.value).decode()
 
 
 Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image | Opaque

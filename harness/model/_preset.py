@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._json import FrozenDict, Json
@@ -71,6 +72,14 @@ class Settings:
     tool_choice: ToolChoice | None = None
     output_schema: OutputSchema | None = None
     extra: FrozenDict = field(default_factory=FrozenDict)
+
+    def with_extra(self, dialect: str, fields: Mapping[str, Json]) -> Settings:
+        """These settings with ``fields`` added to ``dialect``'s own entry of ``extra``."""
+        if not fields:
+            return self
+        own = self.extra.get(dialect, FrozenDict())
+        merged = FrozenDict({**self.extra, dialect: FrozenDict({**own, **fields})})
+        return replace(self, extra=merged)
 
 
 @dataclass(frozen=True, slots=True)

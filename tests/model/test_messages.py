@@ -2,7 +2,16 @@ import dataclasses
 
 import pytest
 
-from harness.model import FunctionCall, FunctionResponse, Image, Message, Text, Thinking, freeze
+from harness.model import (
+    FunctionCall,
+    FunctionResponse,
+    Image,
+    Message,
+    Opaque,
+    Text,
+    Thinking,
+    freeze,
+)
 
 
 def test_message_views() -> None:
@@ -24,3 +33,10 @@ def test_values_are_immutable() -> None:
 def test_image_needs_exactly_one_source(kwargs: dict[str, str]) -> None:
     with pytest.raises(ValueError, match="exactly one of data or url"):
         Image(**kwargs)
+
+
+def test_an_opaque_part_is_its_own_dialects_block_and_text_to_another() -> None:
+    part = Opaque("document", freeze({"type": "document", "title": "a"}), "anthropic")
+    assert part.own_block("anthropic") == {"type": "document", "title": "a"}
+    assert part.own_block("openai") is None
+    assert part.as_text == '{"type":"document","title":"a"}'
