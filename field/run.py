@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         programs = [p for p in programs if p.name in args.programs]
     if args.ci:
         programs = [p for p in programs if p.ci]
+    if not any(p.runs for p in programs):
+        print("field: no run to make: nothing would be checked", file=sys.stderr)
+        return 2
     if args.list:
         for p in programs:
             print(
