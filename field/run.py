@@ -8,13 +8,15 @@ human found by hand (docs/field.md).
     python3 field/run.py --ci            # the programs marked ci = true
 
 Each program folder holds ``program.toml`` (the pinned npm package, how it runs headless,
-its environment and settings files), ``scripts/NAME.json`` (capture scripts driving its
-fork, siblings, spawn and recursion) and ``expect/NAME.toml`` (the known failures of that
-run, each with its reason). The pinned version is installed once into the cache folder
-(``PREFIX_HARNESS_FIELD_CACHE``, default ``~/.cache/prefix-harness-field``); every run gets
-a fresh throwaway HOME and work folder and runs inside a private network namespace that has
-loopback alone (``unshare -n``), so nothing but the fake provider can be reached. Records
-go to ``field/.runs/PROGRAM/NAME.jsonl``; nothing of the programs is committed.
+its environment, the settings files of its HOME and the files of its work folder; a run
+may override the command, the prompt and the dialect), ``scripts/NAME.json`` (capture
+scripts driving its fork, siblings, spawn and recursion) and ``expect/NAME.toml`` (the
+known failures of that run, each with its reason). The pinned version is installed once
+into the cache folder (``PREFIX_HARNESS_FIELD_CACHE``, default
+``~/.cache/prefix-harness-field``); every run gets a fresh throwaway HOME and work folder
+and runs inside a private network namespace that has loopback alone (``unshare -n``), so
+nothing but the fake provider can be reached. Records go to
+``field/.runs/PROGRAM/NAME.jsonl``; nothing of the programs is committed.
 
 Exit 0 when every run ends with its expected exit code, 1 when one does not, 2 when the
 suite cannot run (no npm, no unshare, an install that fails).
@@ -47,6 +49,8 @@ class Run:
     exit: int
     args: tuple[str, ...]
     prompt: str | None
+    command: tuple[str, ...] | None
+    dialect: str | None
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class Program:
     prompt: str
     env: dict[str, str]
     files: dict[str, str]
+    work: dict[str, str]
+    git: bool
     args: tuple[str, ...]
     timeout: int
     ci: bool
@@ -85,6 +91,8 @@ def load(folder: Path) -> Program:
                 int(entry.get("exit", 0)),
                 tuple(entry.get("args", ())),
                 entry.get("prompt"),
+                tuple(entry["command"]) if "command" in entry else None,
+                entry.get("dialect"),
             )
         )
     return Program(
@@ -97,6 +105,8 @@ def load(folder: Path) -> Program:
         prompt=data["prompt"],
         env={k: str(v) for k, v in data.get("env", {}).items()},
         files=dict(data.get("files", {})),
+        work=dict(data.get("work", {})),
+        git=bool(data.get("git", False)),
         args=tuple(data.get("args", ())),
         timeout=int(data.get("timeout", 150)),
         ci=bool(data.get("ci", False)),
@@ -139,6 +149,10 @@ def capture(program: Program, run: Run) -> tuple[int, str, float]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         (work / "README.md").write_text("# demo\n\nA small project for the field suite.\n")
+        for relative, text in program.work.items():
+            (work / relative).write_text(text)
+        if program.git:
+            subprocess.run(["git", "init", "-q", str(work)], check=True)
         record = RUNS / program.name / f"{run.name}.jsonl"
         record.parent.mkdir(parents=True, exist_ok=True)
         values = {
@@ -146,9 +160,9 @@ def capture(program: Program, run: Run) -> tuple[int, str, float]:
             "prompt": run.prompt or program.prompt,
             "home": str(home),
         }
-        command = [part.format(**values) for part in program.command]
+        command = [part.format(**values) for part in run.command or program.command]
         harness = [
-            "prefix-harness", "capture", "--dialect", program.dialect,
+            "prefix-harness", "capture", "--dialect", run.dialect or program.dialect,
             "--script", str(run.script), "--record", str(record),
             "--timeout", str(program.timeout), "--subject", program.name,
             *program.args, *run.args,
