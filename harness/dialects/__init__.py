@@ -1,11 +1,12 @@
 """Provider wire formats: each parses a body into prefix segments, settings and the neutral
 model, and renders the neutral model back. Adding a dialect means adding one module."""
 
-from ._base import CacheMarker, Dialect, DialectError, Family, ParsedBody, Segment
+from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, ParsedBody, Segment
 from ._registry import all_dialects, detect_dialect, get_dialect
 
 __all__ = [
     "CacheMarker",
+    "CacheScope",
     "Dialect",
     "DialectError",
     "Family",

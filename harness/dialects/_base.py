@@ -12,10 +12,23 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from ..model import FunctionCall, FunctionResponse, Request, json_kind
 
-__all__ = ["CacheMarker", "Dialect", "DialectError", "Family", "ParsedBody", "Segment"]
+__all__ = [
+    "CacheMarker",
+    "CacheScope",
+    "Dialect",
+    "DialectError",
+    "Family",
+    "ParsedBody",
+    "Segment",
+]
 
 Family: TypeAlias = Literal["system", "tools", "settings", "history"]
 """Which part of the request head a prefix segment belongs to."""
+
+CacheScope: TypeAlias = Literal["request", "system", "tools", "history"]
+"""What a change of a setting the provider's cache is keyed on invalidates: the whole
+``request`` (the model, a routing key), or the cached prefix from the first segment of a
+family on (``history``: the messages)."""
 
 
 class DialectError(ValueError):
@@ -113,6 +126,14 @@ class Dialect(ABC):
     """How many blocks before a marker the provider looks back for an entry to read."""
     marker_default_ttl: ClassVar[str | None] = None
     """The time to live of a marker that names none."""
+    provider: ClassVar[str] = ""
+    """The provider's name as a sentence says it (``"OpenAI"``)."""
+    cache_guide: ClassVar[str] = ""
+    """The address of the provider's prompt-caching documentation, the source of ``cache_keys``."""
+    cache_keys: ClassVar[Mapping[str, CacheScope]] = {}
+    """The settings (by ``settings()`` name) the provider's cache is keyed on, and what a
+    change of one invalidates. A setting not named here has no cache effect: a child may
+    change it at no cost, though it then runs with another configuration than its parent."""
 
     @abstractmethod
     def detect(self, body: Mapping[str, Any]) -> int:
@@ -147,6 +168,17 @@ class Dialect(ABC):
         """The effective time to live of a marker object: its ``ttl``, else the default."""
         ttl = marker.get("ttl") if isinstance(marker, dict) else None
         return ttl if isinstance(ttl, str) else self.marker_default_ttl
+
+    def cache_scope(self, setting: str) -> CacheScope | None:
+        """What changing ``setting`` costs in the provider's cache (None: nothing). A dotted
+        name is keyed when its head is (``generationConfig.x`` by ``generationConfig``)."""
+        name = setting
+        while True:
+            if name in self.cache_keys:
+                return self.cache_keys[name]
+            if "." not in name:
+                return None
+            name = name.rsplit(".", 1)[0]
 
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading

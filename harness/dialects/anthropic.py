@@ -70,7 +70,7 @@ from ..model import (
     json_kind,
     thaw,
 )
-from ._base import CacheMarker, Dialect, DialectError, Family, Segment
+from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -123,6 +123,18 @@ class AnthropicDialect(Dialect):
     marker_limit = 4
     marker_lookback = 20
     marker_default_ttl = "5m"
+    provider = "Anthropic"
+    cache_guide = "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching"
+    cache_keys: ClassVar[Mapping[str, CacheScope]] = {
+        "model": "request",
+        "output_format": "request",
+        "tool_choice": "history",
+        "thinking": "history",
+        "output_config": "history",
+    }
+    """Caches are per model; a changed tool choice or thinking configuration (enabled,
+    budget, effort) invalidates the cached message blocks, tools and system stay cached;
+    a changed structured-output format invalidates the conversation's cache."""
 
     def detect(self, body: Mapping[str, Any]) -> int:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):

@@ -55,7 +55,7 @@ from ..model import (
     json_kind,
     thaw,
 )
-from ._base import Dialect, DialectError, Family, Segment
+from ._base import CacheScope, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -98,6 +98,12 @@ class GeminiDialect(Dialect):
         "toolConfig": "settings",
         "contents": "history",
     }
+    provider = "Gemini"
+    cache_guide = "https://ai.google.dev/gemini-api/docs/caching"
+    cache_keys: ClassVar[Mapping[str, CacheScope]] = {"cachedContent": "request"}
+    """Implicit caching matches the prefix per model (the model is in the URL, not the
+    body); a request naming another explicit ``cachedContent`` reads another cache.
+    ``toolConfig`` is a prefix segment itself; ``generationConfig`` has no documented effect."""
 
     def calls_answered(
         self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]

@@ -51,7 +51,7 @@ from ..model import (
     json_kind,
     thaw,
 )
-from ._base import Dialect, DialectError, Family, Segment
+from ._base import CacheScope, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
@@ -90,6 +90,15 @@ class OpenAIChat(Dialect):
         "messages": "history",
     }
     system_roles = _SYSTEM_ROLES
+    provider = "OpenAI"
+    cache_guide = "https://platform.openai.com/docs/guides/prompt-caching"
+    cache_keys: ClassVar[Mapping[str, CacheScope]] = {
+        "model": "request",
+        "prompt_cache_key": "request",
+    }
+    """The cache is per model; requests are routed by a hash of the prefix combined with
+    ``prompt_cache_key``, so a child with another key lands where the parent's prefix is not
+    cached. The structured-output schema (``response_format``) is a prefix segment itself."""
 
     def detect(self, body: Mapping[str, Any]) -> int:
         """Count the features only chat completions bodies have; 0 without ``messages``."""
