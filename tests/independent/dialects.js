@@ -56,6 +56,26 @@ function toolChoiceNames(settings) {
 
 // ---------------------------------------------------------------- anthropic
 
+// Puts a cache_control marker on the last block of a message that may carry one (not on
+// thinking, nor on a verbatim value that is no object).
+function markLastBlock(message, marker) {
+  const content = message.content;
+  for (let i = content.length - 1; i >= 0; i--) {
+    const block = content[i];
+    if (typeof block !== 'object' || block === null || Array.isArray(block)) continue;
+    const type = block instanceof Map ? block.get('type') : block.type;
+    if (type === 'thinking' || type === 'redacted_thinking') continue;
+    if (block instanceof Map) {
+      const copy = new Map(block);
+      copy.set('cache_control', marker);
+      content[i] = copy;
+    } else {
+      content[i] = { ...block, cache_control: marker };
+    }
+    return;
+  }
+}
+
 const anthropic = {
   name: 'anthropic',
 
@@ -128,28 +148,17 @@ const anthropic = {
     return out;
   },
 
-  // Cache markers: the last system block and the last markable block of the last message,
-  // a rolling breakpoint that each later request moves forward.
-  mark(body) {
+  // Cache markers: the last system block, the last markable block of the last message (a
+  // rolling breakpoint that each later request moves forward) and, in a child, the end of
+  // the history it inherited, so that the entry written there outlives its own task.
+  mark(body, inheritedEnd) {
     const marker = { type: 'ephemeral' };
     const system = body.get('system');
     if (system && system.length) system[system.length - 1].cache_control = marker;
     const messages = body.get('messages');
-    const last = messages[messages.length - 1];
-    if (!last) return;
-    for (let i = last.content.length - 1; i >= 0; i--) {
-      const block = last.content[i];
-      if (typeof block !== 'object' || block === null || Array.isArray(block)) continue;
-      const type = block instanceof Map ? block.get('type') : block.type;
-      if (type === 'thinking' || type === 'redacted_thinking') continue;
-      if (block instanceof Map) {
-        const copy = new Map(block);
-        copy.set('cache_control', marker);
-        last.content[i] = copy;
-      } else {
-        last.content[i] = { ...block, cache_control: marker };
-      }
-      return;
+    if (messages.length) markLastBlock(messages[messages.length - 1], marker);
+    if (inheritedEnd !== undefined && inheritedEnd >= 0 && inheritedEnd < messages.length - 1) {
+      markLastBlock(messages[inheritedEnd], marker);
     }
   },
 
@@ -158,7 +167,7 @@ const anthropic = {
     if (req.system.length) body.set('system', req.system.map((text) => ({ type: 'text', text })));
     if (req.tools.length) body.set('tools', req.tools.map(this.tool));
     body.set('messages', withCallIds(req.messages).map(this.message));
-    this.mark(body);
+    this.mark(body, req.inheritedEnd);
     return body;
   },
 };

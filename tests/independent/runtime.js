@@ -129,7 +129,7 @@ function oneShot(sc, head, bug) {
     childHead = { system: [FALLBACK_SYSTEM], tools, settings: settingsFor(head.settings, tools) };
   }
   const children = sc.directives.map((d) => {
-    const req = { ...childHead, messages: [...span, forkTail(span, d)] };
+    const req = { ...childHead, messages: [...span, forkTail(span, d)], inheritedEnd: span.length - 1 };
     return sc.snapshot ? withBug(bug, req) : req;
   });
   return { status: 'assembled', parent, children };
@@ -148,7 +148,8 @@ function continuable(sc, preset, bug) {
   let system = c.persona || head.system;
   if (c.outputSection) system = [...system, c.outputSection];
   const task = user(text(`${MARKER}\n${c.task}${guidanceText(c.parentId, tools)}`));
-  let req = withBug(bug, { system, tools, settings: head.settings, messages: [...span, task] });
+  const seed = { system, tools, settings: head.settings, messages: [...span, task], inheritedEnd: k };
+  let req = withBug(bug, seed);
   const children = [req];
   const followUps = [];
   for (const f of c.followUps) {
