@@ -5,8 +5,7 @@
 // parent's request objects (the same system blocks, tool objects, settings and message
 // objects), never by rebuilding them, so that rendering repeats the parent's bytes.
 
-const { render, toolChoiceNames } = require('./dialects');
-const { get } = require('./json');
+const { render, toolChoiceNames, DIALECTS } = require('./dialects');
 
 const MARKER = '[[forked-worker]]';
 const PLACEHOLDER = 'Handed to a forked worker; its report will follow separately.';
@@ -186,6 +185,7 @@ function spawn(sc, head) {
 }
 
 function assemble(sc, dialect, bug) {
+  if (!DIALECTS.includes(dialect)) return { status: 'skipped', reason: `no ${dialect} dialect` };
   const head = { system: sc.system, tools: sc.tools, settings: sc.settings };
   let out;
   if (sc.action === 'fork' || sc.action === 'siblings') out = oneShot(sc, head, bug);
@@ -206,4 +206,4 @@ function assemble(sc, dialect, bug) {
   return reply;
 }
 
-module.exports = { assemble, get };
+module.exports = { assemble };

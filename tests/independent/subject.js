@@ -7,7 +7,7 @@
 // children (see README.md); unset, the runtime is correct.
 
 const readline = require('readline');
-const { parse, stringify, get } = require('./json');
+const { JNum, parse, stringify, get } = require('./json');
 const { scenario } = require('./model');
 const { assemble } = require('./runtime');
 const { DIALECTS } = require('./dialects');
@@ -21,7 +21,8 @@ function reply(obj) {
 }
 
 function onStart(msg) {
-  if (get(msg, 'version') instanceof Object && get(msg, 'version').raw === String(VERSION)) {
+  const version = get(msg, 'version');
+  if (version instanceof JNum && Number(version.raw) === VERSION) {
     reply({
       ok: true,
       version: VERSION,
