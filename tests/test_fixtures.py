@@ -108,7 +108,17 @@ def test_recursion_uses_the_reference_boilerplate(corpus: dict[str, list[Scenari
     ]
     assert len(marked) == 2
     assert all(text.startswith(opening) for text in marked)
-    assert [s.known_fork_child for s in recursion].count(True) == 1
+    # the lifecycle fact travels in its field: the tag is only the reference's own wording
+    assert all(s.known_fork_child for s in recursion)
+
+
+def test_every_fixture_carrying_the_reference_tag_says_it_is_a_fork_child(
+    corpus: dict[str, list[Scenario]],
+) -> None:
+    for scenarios in corpus.values():
+        for s in scenarios:
+            if s.mentions(DEFAULT_WORDING.open_tag) and s.action in ("fork", "siblings"):
+                assert s.known_fork_child, s.id
 
 
 def test_continuable_covers_every_divergence_and_follow_ups(

@@ -60,6 +60,8 @@ from harness.model import (
     Tool,
 )
 from harness.rules import ScenarioReport, Status, evaluate, run_subject
+from harness.rules._context import parent_span
+from harness.rules._rules_lifecycle import MIN_LEAK
 from harness.scenarios import ACTIONS, Action, Continuation, Scenario
 from harness.strategies import (
     continuable_scenarios,
@@ -187,7 +189,7 @@ def recursive(scenario: Scenario) -> Scenario:
     A history's first message answers no call, so replacing its parts keeps it well formed.
     """
     child = Message("user", (Text(DEFAULT_WORDING.child_message(scenario.directives[0])),))
-    return replace(scenario, history=(child, *scenario.history[1:]))
+    return replace(scenario, history=(child, *scenario.history[1:]), known_fork_child=True)
 
 
 @pytest.mark.parametrize("variant", [degraded, recursive], ids=["degraded", "recursive"])
@@ -232,6 +234,15 @@ def _holds(*kinds: type) -> Applies:
 
     def applies(scenario: Scenario, dialect: str, child: Request) -> bool:
         return any(isinstance(p, kinds) for m in _span(scenario, child) for p in m.parts)
+
+    return applies
+
+
+def _parent_has(kind: type) -> Applies:
+    """The parent's request holds a part of ``kind`` (the history before the last answer)."""
+
+    def applies(scenario: Scenario, dialect: str, child: Request) -> bool:
+        return any(isinstance(p, kind) for m in parent_span(scenario) for p in m.parts)
 
     return applies
 
@@ -301,9 +312,10 @@ def _two_users(scenario: Scenario, dialect: str, child: Request) -> bool:
 
 
 def _leaks(scenario: Scenario, dialect: str, child: Request) -> bool:
-    """The leaked first message's text is the parent's own: not blank, not in the prompt."""
-    text = scenario.history[0].text.strip()
-    return bool(text) and text not in (scenario.prompt or "")
+    """The leaked first message's text is the parent's own: long enough to be no chance
+    match, not in the prompt."""
+    text = " ".join(scenario.history[0].text.split())
+    return len(text) >= MIN_LEAK and text not in " ".join((scenario.prompt or "").split())
 
 
 def _with_parent_id(scenario: Scenario) -> Scenario:
@@ -399,6 +411,18 @@ PLANTS: tuple[Plant, ...] = (
     # (the moved text then breaks the history): system-identical needs a parent system.
     Plant("gateway", SHARED, _head(lambda s, d, c: _system(s, d, c) and bool(s.preset.system))),
     Plant("tool-choice", SHARED, _head(_renders_differently("tool-choice"))),
+    Plant(
+        "tool-choice-no-cache-effect",
+        SHARED,
+        _head(_renders_differently("tool-choice-no-cache-effect")),
+    ),
+    Plant(
+        "thinking-changed-no-cache-effect",
+        SHARED,
+        _head(_renders_differently("thinking-changed-no-cache-effect")),
+    ),
+    Plant("cache-key-derived", SHARED, _head()),
+    Plant("parent-drops-images", ONE_SHOT, _head(_parent_has(Image)), scenarios=LONGER),
     Plant("sibling-placeholders", ("siblings",), _closing),
     # With open calls closed, the last message is "Begin." and the directive stays put: the
     # break moves the task into the system instruction only where the task is the last message.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..assemblers import completed_prefix, has_send_message
 from ..model import FunctionCall, FunctionResponse, Message
-from ..scenarios import Continuation, FollowUp, Scenario
+from ..scenarios import CAPTURED, Continuation, FollowUp, Scenario
 from ..subjects import Outcome
 from ._group import Conversation, GroupOptions, model_turn
 from ._observe import Observed
@@ -247,6 +247,7 @@ def _scenario(
             continuation=continuation,
             prompt=prompt,
             description=f"rebuilt from request {request.seq} and the model's answer to it",
+            tags=(CAPTURED,),
         )
     except ValueError as e:
         return f"the scenario cannot be rebuilt: {e}"

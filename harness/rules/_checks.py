@@ -12,6 +12,7 @@ from . import (
     _rules_outcome,
     _rules_prefix,
     _rules_preset,
+    _rules_rendered,
     _rules_shape,
 )
 from ._context import Context
@@ -25,6 +26,7 @@ CHECKS: dict[str, Check] = {
     **_rules_outcome.CHECKS,
     **_rules_preset.CHECKS,
     **_rules_history.CHECKS,
+    **_rules_rendered.CHECKS,
     **_rules_prefix.CHECKS,
     **_rules_shape.CHECKS,
     **_rules_continuable.CHECKS,

@@ -2,8 +2,8 @@
 
 The bodies come from the subject; what they should hold comes from the scenario: the inherited
 span (a one-shot fork's history less a trailing user message, a continuable fork's completed
-turns), read back through the dialect so both sides are in the same form. Byte comparisons use
-the subject's own parent body: a child must be consistent with what its parent sent.
+turns). A child is judged against the subject's own parent body, which is what the provider
+has cached; the scenario is the reference only for content (``_content``), never for bytes.
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from functools import cached_property
 import orjson
 
 from ..assemblers import completed_prefix
-from ..dialects import Dialect
-from ..model import Message, Preset, Request
+from ..dialects import CacheScope, Dialect
+from ..model import Message
 from ..prefix import Divergence, locate
-from ..scenarios import Scenario
+from ..scenarios import CAPTURED, Scenario
 from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
 from ._report import Cost
 
-__all__ = ["FORK_TAG", "Context", "encoded", "inherited_span"]
-
-FORK_TAG = "<fork-boilerplate>"
-"""The opening tag of a fork child's message, named by SPEC §5.2: it marks a fork child."""
+__all__ = ["Context", "encoded", "inherited_span", "parent_span"]
 
 
 def inherited_span(scenario: Scenario) -> tuple[Message, ...]:
@@ -36,6 +33,14 @@ def inherited_span(scenario: Scenario) -> tuple[Message, ...]:
     if scenario.action == "spawn":
         return ()
     return history[:-1] if history and history[-1].role == "user" else history
+
+
+def parent_span(scenario: Scenario) -> tuple[Message, ...]:
+    """The messages the parent's body holds: those before the last model message that the
+    child inherits (a spawn's: before its delegating turn)."""
+    span = scenario.history if scenario.action == "spawn" else inherited_span(scenario)
+    last = next((k for k in range(len(span) - 1, -1, -1) if span[k].role == "model"), 0)
+    return tuple(span[:last])
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,8 +96,14 @@ class Context:
 
     @property
     def recursive(self) -> bool:
-        """The fork is requested by a fork child (tag in its history, or known to the runtime)."""
-        return self.scenario.known_fork_child or self.scenario.mentions(FORK_TAG)
+        """The fork is requested by a fork child: the scenario says so in a field of its own;
+        how a runtime marks its children (a tag, a flag) is the runtime's choice."""
+        return self.scenario.known_fork_child
+
+    @property
+    def captured(self) -> bool:
+        """The scenario was rebuilt from the parent's own recorded request."""
+        return CAPTURED in self.scenario.tags
 
     def task(self, index: int) -> str | None:
         """The child-only task text of child ``index``: its directive, or the continuable task."""
@@ -102,35 +113,17 @@ class Context:
         return directives[index] if index < len(directives) else None
 
     @cached_property
-    def probe(self) -> Body | None:
-        """The inherited span rendered by the dialect alone (no preset), read back."""
-        span = inherited_span(self.scenario)
-        if not span:
-            return None
-        body = read_body("scenario", self.dialect.render(Request(Preset(), span)), self.dialect)
-        if isinstance(body, str):
-            raise ValueError(f"scenario {self.scenario.id!r}: {body}")
-        return body
-
-    @cached_property
     def inherited(self) -> tuple[Message, ...]:
-        """The inherited span as the dialect reads it back."""
-        return self.probe.request.history if self.probe is not None else ()
-
-    @cached_property
-    def inherited_starts(self) -> tuple[int, ...]:
-        """The frame index (within history frames) at which each inherited message starts,
-        and one more entry: the number of frames of the whole span."""
-        starts = [0]
-        for count in message_frames(self.dialect, self.inherited):
-            starts.append(starts[-1] + count)
-        return tuple(starts)
+        """The inherited span of the scenario."""
+        return inherited_span(self.scenario)
 
     # --- the bodies ------------------------------------------------------------------------
 
     def inherited_end(self, body: Body) -> int:
-        """The index of the body's first frame after the inherited span (head included)."""
-        return min(body.history_start + self.inherited_starts[-1], len(body.frames))
+        """The index of the body's first frame after the inherited span (head included): the
+        frames of the body's own first messages, as many as the span has."""
+        own = message_frames(self.dialect, body.request.history[: len(self.inherited)])
+        return min(body.history_start + sum(own), len(body.frames))
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""
@@ -145,11 +138,26 @@ class Context:
         return self._divergences[body.label]
 
     def cost(self, body: Body) -> Cost:
-        """The parent's prefix bytes ``body`` cannot reuse (the parent must be there)."""
+        """The parent's prefix bytes ``body`` could reuse but does not (the parent must be
+        there): up to the shorter of the two streams, so never more than the body's own."""
         assert self.parent is not None
         d = self.divergence(body)
-        shared = self.parent.stream.length if d is None else d.offset
-        return Cost(self.parent.stream.length - shared, body.stream.length)
+        reusable = min(self.parent.stream.length, body.stream.length)
+        shared = reusable if d is None else min(d.offset, reusable)
+        return Cost(reusable - shared, body.stream.length)
+
+    def cost_from(self, body: Body, scope: CacheScope) -> Cost:
+        """What ``body`` loses when a setting that invalidates ``scope`` differs from the
+        parent's: the parent's prefix from the first segment of that family on."""
+        assert self.parent is not None
+        parent = self.parent
+        if scope == "request":
+            start = 0
+        else:
+            first = next((i for i, f in enumerate(parent.families) if f == scope), None)
+            start = parent.frames[first].start if first is not None else parent.stream.length
+        reusable = min(parent.stream.length, body.stream.length)
+        return Cost(max(0, reusable - start), body.stream.length)
 
     def prefix_unexpected(self) -> str | None:
         """Why no prefix is shared with a parent body here; None when one should be."""

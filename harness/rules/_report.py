@@ -59,9 +59,13 @@ class Cost:
     lost_bytes: int
     child_bytes: int
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.lost_bytes <= self.child_bytes:
+            raise ValueError(f"a cost of {self.lost_bytes} bytes out of {self.child_bytes}")
+
     @property
     def share(self) -> float:
-        """The lost bytes as a share of the child's prefix stream."""
+        """The lost bytes as a share of the child's prefix stream: at most 1."""
         return self.lost_bytes / self.child_bytes if self.child_bytes else 0.0
 
     @property

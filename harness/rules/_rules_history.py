@@ -1,9 +1,11 @@
-"""history-inherited and call-args-kept: the child's history against the scenario's inherited span.
+"""history-inherited and call-args-kept: the child's history against its parent's.
 
-Both compare in the neutral model, message for message, with the span read back through the
-dialect; the evidence then shows the differing message's segments against the dialect's own
-rendering of the scenario's message. Call arguments redacted to ``{}`` are left to
-call-args-kept (SPEC §5.2: its own rule, not a history-ordering failure).
+The provider caches the parent's request as the subject sent it, so the child must repeat the
+parent's messages as the parent sent them (compared in the neutral model, the evidence in
+bytes against the parent's segments). The inherited messages the parent's request cannot hold
+(the model's last answer) are compared with the scenario by content only (``_content``): how a
+subject renders them is its choice. Call arguments redacted to ``{}`` are left to
+call-args-kept (its own rule, not a history-ordering failure).
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import FunctionCall, Message
-from ._body import Body
+from ._body import Body, message_frames
+from ._content import content_lost
 from ._context import Context
 from ._evidence import at, between
 from ._report import Cost, Evidence, Finding, combine
 
-__all__ = ["CHECKS"]
+__all__ = ["CHECKS", "message_span"]
 
 
 def _redacted(want: object, got: object) -> bool:
@@ -39,18 +42,28 @@ def _unredacted(got: Message, want: Message) -> Message:
     return Message(got.role, tuple(parts))
 
 
-def _message_evidence(ctx: Context, child: Body, k: int) -> Evidence:
-    """The segments of inherited message ``k`` in ``child`` against the scenario's rendering."""
-    assert ctx.probe is not None
-    starts, base = ctx.inherited_starts, child.history_start
-    expected = ctx.probe.frames[starts[k] : starts[k + 1]]
-    actual = child.frames[base + starts[k] : base + starts[k + 1]]
+def message_span(ctx: Context, body: Body, k: int) -> tuple[int, int]:
+    """The frame indexes [start, end) of message ``k`` of ``body``'s history."""
+    counts = message_frames(ctx.dialect, body.request.history[: k + 1])
+    start = body.history_start + sum(counts[:k])
+    return start, min(start + (counts[k] if k < len(counts) else 0), len(body.frames))
+
+
+def _against_parent(ctx: Context, child: Body, k: int) -> Evidence:
+    """The segments of message ``k`` in ``child`` against the same message of the parent."""
+    assert ctx.parent is not None
+    a, b = message_span(ctx, ctx.parent, k)
+    c, d = message_span(ctx, child, k)
     found = between(
-        expected, actual, body=child.label, against="scenario", what=f"inherited message {k}"
+        ctx.parent.frames[a:b],
+        child.frames[c:d],
+        body=child.label,
+        against="parent",
+        what=f"message {k}",
     )
     if found is not None:
         return found
-    frame = actual[0] if actual else None
+    frame = child.frames[c] if c < len(child.frames) else None
     return at(
         frame,
         frame.start if frame else None,
@@ -75,28 +88,52 @@ def history_inherited(ctx: Context) -> Finding:
     return combine("history-inherited", findings, none="no child body to check")
 
 
+def _parent_messages(ctx: Context) -> tuple[Message, ...]:
+    """The parent's messages a child must repeat as sent (none without a parent to share)."""
+    if ctx.parent is None or ctx.prefix_unexpected() is not None:
+        return ()
+    return ctx.parent.request.history[: len(ctx.inherited)]
+
+
 def _inherited(ctx: Context, child: Body) -> Finding:
-    rule, expected, actual = "history-inherited", ctx.inherited, child.request.history
-    cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
-    for k, want in enumerate(expected):
+    rule, actual = "history-inherited", child.request.history
+    theirs = _parent_messages(ctx)
+    for k, want in enumerate(theirs):
         if k >= len(actual):
             message = (
-                f"{child.label}'s history ends after {len(actual)} messages; "
-                f"the inherited span has {len(expected)}"
+                f"{child.label}'s history ends after {len(actual)} messages; the parent's "
+                f"request, which it inherits, has {len(theirs)}"
             )
             last = child.frames[-1] if child.frames else None
             evidence = at(last, last.end if last else None, body=child.label, reason=message)
-            return Finding(rule, "fail", message, evidence, cost)
+            cost = ctx.cost(child)  # none when the child is a mere prefix: content is lost
+            return Finding(rule, "fail", message, evidence, cost if cost.lost_bytes else None)
         got = actual[k]
         if got == want or _unredacted(got, want) == want:
             continue
-        evidence = _message_evidence(ctx, child, k)
+        evidence = _against_parent(ctx, child, k)
         message = (
-            f"{child.label}: inherited message {k} ({want.role}) differs at {evidence.path}: "
-            f"{evidence.reason}"
+            f"{child.label}: message {k} ({want.role}) differs from the parent's at "
+            f"{evidence.path}: {evidence.reason}"
         )
-        return Finding(rule, "fail", message, evidence, cost)
-    message = f"{child.label} starts with the {len(expected)} inherited messages, unchanged"
+        return Finding(rule, "fail", message, evidence, ctx.cost(child))
+    rest = ctx.inherited[len(theirs) :]
+    tail = actual[len(theirs) :]
+    tail = tuple(_unredacted(g, w) for g, w in zip(tail, rest, strict=False)) + tail[len(rest) :]
+    loss = content_lost(rest, tail, first=len(theirs)) if rest else None
+    if loss is not None:
+        k = loss.at
+        start, _ = message_span(ctx, child, k) if k < len(actual) else (len(child.frames), 0)
+        frame = child.frames[start] if start < len(child.frames) else None
+        reason = f"after the parent's messages, {loss.describe()}"
+        evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    if theirs:
+        message = f"{child.label} repeats the parent's {len(theirs)} messages as sent" + (
+            f" and carries the {len(rest)} inherited after them" if rest else ""
+        )
+    else:
+        message = f"{child.label} carries the {len(rest)} inherited messages"
     return Finding(rule, "pass", message)
 
 
@@ -116,9 +153,12 @@ def _args(ctx: Context, child: Body) -> Finding:
         redacted = next((w for w, g in pairs if _redacted(w, g)), None)
         if not isinstance(redacted, FunctionCall):
             continue
-        evidence = _message_evidence(ctx, child, k)
-        start = child.frames[child.history_start + ctx.inherited_starts[k]].start
-        cost = Cost(ctx.inherited_offset(child) - start, child.stream.length)
+        first, _ = message_span(ctx, child, k)
+        frame = child.frames[first] if first < len(child.frames) else None
+        reason = f"the arguments of call {redacted.name} are emptied to {{}}"
+        evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+        start = frame.start if frame else ctx.inherited_offset(child)
+        cost = Cost(max(0, ctx.inherited_offset(child) - start), child.stream.length)
         message = (
             f"{child.label} redacts the arguments of call {redacted.name} ({redacted.id}) in "
             f"inherited message {k} to {{}}: it parts from the parent's continuation there"

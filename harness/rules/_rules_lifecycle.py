@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import FunctionCall, FunctionResponse, Message, Text
+from ..model import FunctionCall, FunctionResponse, Image, Message, Opaque, Part, Text, Thinking
 from ..prefix import locate
+from ..scenarios import Scenario
 from ._body import Body, message_frame
-from ._context import FORK_TAG, Context, encoded
-from ._evidence import at, from_divergence, occurrences
+from ._content import content_items
+from ._context import Context
+from ._evidence import at, from_divergence
 from ._report import Finding, combine
 
 __all__ = ["CHECKS"]
@@ -32,12 +34,16 @@ def recursion_rejected(ctx: Context) -> Finding:
     bodies = "1 child body" if count == 1 else f"{count} child bodies"
     reason = f"a fork inside a fork child is {outcome.status}, with {bodies}"
     child = ctx.children[0] if ctx.children else None
-    hit = next(occurrences(child.frames, encoded(FORK_TAG)), None) if child else None
-    if child is not None and hit is not None:
-        where = f"{reason}; the requester's history carries {FORK_TAG} here"
-        return Finding(rule, "fail", reason, at(*hit, body=child.label, reason=where))
-    label = child.label if child else "outcome"
-    return Finding(rule, "fail", reason, at(None, None, body=label, reason=reason))
+    if child is not None:
+        first = (
+            child.frames[ctx.inherited_end(child)]
+            if ctx.inherited_end(child) < len(child.frames)
+            else None
+        )
+        where = f"{reason}; the scenario says its requester is a fork child (known_fork_child)"
+        evidence = at(first, first.start if first else None, body=child.label, reason=where)
+        return Finding(rule, "fail", reason, evidence)
+    return Finding(rule, "fail", reason, at(None, None, body="outcome", reason=reason))
 
 
 def degraded_fallback(ctx: Context) -> Finding:
@@ -78,17 +84,58 @@ def _preamble(scenario_history: tuple[Message, ...], child: tuple[Message, ...])
     return count if count < len(scenario_history[0].parts) else 0
 
 
+MIN_LEAK = 16
+"""A parent string shorter than this (after whitespace is normalised) is no evidence of a
+leak when a spawned child holds it: "ok", a number or a file name occur by chance."""
+
+
+def _parent_strings(scenario: Scenario, preamble: set[Part]) -> dict[str, str]:
+    """Every piece of the parent's content a spawned child must not carry, normalised, with
+    what it is: texts, thinking, call arguments, tool results, images. Strings the delegation
+    prompt holds, or the shared preamble, are the child's by right."""
+    prompt = " ".join((scenario.prompt or "").split())
+    out: dict[str, str] = {}
+    for message in scenario.history:
+        for part in message.parts:
+            if part in preamble:
+                continue
+            if isinstance(part, Thinking):
+                value, what = " ".join(part.text.split()), "thinking"
+            elif isinstance(part, Image):
+                out[f"{part.data or part.url}"] = "image"
+                continue
+            else:
+                item = content_items((Message(message.role, (part,)),))
+                if not item:
+                    continue
+                value, what = item[0].value, item[0].kind
+                if isinstance(part, FunctionCall):
+                    value = value.split(" ", 1)[1] if " " in value else value
+            if len(value) >= MIN_LEAK and value not in prompt:
+                out.setdefault(value, what)
+    return out
+
+
+def _child_strings(message: Message) -> list[str]:
+    """What a child's message holds, normalised like ``_parent_strings``."""
+    out = []
+    for part in message.parts:
+        if isinstance(part, Image):
+            out.append(f"{part.data or part.url}")
+        elif isinstance(part, Thinking):
+            out.append(" ".join(part.text.split()))
+        elif isinstance(part, Opaque):
+            out.append(" ".join(part.as_text.split()))
+        else:
+            out += [i.value for i in content_items((Message(message.role, (part,)),))]
+    return out
+
+
 def _isolated(ctx: Context, child: Body) -> Finding:
     rule, scenario = "spawn-isolated", ctx.scenario
-    prompt = scenario.prompt or ""
     shared = _preamble(scenario.history, child.request.history)
     preamble = set(scenario.history[0].parts[:shared]) if shared else set()
-    texts = {
-        t
-        for m in scenario.history
-        for p in m.parts
-        if isinstance(p, Text) and p not in preamble and (t := p.text.strip()) and t not in prompt
-    }
+    strings = _parent_strings(scenario, preamble)
     ids = {
         p.id
         for m in scenario.history
@@ -97,13 +144,13 @@ def _isolated(ctx: Context, child: Body) -> Finding:
     }
     for k, message in enumerate(child.request.history):
         for part in message.parts:
-            leaked = None
-            if isinstance(part, Text):
-                leaked = next((f"text {t[:40]!r}" for t in texts if t in part.text), None)
-            elif isinstance(part, FunctionCall | FunctionResponse) and part.id in ids:
-                leaked = f"call id {part.id!r}"
+            if isinstance(part, FunctionCall | FunctionResponse) and part.id in ids:
+                return _leak(ctx, child, k, f"message {k} carries the parent's call id {part.id!r}")
+        for held in _child_strings(message):
+            leaked = next((v for v in strings if v in held), None)
             if leaked is not None:
-                reason = f"message {k} carries the parent's {leaked}"
+                what = strings[leaked]
+                reason = f"message {k} carries the parent's {what} {leaked[:40]!r}"
                 return _leak(ctx, child, k, reason)
     count = len(child.request.history)
     note = (
@@ -112,7 +159,11 @@ def _isolated(ctx: Context, child: Body) -> Finding:
         if shared
         else ""
     )
-    return Finding(rule, "pass", f"{child.label}: {count} message(s), none of the parent's{note}")
+    said = (
+        f"{child.label}: {count} message(s), none of the parent's {len(strings)} texts, calls, "
+        f"results or images of {MIN_LEAK}+ characters{note}"
+    )
+    return Finding(rule, "pass", said)
 
 
 def _leak(ctx: Context, child: Body, k: int, reason: str) -> Finding:

@@ -6,18 +6,17 @@ prefix stream; the boilerplate around it is the subject's own wording and is not
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-import orjson
-
-from ..model import Preset, Request, Text
-from ..prefix import Divergence, Frame, locate, prefix_stream
-from ..subjects import ReferenceSubject, parent_preset
+from ..model import Message, Text
+from ..prefix import Divergence, Frame, locate
+from ..subjects import parent_preset
 from ._accepted import accepted_head
 from ._body import Body, message_frames
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, json_start, occurrences
 from ._report import Cost, Finding, combine
+from ._rules_history import message_span
 
 __all__ = ["CHECKS"]
 
@@ -69,72 +68,115 @@ def task_after_prefix(ctx: Context) -> Finding:
     return combine("task-after-prefix", findings, none="no child body to check")
 
 
-def _nth(frame: Frame, needle: bytes, n: int) -> int:
-    """The stream offset of the ``n``-th (from 0) occurrence of ``needle`` in the frame."""
-    at_ = -1
-    for _ in range(n + 1):
-        at_ = frame.json.find(needle, at_ + 1)
-    return json_start(frame) + at_
+MIN_SUBSTRING_TASK = 8
+"""Shorter task texts count only where they stand alone: a whole line of a text, alone or
+after a label (``Directive: 01``). A longer one counts wherever a text holds it. So a
+one- or two-character directive found inside a timestamp or an id is never the task."""
 
 
-def _head_frames(ctx: Context, request: Request) -> set[bytes]:
-    body = ctx.dialect.render(Request(request.preset))
-    return {f.json for f in prefix_stream(ctx.dialect.parse(orjson.loads(body))).frames}
+def holds_task(text: str, task: str) -> bool:
+    """Whether ``text`` carries ``task`` as a task, judged by structure (see above)."""
+    task = task.strip()
+    if len(task) >= MIN_SUBSTRING_TASK:
+        return task in text
+    for line in text.splitlines():
+        line = line.strip()
+        if line == task or (line.endswith(task) and line[: -len(task)].rstrip().endswith(":")):
+            return True
+    return False
 
 
-def _scenario_head(ctx: Context) -> set[bytes]:
-    """The head segments the scenario itself accounts for: the parent's preset, a degraded
-    fork's default tools, and the head the reference gives the child (restored persona,
-    structured output). Text found there is the scenario's, not child-only, whatever it says.
-    """
-    scenario = ctx.scenario
+def _count(message: Message, task: str) -> int:
+    return sum(isinstance(p, Text) and holds_task(p.text, task) for p in message.parts)
+
+
+def _head_texts(ctx: Context) -> set[str]:
+    """The head texts the scenario and the parent account for: the parent's preset, a
+    degraded fork's default tools, a continuable child's restored persona or output section.
+    Text found there is theirs, not child-only, whatever it says."""
+    scenario, texts = ctx.scenario, set[str]()
     preset = parent_preset(scenario)
-    tools = (*preset.tools, *scenario.default_tools)
-    frames = _head_frames(ctx, Request(Preset(preset.system, tools, preset.settings)))
-    for body in ReferenceSubject().assemble(scenario, ctx.dialect.name).children:
-        frames |= _head_frames(ctx, ctx.dialect.parse(orjson.loads(body)).request)
-    return frames
-
-
-def _misplaced(ctx: Context, child: Body, needle: bytes) -> tuple[int, int] | None:
-    """(frame index, offset) of the first occurrence of the task before the end of the
-    inherited span that neither the parent's head nor the inherited messages explain."""
-    parent_head = _scenario_head(ctx)
+    texts.update(preset.system)
+    texts.update(t.description or "" for t in (*preset.tools, *scenario.default_tools))
+    spec = scenario.continuation
+    if spec is not None:
+        texts.update(spec.persona or ())
+        texts.update(x for x in (spec.output_section,) if x)
+        if spec.output_tool is not None:
+            texts.add(spec.output_tool.description or "")
     if ctx.parent is not None and ctx.prefix_unexpected() is None:
-        parent_head |= {f.json for f in ctx.parent.frames[: ctx.parent.history_start]}
-    for i, frame in enumerate(child.frames[: child.history_start]):
-        if needle in frame.json and frame.json not in parent_head:
-            return i, _nth(frame, needle, 0)
-    start, end = child.history_start, ctx.inherited_end(child)
-    expected = ctx.probe.frames if ctx.probe is not None else ()
-    for j, frame in enumerate(child.frames[start:end]):
-        allowed = expected[j].json.count(needle) if j < len(expected) else 0
-        if frame.json.count(needle) > allowed:
-            return start + j, _nth(frame, needle, allowed)
-    return None
+        texts.update(ctx.parent.request.preset.system)
+        texts.update(t.description or "" for t in ctx.parent.request.preset.tools)
+    return texts
+
+
+def _in_text(
+    frames: Sequence[Frame], message: Message, task: str
+) -> tuple[Frame | None, int | None]:
+    """The frame and stream offset of the task inside the last text part of ``message``
+    that holds it (not a call argument that happens to repeat it)."""
+    for part in reversed(message.parts):
+        if not (isinstance(part, Text) and holds_task(part.text, task)):
+            continue
+        text, inner = encoded(part.text), encoded(part.text[: part.text.rfind(task.strip())])
+        for frame in frames:
+            found = frame.json.rfind(text)
+            if found >= 0:
+                return frame, json_start(frame) + found + len(inner)
+    return None, None
+
+
+def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int | None, str]:
+    """Where the task is before the end of the inherited span, with the reason; or a
+    reason of "" when it is not: in a child-only head text, or in an inherited message more
+    often than the scenario's message holds it."""
+    known = _head_texts(ctx)
+    needle = encoded(task.strip())
+    head = child.request.preset
+    for text in (*head.system, *(t.description or "" for t in head.tools)):
+        if text not in known and holds_task(text, task):
+            frame, offset = next(
+                occurrences(child.frames[: child.history_start], needle), (None, None)
+            )
+            family = child.families[child.frames.index(frame)] if frame is not None else "head"
+            where = f"the {family} segment {frame.name}" if frame is not None else "the head"
+            return frame, offset, f"the task text is in {where}"
+    history, span = child.request.history, ctx.inherited
+    for k in range(min(len(history), len(span))):
+        if _count(history[k], task) > _count(span[k], task):
+            start, end = message_span(ctx, child, k)
+            frame, offset = _in_text(child.frames[start:end], history[k], task)
+            if frame is None and start < len(child.frames):
+                frame = child.frames[start]
+                offset = frame.start
+            name = frame.name if frame is not None else f"message {k}"
+            return frame, offset, f"the task text is in inherited message {k} ({name})"
+    return None, None, ""
 
 
 def _task(ctx: Context, index: int, child: Body) -> Finding:
     rule, task = "task-after-prefix", ctx.task(index)
     if not task:
         return Finding(rule, "not-applicable", f"the scenario gives no task text for {child.label}")
-    needle, end = encoded(task), ctx.inherited_end(child)
     cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
     boundary = f"the end of the inherited prefix (byte {ctx.inherited_offset(child):,})"
-    misplaced = _misplaced(ctx, child, needle)
-    if misplaced is not None:
-        index, offset = misplaced
-        frame, family = child.frames[index], child.families[index]
-        reason = f"the task text is in the {family} segment {frame.name}, before {boundary}"
+    frame, offset, where = _misplaced(ctx, child, task)
+    if where:
+        reason = f"{where}, before {boundary}"
         evidence = at(frame, offset, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
-    after = next(occurrences(child.frames[end:], needle), None)
+    history = child.request.history
+    after = next(
+        (k for k in range(len(ctx.inherited), len(history)) if _count(history[k], task)), None
+    )
     if after is None:
-        reason = f"the task text is not found after {boundary}"
+        reason = f"the task text is not found in a message after {boundary}"
         last = child.frames[-1] if child.frames else None
         evidence = at(last, last.start if last else None, body=child.label, reason=reason)
-        return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
-    message = f"{child.label}: the task text comes in {after[0].name}, after the inherited prefix"
+        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+    start, _ = message_span(ctx, child, after)
+    name = child.frames[start].name if start < len(child.frames) else f"message {after}"
+    message = f"{child.label}: the task text comes in {name}, after the inherited prefix"
     return Finding(rule, "pass", message)
 
 
@@ -167,7 +209,7 @@ def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
         frames = child.frames[first : first + counts[k]]
         first += counts[k]
         for part in history[k].parts if history[k].role == "user" else ():
-            if not isinstance(part, Text) or directive not in part.text:
+            if not isinstance(part, Text) or not holds_task(part.text, directive):
                 continue
             text, inner = encoded(part.text), encoded(part.text[: part.text.rfind(directive)])
             for frame in frames:

@@ -109,27 +109,54 @@ def _show(value: Any) -> str:
 
 
 def _settings(ctx: Context, child: Body) -> Finding:
+    """Each changed setting judged by what the provider's cache is keyed on (the dialect
+    says): a keyed one is an error with the prefix it invalidates; another one costs no
+    cache but leaves the child running with another configuration, a warning."""
     assert ctx.parent is not None
+    dialect, rule = ctx.dialect, "settings-identical"
     names, changes = compare_settings(ctx.parent.parsed.settings, child.parsed.settings)
-    evidence = between(
+    segments = between(
         ctx.parent.frames_of("settings"),
         child.frames_of("settings"),
         body=child.label,
         against="parent",
         what="settings segments",
     )
-    rule = "settings-identical"
-    if not changes and evidence is None:
+    if not changes and segments is None:
         return Finding(rule, "pass", f"{child.label} keeps the parent's {len(names)} settings")
-    lines = tuple(f"changed  {c.name}: {_show(c.parent)} -> {_show(c.fork)}" for c in changes)
-    changed = [c.name for c in changes] + ([evidence.path or ""] if evidence else [])
-    if evidence is None:
-        first = changes[0]
+    keyed = [(c, scope) for c in changes if (scope := dialect.cache_scope(c.name)) is not None]
+    lines = tuple(
+        f"changed  {c.name}: {_show(c.parent)} -> {_show(c.fork)}"
+        + ("" if dialect.cache_scope(c.name) else "  (no cache effect)")
+        for c in changes
+    )
+    costs = [ctx.cost_from(child, scope) for _, scope in keyed]
+    if segments is not None:
+        costs.append(ctx.cost(child))
+    cost = max(costs, key=lambda c: c.lost_bytes, default=None)
+    if segments is not None:
+        evidence = replace(segments, diff=lines + segments.diff)
+    else:
+        first = keyed[0][0] if keyed else changes[0]
         reason = f"{_show(first.parent)} in the parent, {_show(first.fork)} in the child"
         evidence = Evidence(child.label, "parent", path=first.name, reason=reason, diff=lines)
-    else:
-        evidence = replace(evidence, diff=lines + evidence.diff)
-    return Finding(rule, "fail", f"{child.label} changes {', '.join(changed)}", evidence)
+    if keyed or segments is not None:
+        what = {"request": "the whole cached prefix", "history": "the cached messages"}
+        parts = [
+            f"{c.name} ({dialect.provider}'s cache is keyed on it: "
+            f"{what.get(scope, f'the cached {scope} on')})"
+            for c, scope in keyed
+        ]
+        if segments is not None:
+            parts.append(f"{segments.path} (a prefix segment)")
+        message = f"{child.label} changes {', '.join(parts)}"
+        return Finding(rule, "fail", message, evidence, cost)
+    names_changed = ", ".join(c.name for c in changes)
+    message = (
+        f"{child.label} changes {names_changed}: no cache effect on {dialect.provider}, but "
+        "the child does not run with the parent's configuration"
+    )
+    return Finding(rule, "warning", message, evidence)
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

@@ -4,6 +4,7 @@ from ._checks import ScenarioFormatError
 from ._json import load_fixtures, scenario_from_json, scenario_to_json
 from ._scenario import (
     ACTIONS,
+    CAPTURED,
     Action,
     Continuation,
     FollowUp,
@@ -14,6 +15,7 @@ from ._scenario import (
 
 __all__ = [
     "ACTIONS",
+    "CAPTURED",
     "Action",
     "Continuation",
     "FollowUp",

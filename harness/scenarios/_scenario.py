@@ -14,6 +14,7 @@ from ..model import Message, Preset, Text, Tool
 
 __all__ = [
     "ACTIONS",
+    "CAPTURED",
     "Action",
     "Continuation",
     "FollowUp",
@@ -24,6 +25,8 @@ __all__ = [
 
 Action: TypeAlias = Literal["fork", "siblings", "continuable", "spawn"]
 ACTIONS: tuple[Action, ...] = ("fork", "siblings", "continuable", "spawn")
+CAPTURED = "captured"
+"""The tag of a scenario rebuilt from recorded traffic: its history is the parent's own."""
 Lifecycle: TypeAlias = Literal["one-shot", "continuable", "spawn"]
 
 

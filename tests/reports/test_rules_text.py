@@ -9,12 +9,12 @@ from ..rules.support import REFERENCE, report
 def test_one_line_per_rule_with_a_status_mark() -> None:
     text = rules_text([report(REFERENCE, "degraded", "openai")])
     lines = text.splitlines()
-    assert lines[0] == ("reference · openai · degraded: ok (1 note, 5 pass, 12 not-applicable)")
+    assert lines[0] == ("reference · openai · degraded: ok (1 note, 5 pass, 13 not-applicable)")
     rule_lines = lines[1 : 1 + len(catalog())]
     assert [line.split()[1] for line in rule_lines] == [r.id for r in catalog()]
     assert rule_lines[0].startswith(f"  {MARKS['pass']} well-formed ")
     assert any(line.startswith(f"  {MARKS['note']} degraded-fallback ") for line in rule_lines)
-    assert lines[-1] == "1 scenario runs, 0 failed; findings: 1 note, 5 pass, 12 not-applicable"
+    assert lines[-1] == "1 scenario runs, 0 failed; findings: 1 note, 5 pass, 13 not-applicable"
 
 
 def test_failures_are_expanded_with_windows_and_structure() -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 
-from harness.assemblers import Wording
 from harness.dialects import get_dialect
 from harness.model import Request, Thinking, ThinkingConfig, ToolChoice
 from harness.rules import Status
@@ -40,6 +39,9 @@ class Mutant:
     child: ChildEdit | None = None
     body: BodyEdit | None = None
     outcome: OutcomeEdit | None = None
+    parent: ChildEdit | None = None
+    """An edit of the parent's request too (index -1): a rendering the subject applies to
+    every request it sends, so that parent and children agree."""
     base: ReferenceSubject = field(default_factory=ReferenceSubject)
 
     @property
@@ -62,7 +64,10 @@ class Mutant:
             if self.body is not None:
                 raw = orjson.dumps(self.body(orjson.loads(raw), scenario, dialect, i))
             children.append(raw)
-        return replace(outcome, children=tuple(children))
+        parent = outcome.parent
+        if self.parent is not None and parent is not None:
+            parent = d.render(self.parent(d.parse(orjson.loads(parent)).request, scenario, -1))
+        return replace(outcome, parent=parent, children=tuple(children))
 
 
 # --- the registry ------------------------------------------------------------------------------
@@ -234,8 +239,20 @@ CASES: dict[str, Case] = {
         "settings-identical",
         _CALLS,
         _C[9],
+        dialects=("anthropic",),  # its cache is keyed on the thinking configuration
+        where={"anthropic": (None, "thinking")},
+    ),
+    "thinking-changed-no-cache-effect": Case(
+        Mutant(
+            "thinking-changed-no-cache-effect",
+            child=lambda r, s, i: edits.settings(r, thinking=_THINKING),
+        ),
+        "settings-identical",
+        _CALLS,
+        _C[9],
+        status="warning",  # no documented cache effect: the child runs otherwise configured
+        dialects=("gemini", "openai"),
         where={
-            "anthropic": (None, "thinking"),
             "openai": (None, "reasoning_effort"),
             "gemini": (None, "generationConfig.thinkingConfig"),
         },
@@ -313,10 +330,44 @@ CASES: dict[str, Case] = {
         "settings-identical",
         _CALLS,
         _C[16],
+        dialects=("anthropic", "gemini"),  # keyed on it, or it is a prefix segment
         where={
             "anthropic": (None, "tool_choice"),
-            "openai": (None, "tool_choice"),
             "gemini": ("toolConfig", "toolConfig.functionCallingConfig.mode"),
+        },
+    ),
+    "tool-choice-no-cache-effect": Case(
+        Mutant(
+            "tool-choice-no-cache-effect",
+            child=lambda r, s, i: edits.settings(r, tool_choice=ToolChoice("required")),
+        ),
+        "settings-identical",
+        _CALLS,
+        _C[16],
+        status="warning",
+        dialects=("openai",),
+        where={"openai": (None, "tool_choice")},
+    ),
+    "cache-key-derived": Case(
+        Mutant("cache-key-derived", child=edits.own_cache_key),
+        "settings-identical",
+        ("fork-cache-key",),
+        dialects=("openai",),
+        where={"openai": (None, "prompt_cache_key")},
+    ),
+    "parent-drops-images": Case(
+        Mutant(
+            "parent-drops-images",
+            child=lambda r, s, i: edits.everywhere(r, edits.no_image),
+            parent=lambda r, s, i: edits.everywhere(r, edits.no_image),
+        ),
+        "parent-faithful",
+        _CALLS,
+        also_passes=("byte-prefix", "history-inherited"),
+        where={
+            "anthropic": ("messages[2]", "messages[2]"),
+            "openai": ("messages[4]", "messages[4]"),
+            "gemini": ("contents[2]", "contents[2]"),
         },
     ),
     "sibling-placeholders": Case(
@@ -343,7 +394,7 @@ CASES: dict[str, Case] = {
     ),
     # --- rules no regression class covers ---
     "recursion-allowed": Case(
-        Mutant("recursion-allowed", base=ReferenceSubject(Wording(boilerplate_tag="worker-rules"))),
+        Mutant("recursion-allowed", outcome=edits.recursion_ignored),
         "recursion-rejected",
         ("recursive",),
     ),

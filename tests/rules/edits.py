@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from harness.assemblers import DEFAULT_WORDING, completed_prefix
+from harness.assemblers import DEFAULT_WORDING, Wording, completed_prefix
 from harness.dialects import get_dialect
 from harness.model import (
     FunctionCall,
@@ -26,7 +26,7 @@ from harness.model import (
     freeze,
 )
 from harness.scenarios import Scenario
-from harness.subjects import Outcome
+from harness.subjects import Outcome, ReferenceSubject
 
 from .scenarios import PARENT_ID
 
@@ -90,6 +90,25 @@ def inherited_parts(
         for k, m in enumerate(request.history)
     ]
     return replace(request, history=tuple(history))
+
+
+def everywhere(request: Request, edit: Callable[[Part], Part | None]) -> Request:
+    """Each part of every message through ``edit``: a rendering of the subject's own."""
+    history = tuple(
+        Message(m.role, tuple(p for p in map(edit, m.parts) if p is not None))
+        for m in request.history
+    )
+    return replace(request, history=history)
+
+
+CACHE_KEY = "session-7f3"
+"""The parent's ``prompt_cache_key`` in the fork-cache-key scenario."""
+
+
+def own_cache_key(request: Request, scenario: Scenario, i: int) -> Request:
+    """The child derives a routing key of its own instead of inheriting the parent's."""
+    settings = request.preset.settings.with_extra("openai", {"prompt_cache_key": f"fork-{i}"})
+    return preset(request, settings=settings)
 
 
 def _last_text(request: Request, text: str) -> Request:
@@ -261,6 +280,12 @@ def no_degraded_child(outcome: Outcome, scenario: Scenario, dialect: str) -> Out
 
 def truncated(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
     return replace(outcome, children=(outcome.children[0][:40],))
+
+
+def recursion_ignored(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+    """A runtime that ignores the scenario's lifecycle fact (and knows another tag)."""
+    other = ReferenceSubject(Wording(boilerplate_tag="worker-rules"))
+    return other.assemble(replace(scenario, known_fork_child=False), dialect)
 
 
 def crash(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:

@@ -7,6 +7,8 @@ signature, an image, call/response pairs with object arguments, a plain first us
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from harness.assemblers import DEFAULT_WORDING
 from harness.model import (
     FunctionCall,
@@ -134,6 +136,16 @@ SCENARIOS: tuple[Scenario, ...] = (
         "Fix the tokenizer.",
     ),
     _fork("fork-model", (*_BASE, _DONE), "Write a regression test for the tokenizer."),
+    Scenario(
+        "fork-cache-key",
+        "fork",
+        replace(
+            PRESET,
+            settings=PRESET.settings.with_extra("openai", {"prompt_cache_key": "session-7f3"}),
+        ),
+        (*_BASE, _forking(("call_2", "Fix the tokenizer."))),
+        directives=("Fix the tokenizer.",),
+    ),
     _fork("fork-user", (*_BASE, _DONE, _MORE), "Update the docs for the tokenizer fix."),
     Scenario(
         "siblings",
@@ -156,6 +168,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             _forking(("call_r", "Split the work further.")),
         ),
         "Split the work further.",
+        known_fork_child=True,
     ),
     _continuable("continuable"),
     _continuable("continuable-filtered", tool_filter=("search", "read_file")),

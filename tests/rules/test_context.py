@@ -1,10 +1,14 @@
+from dataclasses import replace
+
 import pytest
 
 from harness.dialects import get_dialect
 from harness.model import Thinking
-from harness.rules._context import Context, encoded, inherited_span
+from harness.rules import Cost
+from harness.rules._context import Context, encoded, inherited_span, parent_span
 from harness.subjects import Outcome
 
+from .bad_subjects import CASES
 from .scenarios import BY_ID
 from .support import REFERENCE, context
 
@@ -23,16 +27,28 @@ def test_inherited_span_by_action_and_ending(scenario: str, length: int) -> None
     assert len(inherited_span(BY_ID[scenario])) == length
 
 
-def test_the_inherited_span_is_read_back_through_the_dialect() -> None:
-    anthropic = context(REFERENCE, "fork-model-calls", "anthropic")
-    openai = context(REFERENCE, "fork-model-calls", "openai")
-    assert isinstance(anthropic.inherited[1].parts[0], Thinking)
-    assert anthropic.inherited[1].parts[0].signature == "sig-1"
-    thinking = openai.inherited[1].parts[0]
+def test_the_inherited_span_is_the_scenarios_not_a_rendering() -> None:
+    ctx = context(REFERENCE, "fork-model-calls", "openai")
+    assert ctx.inherited == inherited_span(BY_ID["fork-model-calls"])
+    thinking = ctx.inherited[1].parts[0]
     assert isinstance(thinking, Thinking)
-    assert thinking.signature is None  # chat completions has no field for it
-    assert openai.inherited_starts == (0, 1, 1 + 1, 2 + 2, 4 + 1)
-    assert anthropic.inherited_starts == (0, 1, 2, 3, 4)
+    assert thinking.signature == "sig-1"  # as given, though chat completions cannot send it
+
+
+@pytest.mark.parametrize(
+    ("scenario", "length"),
+    [("fork-model-calls", 3), ("fork-model", 3), ("fork-user", 3), ("continuable", 3)],
+)
+def test_the_parent_span_ends_before_the_last_inherited_model_message(
+    scenario: str, length: int
+) -> None:
+    span = parent_span(BY_ID[scenario])
+    assert len(span) == length
+    assert inherited_span(BY_ID[scenario])[length].role == "model"
+
+
+def test_a_spawns_parent_span_is_its_history_before_the_delegating_turn() -> None:
+    assert parent_span(BY_ID["spawn"]) == BY_ID["spawn"].history[:1]
 
 
 def test_inherited_end_and_offset_in_a_child() -> None:
@@ -70,6 +86,39 @@ def test_cost_is_the_parents_prefix_bytes_the_child_cannot_reuse() -> None:
     assert cost.child_bytes == child.stream.length
 
 
+def test_cost_never_exceeds_the_childs_own_prefix() -> None:
+    ctx = context(CASES["pruned"].subject, "fork-model-calls", "openai")
+    child = ctx.children[0]
+    assert ctx.parent is not None
+    short = Outcome(
+        "assembled",
+        parent=REFERENCE.assemble(BY_ID["fork-model-calls"], "openai").parent,
+        children=(b'{"model":"model-large","messages":[{"role":"user","content":"x"}]}',),
+    )
+    tiny = Context.read(BY_ID["fork-model-calls"], get_dialect("openai"), short)
+    cost = tiny.cost(tiny.children[0])
+    assert cost.lost_bytes <= cost.child_bytes
+    assert cost.share <= 1.0
+    assert ctx.cost(child).share <= 1.0
+
+
+def test_a_settings_change_costs_the_prefix_it_invalidates() -> None:
+    ctx = context(REFERENCE, "fork-model-calls", "anthropic")
+    child = ctx.children[0]
+    assert ctx.parent is not None
+    whole = ctx.cost_from(child, "request")
+    messages = ctx.cost_from(child, "history")
+    assert whole.lost_bytes == min(ctx.parent.stream.length, child.stream.length)
+    first = ctx.parent.frames[ctx.parent.history_start].start
+    assert messages.lost_bytes == whole.lost_bytes - first
+    assert 0 < messages.lost_bytes < whole.lost_bytes
+
+
+def test_a_cost_above_the_childs_bytes_is_refused() -> None:
+    with pytest.raises(ValueError, match="a cost of 5 bytes out of 4"):
+        Cost(5, 4)
+
+
 def test_why_no_prefix_is_expected() -> None:
     assert context(REFERENCE, "fork-model", "openai").prefix_unexpected() is None
     assert "degraded" in (context(REFERENCE, "degraded", "openai").prefix_unexpected() or "")
@@ -81,6 +130,10 @@ def test_why_no_prefix_is_expected() -> None:
 def test_recursion_degradation_and_tasks_come_from_the_scenario() -> None:
     assert context(REFERENCE, "recursive", "gemini").recursive
     assert not context(REFERENCE, "fork-model", "gemini").recursive
+    tagged = replace(BY_ID["recursive"], known_fork_child=False)
+    outcome = REFERENCE.assemble(BY_ID["fork-model"], "gemini")
+    # the reference's own tag in the history says nothing: the field does
+    assert not Context.read(tagged, get_dialect("gemini"), outcome).recursive
     assert context(REFERENCE, "degraded", "gemini").degraded
     siblings = context(REFERENCE, "siblings", "gemini")
     assert (siblings.task(0), siblings.task(1), siblings.task(2)) == (

@@ -2,7 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from harness.model import Request, freeze
+from harness.model import Request, Thinking, freeze
 
 from .bad_subjects import CASES
 from .support import DIALECTS, REFERENCE, edited, finding
@@ -35,8 +35,9 @@ def test_rewritten_inherited_messages_fail(key: str) -> None:
     found = finding(CASES[key].subject, "fork-model-calls", "anthropic", "history-inherited")
     assert found.status == "fail"
     assert found.evidence is not None
-    assert found.evidence.against == "scenario"
+    assert found.evidence.against == "parent"
     assert found.cost is not None
+    assert found.cost.lost_bytes > 0
 
 
 def test_a_child_history_shorter_than_the_span_fails() -> None:
@@ -48,8 +49,49 @@ def test_a_child_history_shorter_than_the_span_fails() -> None:
     )
     assert found.status == "fail"
     assert found.message == (
-        "children[0]'s history ends after 2 messages; the inherited span has 4"
+        "children[0]'s history ends after 2 messages; the parent's request, which it "
+        "inherits, has 3"
     )
+
+
+def test_the_inherited_tail_is_judged_by_content_not_rendering() -> None:
+    def answer_dropped(request: Request, *_: object) -> Request:
+        return replace(request, history=(*request.history[:3], *request.history[4:]))
+
+    dropped = finding(
+        edited("answer-dropped", child=answer_dropped), "fork-model", "openai", "history-inherited"
+    )
+    assert dropped.status == "fail"
+    assert "after the parent's messages, message 3 (model): the model text" in dropped.message
+    assert dropped.cost is None  # the parent's bytes are all there: content, not cache
+
+    def answer_thinking_dropped(request: Request, *_: object) -> Request:
+        last = request.history[3]
+        kept = tuple(p for p in last.parts if not isinstance(p, Thinking))
+        history = (*request.history[:3], replace(last, parts=kept), *request.history[4:])
+        return replace(request, history=history)
+
+    subject = edited("tail-thinking", child=answer_thinking_dropped)
+    assert finding(subject, "fork-model-calls", "anthropic", "history-inherited").status == "pass"
+
+
+def test_the_child_is_compared_with_its_own_parent_not_the_scenario() -> None:
+    """A subject that renders an old message its own way, in parent and child alike, loses
+    no cache: history-inherited passes; parent-faithful warns about the rendering."""
+
+    def no_thinking(request: Request, *_: object) -> Request:
+        history = tuple(
+            replace(m, parts=tuple(p for p in m.parts if not isinstance(p, Thinking)))
+            for m in request.history
+        )
+        return replace(request, history=history)
+
+    subject = edited("consistent", child=no_thinking, parent=no_thinking)
+    assert finding(subject, "fork-model-calls", "anthropic", "history-inherited").status == "pass"
+    assert finding(subject, "fork-model-calls", "anthropic", "byte-prefix").status == "pass"
+    rendered = finding(subject, "fork-model-calls", "anthropic", "parent-faithful")
+    assert rendered.status == "warning"
+    assert "thinking parts dropped or redacted" in rendered.message
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

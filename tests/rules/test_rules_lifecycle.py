@@ -2,11 +2,24 @@ from dataclasses import replace
 
 import pytest
 
-from harness.model import FunctionCall, Message, Request, Text, freeze
+from harness.assemblers import Wording
+from harness.model import (
+    FunctionCall,
+    FunctionResponse,
+    Image,
+    Message,
+    Part,
+    Request,
+    Text,
+    Thinking,
+    freeze,
+)
+from harness.rules import evaluate
 from harness.scenarios import Scenario
-from harness.subjects import Outcome
+from harness.subjects import Outcome, ReferenceSubject
 
 from .bad_subjects import CASES
+from .scenarios import BY_ID
 from .support import DIALECTS, REFERENCE, edited, finding
 
 
@@ -22,18 +35,26 @@ def test_the_reference_rejects_a_fork_inside_a_fork_child(dialect: str) -> None:
     )
 
 
-def test_a_fork_made_inside_a_fork_child_fails_pointing_at_the_tag() -> None:
+def test_a_fork_made_inside_a_fork_child_fails_pointing_at_the_new_child_message() -> None:
     found = finding(
         CASES["recursion-allowed"].subject, "recursive", "anthropic", "recursion-rejected"
     )
     assert found.status == "fail"
     assert found.message == "a fork inside a fork child is assembled, with 1 child body"
     assert found.evidence is not None
-    assert found.evidence.segment == "messages[0]"
-    assert found.evidence.window is not None
-    assert found.evidence.window.text[found.evidence.window.caret :].startswith(
-        "<fork-boilerplate>"
-    )
+    assert found.evidence.segment == "messages[2]"
+    assert "the scenario says its requester is a fork child" in (found.evidence.reason or "")
+
+
+def test_the_fork_child_fact_is_the_scenarios_field_not_a_tag() -> None:
+    """A runtime with its own marker (or none) passes as long as it honours the field."""
+    own_tag = ReferenceSubject(Wording(boilerplate_tag="worker-rules"))
+    found = finding(own_tag, "recursive", "openai", "recursion-rejected")
+    assert found.status == "pass"
+    untagged = replace(BY_ID["recursive"], known_fork_child=False, id="tagged-only")
+    outcome = REFERENCE.assemble(BY_ID["fork-model"], "openai")
+    report = evaluate(untagged, "openai", outcome)
+    assert report.finding("recursion-rejected").status == "not-applicable"
 
 
 def test_rejected_with_bodies_or_rejecting_an_ordinary_fork_fails() -> None:
@@ -74,7 +95,81 @@ def test_degraded_forks_are_noted_and_a_missing_child_fails() -> None:
 def test_the_reference_spawn_is_isolated(dialect: str) -> None:
     found = finding(REFERENCE, "spawn", dialect, "spawn-isolated")
     assert found.status == "pass"
-    assert found.message == "children[0]: 1 message(s), none of the parent's (all 2 bodies)"
+    assert found.message == (
+        "children[0]: 1 message(s), none of the parent's 2 texts, calls, results or images of "
+        "16+ characters (all 2 bodies)"
+    )
+
+
+_RESULT = "def tokenize(src):\n    return src.split()  # drops the last token"
+_LEAKY_SPAWN = Scenario(
+    "spawn-rich",
+    "spawn",
+    BY_ID["spawn"].preset,
+    (
+        Message("user", (Text("The parser test fails. Find out why."),)),
+        Message(
+            "model",
+            (
+                Thinking("The tokenizer looks suspicious; read it first."),
+                FunctionCall("read_file", freeze({"path": "src/parser/tokenizer.py"}), id="c1"),
+            ),
+        ),
+        Message(
+            "user",
+            (
+                FunctionResponse("read_file", freeze({"output": _RESULT}), id="c1"),
+                Image(mime_type="image/png", data="iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"),
+            ),
+        ),
+        Message("model", (FunctionCall("agent", freeze({"prompt": "Look"}), id="c2"),)),
+    ),
+    prompt="Check why the parser drops the last token; answer with the line number.",
+    answer="Line 2.",
+)
+
+
+@pytest.mark.parametrize(
+    ("leak", "what"),
+    [
+        (Text(f"Context: {_RESULT}"), "result"),
+        (FunctionResponse("read_file", freeze({"output": _RESULT}), id="other"), "result"),
+        (Text("The tokenizer looks suspicious; read it first."), "thinking"),
+        (FunctionCall("read_file", freeze({"path": "src/parser/tokenizer.py"}), id="x"), "call"),
+        (Image(mime_type="image/png", data="iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"), "image"),
+    ],
+)
+def test_a_spawn_carrying_any_parent_content_fails(leak: Part, what: str) -> None:
+    def leaky(request: Request, *_: object) -> Request:
+        first = request.history[0]
+        return replace(request, history=(Message("user", (*first.parts, leak)),))
+
+    outcome = edited(f"leak-{what}", child=leaky).assemble(_LEAKY_SPAWN, "anthropic")
+    found = evaluate(_LEAKY_SPAWN, "anthropic", outcome).finding("spawn-isolated")
+    assert found.status == "fail", found.message
+    assert f"carries the parent's {what}" in found.message
+
+
+def test_the_reference_spawn_of_a_rich_parent_is_isolated() -> None:
+    outcome = REFERENCE.assemble(_LEAKY_SPAWN, "anthropic")
+    found = evaluate(_LEAKY_SPAWN, "anthropic", outcome).finding("spawn-isolated")
+    assert found.status == "pass", found.message
+
+
+def test_short_strings_shared_by_chance_are_no_leak() -> None:
+    """The parent said "ok" and "Line 2."; a child that says them too leaks nothing."""
+    short = replace(
+        _LEAKY_SPAWN,
+        id="spawn-short",
+        history=(Message("user", (Text("ok"),)), *_LEAKY_SPAWN.history[1:]),
+    )
+
+    def says_ok(request: Request, *_: object) -> Request:
+        first = request.history[0]
+        return replace(request, history=(Message("user", (*first.parts, Text("ok"))),))
+
+    outcome = edited("says-ok", child=says_ok).assemble(short, "openai")
+    assert evaluate(short, "openai", outcome).finding("spawn-isolated").status == "pass"
 
 
 def test_a_spawn_carrying_parent_text_fails() -> None:

@@ -3,9 +3,12 @@ from dataclasses import replace
 import pytest
 
 from harness.model import Message, Request, Text
+from harness.rules import evaluate
+from harness.rules._rules_prefix import holds_task
 from harness.scenarios import Scenario
 
 from .bad_subjects import CASES
+from .scenarios import BY_ID
 from .support import DIALECTS, REFERENCE, context, edited, finding
 
 
@@ -74,7 +77,7 @@ def test_the_task_before_the_inherited_history_fails() -> None:
         edited("task-first", child=task_first), "fork-model", "openai", "task-after-prefix"
     )
     assert found.status == "fail"
-    assert "the task text is in the history segment messages[2]" in found.message
+    assert "the task text is in inherited message 0 (messages[2])" in found.message
 
 
 def test_a_missing_task_fails() -> None:
@@ -82,7 +85,55 @@ def test_a_missing_task_fails() -> None:
         return replace(request, history=(*request.history[:-1], Message("user", (Text("Go."),))))
 
     found = finding(edited("no-task", child=no_task), "fork-model", "gemini", "task-after-prefix")
-    assert found.message.startswith("children[0]: the task text is not found after the end")
+    assert found.status == "fail"
+    assert found.message.startswith(
+        "children[0]: the task text is not found in a message after the end"
+    )
+
+
+@pytest.mark.parametrize("directive", ["1", "01", "12", "a"])
+def test_a_short_directive_inside_a_timestamp_is_not_the_task(directive: str) -> None:
+    """A one- or two-character directive found by chance inside unrelated text (a date in
+    the child's system prompt) is no task-after-prefix failure: system-identical reports the
+    date, and the directive itself is where it belongs."""
+
+    def dated(request: Request, *_: object) -> Request:
+        system = (*request.preset.system, "Today is 2026-12-01 12:01 (a).")
+        return replace(request, preset=replace(request.preset, system=system))
+
+    scenario = replace(BY_ID["fork-model"], directives=(directive,), id=f"short-{directive}")
+    subject = edited("dated", child=dated)
+    outcome = subject.assemble(scenario, "openai")
+    report = evaluate(scenario, "openai", outcome)
+    assert report.finding("task-after-prefix").status == "pass"
+    assert report.finding("system-identical").status == "fail"
+
+
+def test_a_short_directive_standing_alone_in_the_head_is_misplaced() -> None:
+    def in_system(request: Request, scenario: Scenario, i: int) -> Request:
+        system = (*request.preset.system, f"Directive: {scenario.directives[i]}")
+        return replace(request, preset=replace(request.preset, system=system))
+
+    scenario = replace(BY_ID["fork-model"], directives=("01",), id="short-in-system")
+    outcome = edited("in-system", child=in_system).assemble(scenario, "openai")
+    found = evaluate(scenario, "openai", outcome).finding("task-after-prefix")
+    assert found.status == "fail"
+    assert "the task text is in the system segment messages[2]" in found.message
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "held"),
+    [
+        ("Directive: 01", "01", True),
+        ("01", "01", True),
+        ("2026-12-01", "01", False),
+        ("call_01", "01", False),
+        ("Fix the tokenizer, then report.", "Fix the tokenizer", True),
+        ("Task:\nrun it\n", "run it", True),
+    ],
+)
+def test_holds_task_matches_by_structure(text: str, task: str, held: bool) -> None:
+    assert holds_task(text, task) is held
 
 
 def test_siblings_share_everything_up_to_their_directive() -> None:
@@ -112,8 +163,10 @@ def test_a_task_repeated_in_an_inherited_message_points_at_the_extra_copy() -> N
 
     subject = edited("echoed", child=echoed)
     found = finding(subject, "fork-model-calls", "anthropic", "task-after-prefix")
-    assert found.status == "fail"
-    assert "the task text is in the history segment messages[3]" in found.message
+    # the model's last answer comes after every byte the parent sent: no cache is lost
+    assert found.status == "warning"
+    assert "the task text is in inherited message 3 (messages[3])" in found.message
+    assert found.message.endswith("(no cached prefix is lost by it)")
     assert found.evidence is not None
     assert found.evidence.window is not None
     window = found.evidence.window

@@ -5,7 +5,7 @@ import pytest
 from harness.model import Request
 
 from .bad_subjects import CASES
-from .support import DIALECTS, REFERENCE, edited, finding
+from .support import DIALECTS, REFERENCE, context, edited, finding
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -62,16 +62,59 @@ def test_accepted_divergences_are_warnings_with_cost(dialect: str) -> None:
     assert filtered.cost is not None
 
 
-def test_settings_changes_are_listed_without_a_byte_cost() -> None:
+def test_a_keyed_setting_changed_costs_what_it_invalidates() -> None:
     found = finding(
         CASES["model-switched"].subject, "fork-model-calls", "openai", "settings-identical"
     )
     assert found.status == "fail"
-    assert found.message == "children[0] changes model"
-    assert found.cost is None
+    assert found.message == (
+        "children[0] changes model (OpenAI's cache is keyed on it: the whole cached prefix)"
+    )
+    assert found.cost is not None
+    whole = context(CASES["model-switched"].subject, "fork-model-calls", "openai")
+    assert whole.parent is not None
+    assert found.cost.lost_bytes == whole.parent.stream.length
     assert found.evidence is not None
     assert found.evidence.diff == ('changed  model: "model-large" -> "model-small"',)
     assert found.evidence.reason == '"model-large" in the parent, "model-small" in the child'
+
+
+def test_a_setting_that_invalidates_the_messages_costs_the_messages() -> None:
+    subject = CASES["tool-choice"].subject
+    found = finding(subject, "fork-model-calls", "anthropic", "settings-identical")
+    assert found.status == "fail"
+    assert "tool_choice (Anthropic's cache is keyed on it: the cached messages)" in found.message
+    ctx = context(subject, "fork-model-calls", "anthropic")
+    assert ctx.parent is not None
+    assert found.cost is not None
+    head = ctx.parent.frames[ctx.parent.history_start].start
+    assert found.cost.lost_bytes == ctx.parent.stream.length - head
+
+
+@pytest.mark.parametrize("dialect", ["openai", "gemini"])
+def test_a_setting_with_no_cache_effect_is_a_warning(dialect: str) -> None:
+    subject = CASES["thinking-changed-no-cache-effect"].subject
+    found = finding(subject, "fork-model-calls", dialect, "settings-identical")
+    assert found.status == "warning"
+    provider = {"openai": "OpenAI", "gemini": "Gemini"}[dialect]
+    assert found.message.endswith(
+        f": no cache effect on {provider}, but the child does not run with the parent's "
+        "configuration"
+    )
+    assert found.cost is None
+    assert found.evidence is not None
+    assert all(line.endswith("(no cache effect)") for line in found.evidence.diff)
+
+
+def test_a_child_deriving_its_own_prompt_cache_key_fails() -> None:
+    found = finding(
+        CASES["cache-key-derived"].subject, "fork-cache-key", "openai", "settings-identical"
+    )
+    assert found.status == "fail"
+    assert found.message.startswith("children[0] changes prompt_cache_key (OpenAI's cache is")
+    assert found.cost is not None
+    assert found.cost.share > 0.5
+    assert finding(REFERENCE, "fork-cache-key", "openai", "settings-identical").status == "pass"
 
 
 def test_a_setting_kept_in_a_prefix_segment_is_compared_too() -> None:
