@@ -1,6 +1,19 @@
-"""Hypothesis strategies for the neutral model and scenarios, public for users' own tests."""
+"""Hypothesis strategies for the neutral model and scenarios, and a state machine that plays a
+whole agent session through a subject: public, for users' own tests (docs/strategies.md)."""
 
-from ._model import Ending, histories, json_objects, json_values, presets, requests, settings, tools
+from ._depth import DEPTH_VARIABLE, depth, long_turns
+from ._model import (
+    Ending,
+    histories,
+    json_objects,
+    json_schemas,
+    json_values,
+    presets,
+    requests,
+    settings,
+    tools,
+    unicode_texts,
+)
 from ._scenarios import (
     call_response_pairs,
     continuable_scenarios,
@@ -9,20 +22,29 @@ from ._scenarios import (
     sibling_scenarios,
     spawn_scenarios,
 )
+from ._session import SessionMachine, SessionViolation, session_machine
 
 __all__ = [
+    "DEPTH_VARIABLE",
     "Ending",
+    "SessionMachine",
+    "SessionViolation",
     "call_response_pairs",
     "continuable_scenarios",
+    "depth",
     "fork_scenarios",
     "histories",
     "json_objects",
+    "json_schemas",
     "json_values",
+    "long_turns",
     "presets",
     "requests",
     "scenarios",
+    "session_machine",
     "settings",
     "sibling_scenarios",
     "spawn_scenarios",
     "tools",
+    "unicode_texts",
 ]

@@ -1,11 +1,13 @@
+import orjson
 import pytest
-from hypothesis import Phase, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from harness.assemblers import SEND_MESSAGE, calls_answered, history_ending
 from harness.dialects import all_dialects
 from harness.model import FunctionCall, Message
-from harness.scenarios import ACTIONS, Scenario
+from harness.rules import evaluate
+from harness.scenarios import ACTIONS, Scenario, scenario_from_json, scenario_to_json
 from harness.strategies import (
     call_response_pairs,
     continuable_scenarios,
@@ -36,6 +38,7 @@ def test_the_reference_assembles_every_generated_scenario(scenario: Scenario, di
     assert called <= declared(scenario)
     outcome = ReferenceSubject().assemble(scenario, dialect)
     assert outcome.status == "assembled", outcome.message
+    assert scenario_from_json(orjson.loads(orjson.dumps(scenario_to_json(scenario)))) == scenario
 
 
 @pytest.mark.parametrize("ending", ["model", "model_calls", "user"])
@@ -133,8 +136,88 @@ def test_the_simplest_scenarios_are_small_and_readable(action: str) -> None:
         (lambda: scenarios(actions="fork"), "must be a non-empty subset of"),
         (lambda: call_response_pairs(tool_names=()), "tool_names=() needs non-empty names"),
         (lambda: call_response_pairs(min_calls=0), "min_calls=0 must be at least 1"),
+        (lambda: fork_scenarios(long="yes"), "fork_scenarios: long='yes' must be True, False"),
+        (lambda: sibling_scenarios(unicode_heavy=0), "sibling_scenarios: unicode_heavy=0 must"),
+        (lambda: spawn_scenarios(large_schemas="x"), "spawn_scenarios: large_schemas='x' must"),
+        (lambda: continuable_scenarios(long=1), "continuable_scenarios: long=1 must be True"),
+        (lambda: continuable_scenarios(min_follow_ups=-1), "min_follow_ups=-1 must be at least 0"),
+        (lambda: continuable_scenarios(min_follow_ups=3), "max_size=2 is below min_size=3"),
+        (lambda: scenarios(long="often"), "scenarios: long='often' must be True, False"),
     ],
 )
 def test_bad_options_fail_early_and_clearly(make, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make()
+
+
+# --- long histories, follow-ups, unicode and large schemas in scenarios --------------------------
+
+LONG = settings(max_examples=3, suppress_health_check=[HealthCheck.too_slow])
+"""Long scenarios are evaluated in every dialect: a few, derandomized under ci."""
+FIRST = settings(
+    max_examples=300,
+    database=None,
+    phases=[Phase.generate],  # the first example found: shrinking long draws costs minutes
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def passes_everywhere(scenario: Scenario) -> None:
+    """Valid, round-trips through the JSON format, and every rule holds for the reference."""
+    assert scenario_from_json(orjson.loads(orjson.dumps(scenario_to_json(scenario)))) == scenario
+    for dialect in all_dialects():
+        outcome = ReferenceSubject().assemble(scenario, dialect)
+        report = evaluate(scenario, dialect, outcome, subject="reference")
+        assert not report.failed, [
+            (f.rule, f.message) for f in report.findings if f.status == "fail"
+        ]
+
+
+@pytest.mark.parametrize("ending", ["model", "model_calls", "user"])
+@LONG
+@given(data=st.data())
+def test_long_forks_and_siblings_in_every_ending(ending: str, data: st.DataObject) -> None:
+    strategy = data.draw(st.sampled_from([fork_scenarios, sibling_scenarios]), label="action")
+    scenario = data.draw(strategy(ending=ending, long=True))  # type: ignore[arg-type]
+    assert len(scenario.history) >= 199
+    assert history_ending(scenario.history) == ending
+    passes_everywhere(scenario)
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        pytest.param(continuable_scenarios(long=True, min_follow_ups=1), id="continuable"),
+        pytest.param(spawn_scenarios(long=True), id="spawn"),
+    ],
+)
+@LONG
+@given(data=st.data())
+def test_long_continuable_forks_and_spawns(strategy, data: st.DataObject) -> None:  # type: ignore[no-untyped-def]
+    scenario = data.draw(strategy)
+    assert len(scenario.history) >= 199
+    passes_everywhere(scenario)
+
+
+def test_the_long_option_reaches_hundreds_of_messages() -> None:
+    found = find(scenarios(long=True), lambda s: len(s.history) >= 200, settings=FIRST)
+    assert len(found.history) >= 200
+
+
+def test_the_default_mix_reaches_long_continuable_forks_with_follow_ups() -> None:
+    found = find(
+        scenarios(),
+        lambda s: s.continuation is not None and len(s.continuation.follow_ups) >= 2,
+        settings=FIRST,
+    )
+    passes_everywhere(found)
+    long = find(scenarios(), lambda s: len(s.history) >= 200, settings=FIRST)
+    passes_everywhere(long)
+
+
+@FEW
+@given(scenarios(long=False, unicode_heavy=True, large_schemas=True))
+def test_unicode_heavy_scenarios_with_large_schemas_pass_for_the_reference(
+    scenario: Scenario,
+) -> None:
+    passes_everywhere(scenario)
