@@ -2,6 +2,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from harness.strategies import DEPTH_VARIABLE
+
 settings.register_profile(
     "ci",
     derandomize=True,
@@ -10,4 +12,17 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# Nightly: five times the examples (tests that set max_examples scale theirs with the depth),
+# longer stateful runs, and PREFIX_HARNESS_DEPTH=4 for longer histories (docs/strategies.md).
+settings.register_profile(
+    "nightly",
+    max_examples=500,
+    stateful_step_count=100,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+_profile = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+if _profile == "nightly":
+    os.environ.setdefault(DEPTH_VARIABLE, "4")
+settings.load_profile(_profile)
