@@ -238,11 +238,13 @@ def _holds(*kinds: type) -> Applies:
     return applies
 
 
-def _parent_has(kind: type) -> Applies:
-    """The parent's request holds a part of ``kind`` (the history before the last answer)."""
+def _parent_has(*kinds: type) -> Applies:
+    """The parent's request holds a part of one of ``kinds`` (the history before the last
+    answer): a rendering change the child makes after those bytes costs no cache, and the
+    tail is judged by content only."""
 
     def applies(scenario: Scenario, dialect: str, child: Request) -> bool:
-        return any(isinstance(p, kind) for m in parent_span(scenario) for p in m.parts)
+        return any(isinstance(p, kinds) for m in parent_span(scenario) for p in m.parts)
 
     return applies
 
@@ -397,14 +399,14 @@ PLANTS: tuple[Plant, ...] = (
     Plant(
         "resume-rebuilt",
         SHARED,
-        _holds(FunctionCall, FunctionResponse),
+        _parent_has(FunctionCall, FunctionResponse),
         scenarios=st.one_of(FORKING_CALLS, continuable_scenarios()),
     ),
     Plant("child-identity", SHARED, _head(lambda s, d, c: c.preset.system != PLANTED_IDENTITY)),
     Plant("thinking-changed", SHARED, _head(_renders_differently("thinking-changed"))),
     Plant("model-switched", SHARED, _head(_renders_differently("model-switched"))),
     Plant("pruned", SHARED, _holds(FunctionResponse), scenarios=LONGER),
-    Plant("thinking-stripped", SHARED, _holds(Thinking)),
+    Plant("thinking-stripped", SHARED, _parent_has(Thinking), scenarios=LONGER),
     Plant("images-pruned", SHARED, _holds(Image), scenarios=LONGER),
     Plant("volatile-marker", SHARED, _head()),
     # Hoisting a persona over an empty parent system leaves the system equal to the parent's
