@@ -69,7 +69,7 @@ def task_after_prefix(ctx: Context) -> Finding:
 
 
 MIN_SUBSTRING_TASK = 8
-"""Shorter task texts count only where they stand alone: a whole line of a text, alone or
+"""Shorter task texts count only where they stand alone: whole lines of a text, alone or
 after a label (``Directive: 01``). A longer one counts wherever a text holds it. So a
 one- or two-character directive found inside a timestamp or an id is never the task."""
 
@@ -79,10 +79,15 @@ def holds_task(text: str, task: str) -> bool:
     task = task.strip()
     if len(task) >= MIN_SUBSTRING_TASK:
         return task in text
-    for line in text.splitlines():
-        line = line.strip()
-        if line == task or (line.endswith(task) and line[: -len(task)].rstrip().endswith(":")):
+    at_ = text.find(task)
+    while task and at_ >= 0:
+        raw = text[:at_]
+        before = raw.rstrip(" \t")
+        after = text[at_ + len(task) :].lstrip(" \t")
+        label = before.endswith(":") and len(before) < len(raw)  # "Directive: 01"
+        if (not before or before[-1] in "\r\n" or label) and (not after or after[0] in "\r\n"):
             return True
+        at_ = text.find(task, at_ + 1)
     return False
 
 

@@ -62,17 +62,10 @@ _RESERVED = frozenset({_FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
 """Names the strategies declare themselves; drawn tools never take them."""
 
 
-def _one_line_if_short(text: str) -> str:
-    """``text``, its line breaks made spaces when it is short: task-after-prefix looks for a task
-    of fewer than 8 characters line by line, and misses a short one that spans lines (a known
-    limit of the rule, kept out of the drawn scenarios until it is lifted)."""
-    lines = text.strip().splitlines()
-    return " ".join(lines) if len(lines) > 1 and len(text.strip()) < 8 else text
-
-
-_phrases = st.text(min_size=1, max_size=40).filter(str.strip).map(_one_line_if_short)
-"""Non-blank text: directives, tasks, prompts must say something."""
-_unicode_phrases = unicode_texts().filter(str.strip).map(_one_line_if_short)
+_phrases = st.text(min_size=1, max_size=40).filter(str.strip)
+"""Non-blank text: directives, tasks, prompts must say something (a short one may span
+lines: task-after-prefix finds it standing alone across them)."""
+_unicode_phrases = unicode_texts().filter(str.strip)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from harness.model import Message, Request, Text
+from harness.model import FunctionCall, Message, Request, Text, freeze
 from harness.rules import evaluate
 from harness.rules._rules_prefix import holds_task
 from harness.scenarios import Scenario
@@ -130,6 +130,10 @@ def test_a_short_directive_standing_alone_in_the_head_is_misplaced() -> None:
         ("call_01", "01", False),
         ("Fix the tokenizer, then report.", "Fix the tokenizer", True),
         ("Task:\nrun it\n", "run it", True),
+        ("Directive: 0\r0", "0\r0", True),  # a short task across lines
+        ("0\r0", "0\r0", True),
+        ("10\r0", "0\r0", False),
+        ("ratio 1:1", "1", False),
     ],
 )
 def test_holds_task_matches_by_structure(text: str, task: str, held: bool) -> None:
@@ -171,3 +175,23 @@ def test_a_task_repeated_in_an_inherited_message_points_at_the_extra_copy() -> N
     assert found.evidence.window is not None
     window = found.evidence.window
     assert window.text[: window.caret].endswith('"text":"Note: ')
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("directive", ["0\r0", "a\nb", "0\u20280"])
+def test_a_short_directive_across_lines_is_found_in_the_reference(
+    dialect: str, directive: str
+) -> None:
+    """Found by generation: a short task spanning lines stands alone across them."""
+    scenario = replace(
+        BY_ID["fork-model-calls"],
+        id="short-multiline",
+        directives=(directive,),
+        history=(
+            *BY_ID["fork-model-calls"].history[:3],
+            Message("model", (FunctionCall("agent", freeze({"directive": directive}), "c9"),)),
+        ),
+    )
+    report = evaluate(scenario, dialect, REFERENCE.assemble(scenario, dialect))
+    assert report.finding("task-after-prefix").status == "pass"
+    assert not report.failed
