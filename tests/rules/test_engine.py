@@ -1,11 +1,13 @@
 from dataclasses import dataclass
 
-from harness.rules import catalog, evaluate, run_subject
+from harness.rules import Cost, Finding, catalog, evaluate, run_subject
+from harness.rules._engine import by_cost
 from harness.scenarios import Lifecycle, Scenario
 from harness.subjects import Outcome
 
+from .bad_subjects import CASES
 from .scenarios import BY_ID, SCENARIOS
-from .support import REFERENCE
+from .support import REFERENCE, report
 
 
 @dataclass(frozen=True)
@@ -63,3 +65,24 @@ def test_run_subject_honours_the_subjects_dialects_and_lifecycles() -> None:
         "the subject narrow has no continuable lifecycle"
     }
     assert len(run_subject(Narrow(), scenarios)) == 2  # its own dialects by default
+
+
+def test_a_failure_that_costs_no_cached_prefix_is_a_warning() -> None:
+    costly = Finding("byte-prefix", "fail", "children[0] leaves it", cost=Cost(10, 100))
+    free = Finding("byte-prefix", "fail", "children[0] leaves it", cost=Cost(0, 100))
+    content = Finding("history-inherited", "fail", "a message is lost")
+    assert by_cost(costly) == costly
+    assert by_cost(content) == content  # no cache claim: content, still an error
+    downgraded = by_cost(free)
+    assert downgraded.status == "warning"
+    assert downgraded.cost is None
+    assert downgraded.message == "children[0] leaves it (no cached prefix is lost by it)"
+
+
+def test_no_reported_error_claims_zero_bytes_lost() -> None:
+    for case in CASES.values():
+        for scenario in case.scenarios:
+            for dialect in case.dialects:
+                for f in report(case.subject, scenario, dialect).findings:
+                    if f.status == "fail" and f.cost is not None:
+                        assert 0 < f.cost.lost_bytes <= f.cost.child_bytes, (f.rule, f.message)
