@@ -170,6 +170,18 @@ def check_reference(scenario: Scenario, dialect: str) -> ScenarioReport:
 
 @_examples(350)
 @given(scenario=scenarios())
+@example(  # a short directive ending with a line break other than \n (NEL)
+    scenario=Scenario(
+        "fork-0",
+        "fork",
+        Preset(tools=(Tool("a"), Tool("agent"))),
+        (
+            Message("user", (Image(mime_type="image/png", data="iVBORw0KGgo="),)),
+            Message("model", (Text("0"),)),
+        ),
+        directives=("0\x85",),
+    )
+)
 def test_the_reference_passes_every_rule(scenario: Scenario) -> None:
     event(scenario.action)
     for dialect in DIALECTS:

@@ -41,6 +41,22 @@ def _fail(child: Body, marker: CacheMarker | None, reason: str, message: str) ->
     return Finding(RULE, "fail", message, evidence)
 
 
+def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
+    """The parent's markers whose entries the child could read at all: those on segments the
+    child repeats byte for byte. Past the first difference no marker can help (that
+    difference is byte-prefix's finding, or an accepted one)."""
+    if ctx.parent is None:
+        return ()
+    d = ctx.divergence(child)
+    shared = ctx.parent.stream.length if d is None else d.offset
+    out = []
+    for marker in ctx.parent.parsed.markers:
+        index = ctx.parent.frame_index(marker.segment)
+        if index is not None and ctx.parent.frames[index].end <= shared:
+            out.append(marker)
+    return tuple(out)
+
+
 def _markers(ctx: Context, child: Body, limit: int) -> Finding:
     names, marks = child.parsed.cache_markers, child.parsed.markers
     if not names:
@@ -48,7 +64,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
     if len(marks) > limit:
         reason = f"{len(marks)} cache markers where the dialect allows {limit}"
         return _fail(child, marks[limit], reason, f"{child.label} sets {reason}")
-    parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
+    parent = _readable(ctx, child)
     lookback = ctx.dialect.marker_lookback or 0
     reads = [(p, c) for p in parent for c in marks if 0 <= c.block - p.block <= lookback]
     for p, c in reads:

@@ -74,6 +74,10 @@ after a label (``Directive: 01``). A longer one counts wherever a text holds it.
 one- or two-character directive found inside a timestamp or an id is never the task."""
 
 
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""What ends a line (as ``str.splitlines`` sees it)."""
+
+
 def holds_task(text: str, task: str) -> bool:
     """Whether ``text`` carries ``task`` as a task, judged by structure (see above)."""
     task = task.strip()
@@ -85,7 +89,7 @@ def holds_task(text: str, task: str) -> bool:
         before = raw.rstrip(" \t")
         after = text[at_ + len(task) :].lstrip(" \t")
         label = before.endswith(":") and len(before) < len(raw)  # "Directive: 01"
-        if (not before or before[-1] in "\r\n" or label) and (not after or after[0] in "\r\n"):
+        if (not before or before[-1] in _BREAKS or label) and (not after or after[0] in _BREAKS):
             return True
         at_ = text.find(task, at_ + 1)
     return False

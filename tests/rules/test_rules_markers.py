@@ -159,3 +159,25 @@ def test_markers_carry_block_positions_and_ttls() -> None:
         ("system[0]", 1, "5m"),
         ("messages[1]", 3, "1h"),
     ]
+
+
+def test_parent_entries_past_the_first_difference_are_not_asked_for() -> None:
+    """A child whose head differs (a cold resume filtering every tool) can read none of the
+    parent's entries whatever it marks: cache-markers judges the placement only."""
+    subject = _marked(EPHEMERAL, EPHEMERAL)
+
+    def drop_tools(result: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        marked = subject.assemble(scenario, dialect)
+        children = []
+        for raw in marked.children:
+            body = orjson.loads(raw)
+            body.pop("tools", None)
+            children.append(orjson.dumps(body))
+        return replace(marked, children=tuple(children))
+
+    class Short(AnthropicDialect):
+        marker_lookback = 1
+
+    ctx = context(edited("no-tools", outcome=drop_tools), "fork-model-calls", "anthropic")
+    found = cache_markers(replace(ctx, dialect=Short()))
+    assert "lookback window" not in found.message
