@@ -76,6 +76,8 @@ one- or two-character directive found inside a timestamp or an id is never the t
 
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """What ends a line (as ``str.splitlines`` sees it)."""
+_BLANKS = "".join(c for c in map(chr, range(0x3001)) if c.isspace() and c not in _BREAKS)
+"""Whitespace within a line (``str.strip`` takes it off a task, so may a rendering)."""
 
 
 def holds_task(text: str, task: str) -> bool:
@@ -86,8 +88,8 @@ def holds_task(text: str, task: str) -> bool:
     at_ = text.find(task)
     while task and at_ >= 0:
         raw = text[:at_]
-        before = raw.rstrip(" \t")
-        after = text[at_ + len(task) :].lstrip(" \t")
+        before = raw.rstrip(_BLANKS)
+        after = text[at_ + len(task) :].lstrip(_BLANKS)
         label = before.endswith(":") and len(before) < len(raw)  # "Directive: 01"
         if (not before or before[-1] in _BREAKS or label) and (not after or after[0] in _BREAKS):
             return True

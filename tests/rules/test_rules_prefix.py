@@ -135,6 +135,7 @@ def test_a_short_directive_standing_alone_in_the_head_is_misplaced() -> None:
         ("10\r0", "0\r0", False),
         ("ratio 1:1", "1", False),
         ("Directive: 0\x85", "0\x85", True),  # the task's own trailing line break
+        ("Directive: 0\xa0", "0\xa0", True),  # and its own trailing no-break space
     ],
 )
 def test_holds_task_matches_by_structure(text: str, task: str, held: bool) -> None:
