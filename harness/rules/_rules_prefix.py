@@ -14,7 +14,7 @@ from ..subjects import parent_preset
 from ._accepted import accepted_head
 from ._body import Body, message_frames
 from ._context import Context, encoded
-from ._evidence import at, from_divergence, json_start, occurrences
+from ._evidence import at, from_divergence, json_start
 from ._report import Cost, Finding, combine
 from ._rules_history import message_span
 
@@ -137,19 +137,34 @@ def _in_text(
     return None, None
 
 
+def _head_place(child: Body, text: str, own: str, task: str) -> tuple[int | None, int | None]:
+    """The head frame holding ``text`` and the stream offset of the task there: in the part
+    of the text that is the child's own (``own`` is ``text`` less what the scenario knows)."""
+    whole = encoded(text)
+    tail = own[own.find(task.strip()) :] if task.strip() in own else own
+    at_text = text.rfind(tail) if tail else -1
+    inner = encoded(text[: at_text if at_text >= 0 else 0])
+    for i, frame in enumerate(child.frames[: child.history_start]):
+        found = frame.json.find(whole)
+        if found >= 0:
+            return i, json_start(frame) + found + len(inner)
+    return None, None
+
+
 def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int | None, str]:
     """Where the task is before the end of the inherited span, with the reason; or a
     reason of "" when it is not: in a child-only head text, or in an inherited message more
     often than the scenario's message holds it."""
-    known = _head_texts(ctx)
-    needle = encoded(task.strip())
+    known = sorted((k for k in _head_texts(ctx) if k), key=len, reverse=True)
     head = child.request.preset
     for text in (*head.system, *(t.description or "" for t in head.tools)):
-        if text not in known and holds_task(text, task):
-            frame, offset = next(
-                occurrences(child.frames[: child.history_start], needle), (None, None)
-            )
-            family = child.families[child.frames.index(frame)] if frame is not None else "head"
+        own = text
+        for theirs in known:  # a block may join a known text with the child's own
+            own = own.replace(theirs, "\n")
+        if holds_task(own, task):
+            index, offset = _head_place(child, text, own, task)
+            frame = child.frames[index] if index is not None else None
+            family = child.families[index] if index is not None else "head"
             where = f"the {family} segment {frame.name}" if frame is not None else "the head"
             return frame, offset, f"the task text is in {where}"
     history, span = child.request.history, ctx.inherited

@@ -197,3 +197,32 @@ def test_a_short_directive_across_lines_is_found_in_the_reference(
     report = evaluate(scenario, dialect, REFERENCE.assemble(scenario, dialect))
     assert report.finding("task-after-prefix").status == "pass"
     assert not report.failed
+
+
+def test_a_known_text_joined_with_the_childs_own_is_not_the_task() -> None:
+    """The scenario's system block names the task; a child that joins that block with a
+    date line of its own has changed its system (system-identical), not placed its task."""
+    directive = "Write a regression test for the tokenizer."
+    base = BY_ID["fork-model"]
+    preset = replace(base.preset, system=(f"Team goal: {directive}",))
+    scenario = replace(base, id="goal-in-system", preset=preset, directives=(directive,))
+
+    def dated(request: Request, *_: object) -> Request:
+        system = ("\n".join((*request.preset.system, "Date: 2026-12-01")),)
+        return replace(request, preset=replace(request.preset, system=system))
+
+    outcome = edited("joined", child=dated).assemble(scenario, "anthropic")
+    report = evaluate(scenario, "anthropic", outcome)
+    assert report.finding("task-after-prefix").status == "pass"
+    assert report.finding("system-identical").status == "fail"
+
+    def own_task(request: Request, *_: object) -> Request:
+        system = ("\n".join((*request.preset.system, f"Your task: {directive}")),)
+        return replace(request, preset=replace(request.preset, system=system))
+
+    outcome = edited("own-task", child=own_task).assemble(scenario, "anthropic")
+    found = evaluate(scenario, "anthropic", outcome).finding("task-after-prefix")
+    assert found.status == "fail"
+    assert found.evidence is not None
+    assert found.evidence.window is not None
+    assert found.evidence.window.text[: found.evidence.window.caret].endswith("Your task: ")
