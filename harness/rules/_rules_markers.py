@@ -44,7 +44,8 @@ def _fail(child: Body, marker: CacheMarker | None, reason: str, message: str) ->
 def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     """The parent's markers whose entries the child could read at all: those on segments the
     child repeats byte for byte. Past the first difference no marker can help (that
-    difference is byte-prefix's finding, or an accepted one)."""
+    difference is byte-prefix's finding, or an accepted one), so "no marker reads the
+    parent's cache" is asked only of these; placement is judged as if they were read."""
     if ctx.parent is None:
         return ()
     d = ctx.divergence(child)
@@ -64,7 +65,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
     if len(marks) > limit:
         reason = f"{len(marks)} cache markers where the dialect allows {limit}"
         return _fail(child, marks[limit], reason, f"{child.label} sets {reason}")
-    parent = _readable(ctx, child)
+    parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
     lookback = ctx.dialect.marker_lookback or 0
     reads = [(p, c) for p in parent for c in marks if 0 <= c.block - p.block <= lookback]
     for p, c in reads:
@@ -74,7 +75,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
                 f"has {p.ttl}: a changed ttl writes a separate entry"
             )
             return _fail(child, c, reason, f"{child.label}: {reason}")
-    if parent and not reads:
+    if _readable(ctx, child) and not reads:
         reason = (
             f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) lies "
             f"outside the {lookback}-block lookback window of every child marker "
