@@ -165,10 +165,11 @@ def rendering_differences(expected: Sequence[Message], actual: Sequence[Message]
     ids = [p.id for p in mine if isinstance(p, FunctionCall | FunctionResponse)]
     if ids != [p.id for p in theirs if isinstance(p, FunctionCall | FunctionResponse)][: len(ids)]:
         said.append("call ids differ")
-    texts = [p.text for p in mine if isinstance(p, Text)]
-    if [t for t in texts if t.strip()] != [
-        t for t in (p.text for p in theirs if isinstance(p, Text)) if t.strip()
-    ][: len([t for t in texts if t.strip()])]:
+
+    def texts(parts: list[Part]) -> list[str]:
+        return [p.text for p in parts if isinstance(p, Text) and p.text.strip()]
+
+    if texts(mine) != texts(theirs)[: len(texts(mine))]:
         said.append("texts differ in whitespace or the runtime adds text of its own")
     if len(expected) != len(actual):
         said.append(f"{len(expected)} messages rendered as {len(actual)}")

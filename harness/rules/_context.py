@@ -57,6 +57,7 @@ class Context:
     problems: tuple[tuple[str, str], ...] = ()
     """(label, why) of each body that does not parse."""
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
+    _ends: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -122,8 +123,10 @@ class Context:
     def inherited_end(self, body: Body) -> int:
         """The index of the body's first frame after the inherited span (head included): the
         frames of the body's own first messages, as many as the span has."""
-        own = message_frames(self.dialect, body.request.history[: len(self.inherited)])
-        return min(body.history_start + sum(own), len(body.frames))
+        if body.label not in self._ends:
+            own = message_frames(self.dialect, body.request.history[: len(self.inherited)])
+            self._ends[body.label] = min(body.history_start + sum(own), len(body.frames))
+        return self._ends[body.label]
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""

@@ -33,8 +33,8 @@ class Evidence:
     """Where a rule saw the problem, in one body of the outcome.
 
     ``body`` names it (``children[1]``, ``follow_ups[0]``, ``parent_next``); ``against`` is
-    what it was compared with (``parent``, ``children[0]``, ``scenario`` for the inherited
-    history as the dialect renders it). ``offset`` is a byte offset in the body's prefix
+    what it was compared with (``parent``, ``children[0]``; None when the body is judged on
+    its own or against the scenario's content). ``offset`` is a byte offset in the body's prefix
     stream, ``segment``/``against_segment`` the segments there, ``path`` the JSON path of the
     first differing value, ``diff`` the structural diff lines.
     """

@@ -35,11 +35,8 @@ def recursion_rejected(ctx: Context) -> Finding:
     reason = f"a fork inside a fork child is {outcome.status}, with {bodies}"
     child = ctx.children[0] if ctx.children else None
     if child is not None:
-        first = (
-            child.frames[ctx.inherited_end(child)]
-            if ctx.inherited_end(child) < len(child.frames)
-            else None
-        )
+        end = ctx.inherited_end(child)
+        first = child.frames[end] if end < len(child.frames) else None
         where = f"{reason}; the scenario says its requester is a fork child (known_fork_child)"
         evidence = at(first, first.start if first else None, body=child.label, reason=where)
         return Finding(rule, "fail", reason, evidence)
