@@ -7,7 +7,7 @@ JSON, unknown URL, or a bug here), so a capture never silently loses a request.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -49,63 +49,87 @@ class Outgoing:
 
 
 class Exchange:
-    """Answers requests for one wire protocol from a script, recording each."""
+    """Answers the requests of one fake provider from a script, recording each.
+
+    A provider serves one or more wires (OpenAI: chat completions and responses); the
+    first wire with a route for the URL serves a request, which is recorded under that
+    wire's dialect. A URL no wire has is refused in the first wire's error shape.
+    """
 
     def __init__(
-        self, wire: Wire, matcher: Matcher, writer: RecordWriter, max_request_bytes: int
+        self, wires: Sequence[Wire], matcher: Matcher, writer: RecordWriter, max_request_bytes: int
     ) -> None:
-        self.wire = wire
+        if not wires:
+            raise ValueError("an exchange serves at least one wire")
+        self.wires = tuple(wires)
         self.matcher = matcher
         self.writer = writer
         self.max_request_bytes = max_request_bytes
 
+    @property
+    def provider(self) -> str:
+        """The provider's name: its first wire's dialect."""
+        return self.wires[0].dialect
+
     def respond(self, incoming: Incoming) -> Outgoing:
         """The answer to ``incoming``, after its record has been written."""
+        wire = self.wires[0]
         try:
-            return self._respond(incoming)
+            wire, route = self._route(incoming)
+            return self._respond(wire, route, incoming)
         except Exception as e:  # a bug here must not lose the request nor hang the client
             message = f"the fake provider failed: {type(e).__name__}: {e}"
-            return self._refuse(incoming, 500, message)
+            return self._refuse(wire, incoming, 500, message)
 
-    def _respond(self, incoming: Incoming) -> Outgoing:
+    def _route(self, incoming: Incoming) -> tuple[Wire, Route | None]:
+        """The wire that serves ``incoming`` and its route; the first wire and ``None``
+        when no wire has the URL."""
+        query = dict(parse_qsl(incoming.query, keep_blank_values=True))
+        for wire in self.wires:
+            route = wire.route(incoming.method, incoming.path, query)
+            if route is not None:
+                return wire, route
+        return self.wires[0], None
+
+    def _respond(self, wire: Wire, route: Route | None, incoming: Incoming) -> Outgoing:
         if incoming.body is None:
             limit = self.max_request_bytes
             message = (
                 f"request body of {incoming.body_size:,} bytes is over the fake provider's"
                 f" limit of {limit:,} bytes"
             )
-            return self._refuse(incoming, 413, message)
-        query = dict(parse_qsl(incoming.query, keep_blank_values=True))
-        route = self.wire.route(incoming.method, incoming.path, query)
+            return self._refuse(wire, incoming, 413, message)
         if route is None:
             message = (
-                f"the fake {self.wire.dialect} provider has no route"
-                f" {incoming.method} {incoming.path}"
+                f"the fake {self.provider} provider has no route {incoming.method} {incoming.path}"
             )
-            return self._refuse(incoming, 404, message)
+            return self._refuse(wire, incoming, 404, message)
         if route.kind in ("models", "model"):
-            self._record(incoming, 200)
-            return _json(200, self.wire.models(route))
+            self._record(wire, incoming, 200)
+            return _json(200, wire.models(route))
         try:
             body = orjson.loads(incoming.body)
         except orjson.JSONDecodeError as e:
-            return self._refuse(incoming, 400, f"the request body is not valid JSON: {e.msg}")
+            message = f"the request body is not valid JSON: {e.msg}"
+            return self._refuse(wire, incoming, 400, message)
         if not isinstance(body, dict):
-            return self._refuse(incoming, 400, "the request body must be a JSON object", body)
+            message = "the request body must be a JSON object"
+            return self._refuse(wire, incoming, 400, message, body)
         tokens = max(1, len(incoming.body) // 4)
         if route.kind == "count_tokens":
-            self._record(incoming, 200, json=body)
-            return _json(200, self.wire.count_tokens(tokens))
-        return self._generate(incoming, route, body, tokens)
+            self._record(wire, incoming, 200, json=body)
+            return _json(200, wire.count_tokens(tokens))
+        return self._generate(wire, route, incoming, body, tokens)
 
     def _generate(
-        self, incoming: Incoming, route: Route, body: dict[str, Any], tokens: int
+        self, wire: Wire, route: Route, incoming: Incoming, body: dict[str, Any], tokens: int
     ) -> Outgoing:
-        request, note = _neutral(self.wire.dialect, body)
+        request, note = _neutral(wire.dialect, body)
         answer = self.matcher.answer(request)
-        model = self.wire.model_of(route, body)
-        stream = self.wire.is_stream(route, body)
+        model = wire.model_of(route, body)
+        stream = wire.is_stream(route, body)
         self._record(
+            wire,
             incoming,
             200,
             json=body,
@@ -119,20 +143,24 @@ class Exchange:
         )
         turn = Turn.now(answer.reply, model, answer.nth, tokens, body)
         if not stream:
-            return _json(200, self.wire.message(turn))
-        streamed = self.wire.stream(turn, route)
+            return _json(200, wire.message(turn))
+        streamed = wire.stream(turn, route)
         return Outgoing(200, streamed.content_type, chunks=streamed.chunks)
 
-    def _refuse(self, incoming: Incoming, status: int, message: str, json: Any = None) -> Outgoing:
-        self._record(incoming, status, json=json, error=message)
-        return _json(status, self.wire.error(status, message))
+    def _refuse(
+        self, wire: Wire, incoming: Incoming, status: int, message: str, json: Any = None
+    ) -> Outgoing:
+        self._record(wire, incoming, status, json=json, error=message)
+        return _json(status, wire.error(status, message))
 
-    def _record(self, incoming: Incoming, status: int, json: Any = None, **fields: Any) -> None:
+    def _record(
+        self, wire: Wire, incoming: Incoming, status: int, json: Any = None, **fields: Any
+    ) -> None:
         self.writer.write(
             Record(
                 seq=0,
                 time=timestamp(incoming.arrived),
-                dialect=self.wire.dialect,
+                dialect=wire.dialect,
                 method=incoming.method,
                 path=incoming.path,
                 query=redact_query(incoming.query),
@@ -146,14 +174,20 @@ class Exchange:
         )
 
 
-def _neutral(dialect: str, body: dict[str, Any]) -> tuple[Request | None, str | None]:
-    """The body in the neutral model, or ``None`` and why the dialect could not read it."""
+def _neutral(name: str, body: dict[str, Any]) -> tuple[Request | None, str | None]:
+    """The body in the neutral model, or ``None`` and why it could not be read (no such
+    dialect installed, a body the dialect rejects, nesting too deep)."""
     try:
-        return get_dialect(dialect).parse(body).request, None
-    except DialectError as e:
-        problem = f"the {dialect} dialect could not read the body ({e})"
-    except RecursionError:
-        problem = "the body is nested too deeply to read"
+        dialect = get_dialect(name)
+    except KeyError:
+        problem = f"no {name} dialect is installed to read the body"
+    else:
+        try:
+            return dialect.parse(body).request, None
+        except DialectError as e:
+            problem = f"the {name} dialect could not read the body ({e})"
+        except RecursionError:
+            problem = "the body is nested too deeply to read"
     return None, f"{problem}; only rules without conditions on the request could answer"
 
 

@@ -76,7 +76,11 @@ def observed(
     if decoded is None:
         return "the body is not JSON"
     try:
-        request = get_dialect(dialect).parse(decoded).request
+        reader = get_dialect(dialect)
+    except KeyError:
+        return f"no {dialect} dialect is installed to read the body"
+    try:
+        request = reader.parse(decoded).request
     except DialectError as e:
         return f"the {dialect} dialect cannot read the body ({e})"
     except RecursionError:

@@ -1,4 +1,4 @@
-"""The fake provider: one wire protocol, a script and a record, served on loopback.
+"""The fake provider: a provider's wire protocols, a script and a record, served on loopback.
 
 Only loopback addresses are accepted, so an agent under test cannot expose it, and nothing
 it is sent can leave the machine.
@@ -21,11 +21,29 @@ from ._wire import Wire
 from ._wire_anthropic import WIRE as ANTHROPIC
 from ._wire_gemini import WIRE as GEMINI
 from ._wire_openai import WIRE as OPENAI
+from ._wire_openai_responses import WIRE as OPENAI_RESPONSES
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "WIRES", "FakeProvider", "LoopbackError", "loopback_host"]
+__all__ = [
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "PROVIDERS",
+    "WIRES",
+    "FakeProvider",
+    "LoopbackError",
+    "loopback_host",
+]
 
 DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
-WIRES: dict[str, Wire] = {w.dialect: w for w in (ANTHROPIC, GEMINI, OPENAI)}
+WIRES: dict[str, Wire] = {w.dialect: w for w in (ANTHROPIC, GEMINI, OPENAI, OPENAI_RESPONSES)}
+"""Every wire protocol, by the dialect its requests are recorded under."""
+PROVIDERS: dict[str, tuple[Wire, ...]] = {
+    "anthropic": (ANTHROPIC,),
+    "gemini": (GEMINI,),
+    "openai": (OPENAI, OPENAI_RESPONSES),
+    "openai-responses": (OPENAI_RESPONSES, OPENAI),
+}
+"""The wires each fake provider serves, by the name it is asked for with. An OpenAI endpoint
+serves chat completions and responses alike, so both OpenAI fakes serve both; the first
+wire gives the base URL and the shape of refusals for URLs that no wire has."""
 
 
 class LoopbackError(ValueError):
@@ -51,9 +69,12 @@ def loopback_host(host: str) -> str:
 
 
 class FakeProvider:
-    """A scripted fake of one provider (``dialect``: openai, anthropic or gemini).
+    """A scripted fake of one provider (``dialect``: a name of ``PROVIDERS``: openai,
+    openai-responses, anthropic or gemini).
 
-    Use as a context manager, or ``start()``/``stop()``. ``base_url`` is what an SDK takes
+    ``wires`` are the wire protocols it serves (openai and openai-responses: both OpenAI
+    ones); each request is recorded under the dialect of the wire that served it. Use as a
+    context manager, or ``start()``/``stop()``. ``base_url`` is what an SDK takes
     as its base URL; ``records`` holds every request so far; with ``record`` given, each is
     also appended to that JSON-lines file as it arrives.
     """
@@ -68,14 +89,15 @@ class FakeProvider:
         record: str | Path | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
-        if dialect not in WIRES:
-            known = ", ".join(sorted(WIRES))
+        if dialect not in PROVIDERS:
+            known = ", ".join(sorted(PROVIDERS))
             raise ValueError(f"no fake provider for dialect {dialect!r}; known: {known}")
         if not 0 <= port <= 65535:
             raise ValueError(f"port {port} is not between 0 and 65535")
         if max_request_bytes < 1:
             raise ValueError("max_request_bytes must be at least 1")
         self.dialect = dialect
+        self.wires = PROVIDERS[dialect]
         self.script = script if script is not None else Script()
         self.host = loopback_host(host)
         self.max_request_bytes = max_request_bytes
@@ -90,9 +112,7 @@ class FakeProvider:
         if self._server is not None:
             raise RuntimeError("the fake provider is already running")
         writer = RecordWriter(self.record_path)
-        exchange = Exchange(
-            WIRES[self.dialect], Matcher(self.script), writer, self.max_request_bytes
-        )
+        exchange = Exchange(self.wires, Matcher(self.script), writer, self.max_request_bytes)
         try:
             server = HTTPServer((self.host, self._port), exchange)
         except OSError:
@@ -145,8 +165,8 @@ class FakeProvider:
 
     @property
     def base_url(self) -> str:
-        """The base URL the dialect's SDK takes: ``/v1`` appended for openai."""
-        return f"{self.origin}/v1" if self.dialect == "openai" else self.origin
+        """The base URL the provider's SDK takes: ``/v1`` appended for the OpenAI ones."""
+        return self.origin + self.wires[0].base_path
 
     def environment(self) -> dict[str, str]:
         """The variables that point every official SDK at this fake provider."""

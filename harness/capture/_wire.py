@@ -78,6 +78,8 @@ class Wire(ABC):
     """One provider's wire protocol, for the dialect of the same name."""
 
     dialect: ClassVar[str]
+    base_path: ClassVar[str] = ""
+    """What the provider's SDKs add to the origin as their base URL (openai: ``/v1``)."""
 
     @abstractmethod
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:

@@ -24,6 +24,7 @@ _ERRORS = {
 
 class OpenAIWire(Wire):
     dialect = "openai"
+    base_path = "/v1"
 
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:
         for prefix in _PREFIXES:

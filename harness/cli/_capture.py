@@ -34,7 +34,7 @@ from ._common import EXIT_SUBJECT, fail, parse_size
 
 __all__ = ["add_parser", "run"]
 
-DIALECTS = ("anthropic", "gemini", "openai")
+DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 DEFAULT_RECORD = "capture.jsonl"
 GRACE_SECONDS = 2.0
 """How long an ended command's process group has between SIGTERM and SIGKILL."""

@@ -152,7 +152,7 @@ def test_a_program_whose_requests_are_all_refused_is_inconclusive(
 ) -> None:
     program = (
         "import json, os, urllib.error, urllib.request\n"
-        "url = os.environ['OPENAI_BASE_URL'] + '/responses'\n"
+        "url = os.environ['OPENAI_BASE_URL'] + '/embeddings'\n"
         "body = json.dumps({'model': 'm', 'input': 'hi'}).encode()\n"
         "for _ in range(3):\n"
         "    try: urllib.request.urlopen(urllib.request.Request(url, body), timeout=10)\n"
@@ -165,7 +165,7 @@ def test_a_program_whose_requests_are_all_refused_is_inconclusive(
     assert "status 404\n" in out
     assert "check INCONCLUSIVE" in out
     refused = (
-        "  3 refused by the fake; first: request 1: refused with status 404 (POST /v1/responses"
+        "  3 refused by the fake; first: request 1: refused with status 404 (POST /v1/embeddings"
     )
     assert refused in out
 

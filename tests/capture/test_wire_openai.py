@@ -156,10 +156,10 @@ def test_key_is_redacted_in_the_record(serve: Serve) -> None:
 
 def test_errors_are_openai_shaped(serve: Serve) -> None:
     provider = serve("openai")
-    status, answer = post_json(provider, "/v1/responses", {"input": "hi"})
+    status, answer = post_json(provider, "/v1/embeddings", {"input": "hi"})
     assert status == 404
     assert answer["error"]["type"] == "invalid_request_error"
-    assert "no route POST /v1/responses" in answer["error"]["message"]
+    assert "no route POST /v1/embeddings" in answer["error"]["message"]
     status, answer = post_json(provider, "/v1/chat/completions", ["not", "an", "object"])
     assert status == 400
     assert answer["error"]["message"] == "the request body must be a JSON object"
