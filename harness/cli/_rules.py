@@ -6,15 +6,15 @@ import argparse
 import sys
 import textwrap
 
-from ..rules import RuleInfo, catalog, rule_info
+from ..rules import RuleInfo, SeenIn, catalog, rule_info
 from ._common import EXIT_BAD_INPUT, EXIT_OK, fail
 
 __all__ = ["add_parser", "run"]
 
 DESCRIPTION = """\
 List the rules every subject is checked against (id, severity, title), or explain one rule:
-what it checks, where it applies, the typical cause of a failure and the fix. Exit 2 for an
-unknown rule id.
+what it checks, where it applies, the typical cause of a failure and the fix, and the public
+bugs it was seen in, by regression class. Exit 2 for an unknown rule id.
 """
 
 
@@ -35,15 +35,42 @@ def listing(rules: tuple[RuleInfo, ...]) -> str:
     return "".join(f"{r.id:<{width}}  {r.severity:<7}  {r.title}\n" for r in rules)
 
 
+WIDTH = 88
+
+
+def _wrapped(text: str, indent: str) -> str:
+    return textwrap.fill(
+        text, width=WIDTH, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+    )
+
+
+def seen_in(entries: tuple[SeenIn, ...]) -> str:
+    """The "seen in:" section: each regression class (in catalog order), then its links, each
+    with its note; empty when the rule has none."""
+    if not entries:
+        return ""
+    classes = dict.fromkeys(e.regression_class for e in entries)
+    lines = ["seen in:"]
+    for name in classes:
+        lines.append(_wrapped(f"{name}:", "  "))
+        for entry in (e for e in entries if e.regression_class == name):
+            lines.append(f"    {entry.url}")
+            if entry.note:
+                lines.append(_wrapped(entry.note, "      "))
+    return "\n".join(lines) + "\n"
+
+
 def explanation(info: RuleInfo) -> str:
-    """The whole catalog entry of one rule, its explanation wrapped for a terminal."""
+    """The whole catalog entry of one rule, its explanation wrapped for a terminal, then the
+    public bugs it was seen in."""
     dialects = "all" if info.dialects is None else ", ".join(info.dialects)
-    body = textwrap.fill(info.explanation, width=88, break_on_hyphens=False)
+    body = textwrap.fill(info.explanation, width=WIDTH, break_on_hyphens=False)
+    seen = seen_in(info.seen_in)
     return (
         f"{info.id} ({info.severity}): {info.title}\n"
         f"dialects:   {dialects}\n"
         f"lifecycles: {', '.join(info.lifecycles)}\n\n"
-        f"{body}\n"
+        f"{body}\n" + (f"\n{seen}" if seen else "")
     )
 
 

@@ -7,6 +7,7 @@ nowhere.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -15,11 +16,27 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from ..scenarios import Lifecycle
 
-__all__ = ["LIFECYCLES", "RuleInfo", "Severity", "catalog", "rule_info"]
+__all__ = ["LIFECYCLES", "RuleInfo", "SeenIn", "Severity", "catalog", "rule_info"]
 
 Severity: TypeAlias = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 LIFECYCLES: tuple[Lifecycle, ...] = get_args(Lifecycle)
+
+
+_URL = re.compile(r"https://[^\s/]+/\S+")
+_SEEN_KEYS = frozenset({"url", "class", "note"})
+NOTE_LIMIT = 100
+"""The longest note of a ``seen_in`` entry, in characters: one line of the ``rules`` output."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeenIn:
+    """A public bug a rule was seen to catch: its address, the regression class it belongs
+    to (a class of the harness's suite of known-bad subjects) and an optional one-line note."""
+
+    url: str
+    regression_class: str
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +49,8 @@ class RuleInfo:
     dialects: tuple[str, ...] | None
     lifecycles: tuple[Lifecycle, ...]
     explanation: str
+    seen_in: tuple[SeenIn, ...] = ()
+    """Public bugs of the rule's regression classes, in catalog order."""
 
     def scope_problem(self, dialect: str, lifecycle: Lifecycle) -> str | None:
         """Why the rule does not apply to ``dialect`` and ``lifecycle``; None when it does."""
@@ -54,6 +73,38 @@ def _names(entry: dict[str, Any], key: str, allowed: tuple[str, ...] | None) -> 
     return tuple(value)
 
 
+def _line(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and "\n" not in value
+
+
+def _seen(entry: dict[str, Any]) -> tuple[SeenIn, ...]:
+    """The rule's ``seen_in`` entries, each checked: a table with an https ``url``, a one-line
+    ``class`` and optionally a one-line ``note``, no pair of url and class twice."""
+    rule, value = entry.get("id"), entry.get("seen_in", [])
+    if not isinstance(value, list):
+        raise ValueError(f"rule {rule!r}: seen_in is a list of tables with a url and a class")
+    out: list[SeenIn] = []
+    for i, item in enumerate(value):
+        where = f"rule {rule!r}: seen_in[{i}]"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where} is a table with a url and a class, not {item!r}")
+        unknown = sorted(set(item) - _SEEN_KEYS)
+        if unknown:
+            raise ValueError(f"{where} has unknown keys {unknown}; known: class, note, url")
+        url, klass, note = item.get("url"), item.get("class"), item.get("note")
+        if not isinstance(url, str) or not _URL.fullmatch(url):
+            raise ValueError(f"{where}.url must be an https address, not {url!r}")
+        if not isinstance(klass, str) or not _line(klass):
+            raise ValueError(f"{where}.class must be a non-empty one-line string")
+        if note is not None and not (_line(note) and len(note) <= NOTE_LIMIT):
+            raise ValueError(f"{where}.note must be one line of at most {NOTE_LIMIT} characters")
+        seen = SeenIn(url, klass.strip(), None if note is None else note.strip())
+        if any((s.url, s.regression_class) == (seen.url, seen.regression_class) for s in out):
+            raise ValueError(f"{where} repeats {url} for the class {seen.regression_class!r}")
+        out.append(seen)
+    return tuple(out)
+
+
 def _entry(entry: dict[str, Any]) -> RuleInfo:
     for key in ("id", "title", "explanation"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
@@ -70,6 +121,7 @@ def _entry(entry: dict[str, Any]) -> RuleInfo:
         dialects=dialects,
         lifecycles=lifecycles,
         explanation=" ".join(entry["explanation"].split()),
+        seen_in=_seen(entry),
     )
 
 

@@ -3,7 +3,7 @@ import argparse
 import pytest
 
 from harness.cli import _rules
-from harness.rules import catalog
+from harness.rules import SeenIn, catalog, rule_info
 
 
 def run(*argv: str) -> int:
@@ -46,3 +46,51 @@ def test_listing_aligns_ids() -> None:
     text = _rules.listing(catalog())
     widths = {line.index(" error") for line in text.splitlines() if " error " in line}
     assert len(widths) == 1
+
+
+def test_a_rule_lists_the_public_bugs_it_was_seen_in_by_class(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run("settings-identical") == 0
+    out = capsys.readouterr().out
+    section = out[out.index("\nseen in:\n") + 1 :].splitlines()
+    assert section[:4] == [
+        "seen in:",
+        "  a routing key derived by the child instead of inherited:",
+        "    https://github.com/openai/codex/issues/24704",
+        "      a forked child sends a prompt_cache_key derived from its own thread id",
+    ]
+    info = rule_info("settings-identical")
+    for entry in info.seen_in:
+        assert f"    {entry.url}" in section
+    assert max(len(line) for line in out.splitlines()[4:]) <= 88
+
+
+def test_the_seen_in_section_groups_links_under_their_class_and_wraps_notes() -> None:
+    entries = (
+        SeenIn("https://github.com/o/r/issues/1", "first class", "a note " * 20),
+        SeenIn("https://github.com/o/r/pull/2", "second class"),
+        SeenIn("https://github.com/o/r/issues/3", "first class"),
+    )
+    lines = _rules.seen_in(entries).splitlines()
+    assert lines[0] == "seen in:"
+    assert lines[1] == "  first class:"
+    assert lines[2] == "    https://github.com/o/r/issues/1"
+    assert all(
+        line.startswith("      a note") or line.startswith("      note") for line in lines[3:5]
+    )
+    assert " ".join(line.strip() for line in lines[3:5]) == ("a note " * 20).strip()
+    assert lines[5:] == [
+        "    https://github.com/o/r/issues/3",
+        "  second class:",
+        "    https://github.com/o/r/pull/2",
+    ]
+    assert max(len(line) for line in lines) <= 88
+    assert _rules.seen_in(()) == ""
+
+
+def test_a_rule_without_public_bugs_has_no_seen_in_section(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run("well-formed") == 0
+    assert "seen in:" not in capsys.readouterr().out

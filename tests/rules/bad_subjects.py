@@ -1,9 +1,11 @@
 """Known-bad subjects: the reference implementation, broken in exactly one way each.
 
-One per regression class of SPEC §6 (all 19), and more for rules no class covers. Each wraps
-``ReferenceSubject`` and changes a child's neutral request before rendering, a rendered body,
-or the outcome (see ``edits``), the way that class of bug does in the field. ``CASES`` says
-which rule must catch each one, on which scenarios and dialects, and where its evidence points.
+One per regression class of SPEC §6 (all 19), one per class seen in the field since (each
+with its public bugs in the catalog's ``seen_in``), and more for rules no class covers. Each
+wraps ``ReferenceSubject`` and changes a child's neutral request before rendering, a rendered
+body, or the outcome (see ``edits``), the way that class of bug does in the field. ``CASES``
+and ``FIELD_CASES`` say which rule must catch each one, on which scenarios and dialects, and
+where its evidence points.
 """
 
 from __future__ import annotations
@@ -22,7 +24,18 @@ from harness.subjects import Outcome, ReferenceSubject
 
 from . import edits
 
-__all__ = ["CASES", "DIALECTS", "GOOD_MARKERS", "SPEC_CLASSES", "Case", "Mutant"]
+__all__ = [
+    "ALL_CASES",
+    "CASES",
+    "CLASSES",
+    "DIALECTS",
+    "FIELD_CASES",
+    "FIELD_CLASSES",
+    "GOOD_MARKERS",
+    "SPEC_CLASSES",
+    "Case",
+    "Mutant",
+]
 
 DIALECTS = ("anthropic", "gemini", "openai")
 
@@ -79,7 +92,8 @@ class Case:
 
     ``where`` maps a dialect to the expected (segment, path) of the evidence (segment None:
     the evidence names no segment of the body, e.g. a setting or a segment the body lacks).
-    ``spec_class`` is the SPEC §6 regression class, None for the extras.
+    ``spec_class`` is the SPEC §6 regression class, ``field_class`` a class seen in the field
+    since (``FIELD_CLASSES``); both None for the extras.
     """
 
     subject: Mutant
@@ -91,6 +105,14 @@ class Case:
     where: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     also_passes: tuple[str, ...] = ()
     """Rules that must still pass (the difference is reported by ``rule`` alone)."""
+    field_class: str | None = None
+    also_fails: tuple[str, ...] = ()
+    """Rules that must fail too (the bug changes more than one thing the rules judge)."""
+
+    @property
+    def regression_class(self) -> str | None:
+        """The class the subject belongs to, of SPEC §6 or seen in the field; None for extras."""
+        return self.spec_class or self.field_class
 
 
 _CALLS = ("fork-model-calls",)
@@ -119,7 +141,15 @@ SPEC_CLASSES: tuple[str, ...] = (
 )
 """The 19 regression classes of SPEC §6, by name (parenthesised examples left out)."""
 
+FIELD_CLASSES: tuple[str, ...] = ("a routing key derived by the child instead of inherited",)
+"""Regression classes seen in the field since SPEC §6, each with the public bugs it comes
+from in the catalog (``seen_in`` of the rule that catches it)."""
+
+CLASSES = SPEC_CLASSES + FIELD_CLASSES
+"""Every regression class, SPEC §6 first."""
+
 _C = SPEC_CLASSES
+_F = FIELD_CLASSES
 
 CASES: dict[str, Case] = {
     "tool-order": Case(
@@ -354,6 +384,7 @@ CASES: dict[str, Case] = {
         ("fork-cache-key",),
         dialects=("openai",),
         where={"openai": (None, "prompt_cache_key")},
+        field_class=_F[0],
     ),
     "parent-drops-images": Case(
         Mutant(
@@ -453,6 +484,13 @@ CASES: dict[str, Case] = {
         Mutant("subject-crashes", outcome=edits.crash), "subject-error", _CALLS
     ),
 }
+
+FIELD_CASES: dict[str, Case] = {}
+"""The bad subjects of the classes seen in the field (``FIELD_CLASSES``) that ``CASES`` does
+not hold already, pinned on the hand-built scenarios (the property tests plant ``CASES``)."""
+
+ALL_CASES: dict[str, Case] = {**CASES, **FIELD_CASES}
+"""Every known-bad subject."""
 
 GOOD_MARKERS = Mutant("good-markers", child=edits.marks_inherited_end)
 """Not bad: marks the last inherited message, which cache-markers must pass."""

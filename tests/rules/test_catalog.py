@@ -3,8 +3,10 @@ from importlib.resources import files
 
 import pytest
 
-from harness.rules import BYTES_PER_TOKEN, LIFECYCLES, catalog, rule_info
+from harness.rules import BYTES_PER_TOKEN, LIFECYCLES, SeenIn, catalog, rule_info
 from harness.rules._catalog import parse_catalog
+
+from .bad_subjects import ALL_CASES, CLASSES
 
 SPEC_IDS = (
     "system-identical",
@@ -108,3 +110,107 @@ def test_lifecycles_all_expands_and_dialect_lists_are_kept() -> None:
     (info,) = parse_catalog(entry.replace('dialects = "all"', 'dialects = ["gemini"]'))
     assert info.lifecycles == LIFECYCLES
     assert info.dialects == ("gemini",)
+
+
+# --- seen in: the public bugs of each rule's regression classes -------------------------------
+
+GITHUB_ISSUE = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/[1-9][0-9]*")
+
+SEEN = (
+    ENTRY
+    + """
+[[rule.seen_in]]
+class = "c"
+url = "https://github.com/o/r/issues/1"
+note = "n"
+"""
+)
+
+
+def test_every_seen_in_is_a_github_issue_or_pull_request() -> None:
+    entries = [e for info in catalog() for e in info.seen_in]
+    assert entries
+    for entry in entries:
+        assert GITHUB_ISSUE.fullmatch(entry.url), entry.url
+
+
+def test_every_class_a_rule_was_seen_in_has_a_bad_subject_that_the_rule_catches() -> None:
+    for info in catalog():
+        for entry in info.seen_in:
+            assert entry.regression_class in CLASSES, (info.id, entry.regression_class)
+            caught = [
+                key
+                for key, case in ALL_CASES.items()
+                if case.regression_class == entry.regression_class and case.rule == info.id
+            ]
+            assert caught, (info.id, entry.regression_class)
+
+
+def test_every_class_seen_in_the_field_is_linked_to_a_public_bug() -> None:
+    from .bad_subjects import FIELD_CLASSES
+
+    linked = {e.regression_class for info in catalog() for e in info.seen_in}
+    assert set(FIELD_CLASSES) <= linked
+
+
+def test_the_routing_key_class_is_linked_where_its_bad_subject_is_caught() -> None:
+    entries = rule_info("settings-identical").seen_in
+    assert (
+        SeenIn(
+            "https://github.com/openai/codex/issues/24704",
+            "a routing key derived by the child instead of inherited",
+            "a forked child sends a prompt_cache_key derived from its own thread id",
+        )
+        in entries
+    )
+    assert ALL_CASES["cache-key-derived"].regression_class == entries[0].regression_class
+
+
+def test_seen_in_is_parsed_in_order_and_a_note_is_optional() -> None:
+    text = SEEN + '\n[[rule.seen_in]]\nclass = "c"\nurl = "https://github.com/o/r/pull/2"\n'
+    (info,) = parse_catalog(text)
+    assert info.seen_in == (
+        SeenIn("https://github.com/o/r/issues/1", "c", "n"),
+        SeenIn("https://github.com/o/r/pull/2", "c", None),
+    )
+    (plain,) = parse_catalog(ENTRY)
+    assert plain.seen_in == ()
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            ('url = "https://github.com/o/r/issues/1"', 'url = "github.com/o/r/issues/1"'),
+            "rule 'x': seen_in[0].url must be an https address, not 'github.com/o/r/issues/1'",
+        ),
+        (
+            ('url = "https://github.com/o/r/issues/1"', 'url = "https://a b/c"'),
+            "seen_in[0].url must be an https address",
+        ),
+        (
+            ('url = "https://github.com/o/r/issues/1"', "url = 7"),
+            "seen_in[0].url must be an https address, not 7",
+        ),
+        (('class = "c"', 'class = ""'), "seen_in[0].class must be a non-empty one-line string"),
+        (('class = "c"', 'class = "a\\nb"'), "seen_in[0].class must be a non-empty one-line"),
+        (('class = "c"\n', ""), "seen_in[0].class must be a non-empty one-line string"),
+        (('note = "n"', 'note = "a\\nb"'), "seen_in[0].note must be one line of at most 100"),
+        (('note = "n"', f'note = "{"n" * 101}"'), "seen_in[0].note must be one line"),
+        (('note = "n"', 'notes = "n"'), "seen_in[0] has unknown keys ['notes']"),
+    ],
+)
+def test_malformed_seen_in_entries_are_refused(change: tuple[str, str], problem: str) -> None:
+    assert change[0] in SEEN
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        parse_catalog(SEEN.replace(*change))
+
+
+def test_seen_in_must_be_a_list_of_tables_without_repeats() -> None:
+    with pytest.raises(ValueError, match=re.escape("rule 'x': seen_in is a list of tables")):
+        parse_catalog(ENTRY + 'seen_in = "https://github.com/o/r/issues/1"\n')
+    with pytest.raises(ValueError, match=re.escape("seen_in[0] is a table with a url and a")):
+        parse_catalog(ENTRY + 'seen_in = ["https://github.com/o/r/issues/1"]\n')
+    repeated = SEEN + SEEN[len(ENTRY) :]
+    with pytest.raises(ValueError, match=re.escape("seen_in[1] repeats https://github.com/o/r/")):
+        parse_catalog(repeated)

@@ -1,7 +1,9 @@
-"""The harness catches every regression class of SPEC §6, and the reference raises no alarm.
+"""The harness catches every regression class (of SPEC §6, and those seen in the field
+since), and the reference raises no alarm.
 
-The 19 classes are spelled out here a second time, on purpose: dropping one from the registry
-of known-bad subjects (or from the catalog's reach) fails this file.
+The 19 SPEC classes are spelled out here a second time, on purpose: dropping one from the
+registry of known-bad subjects (or from the catalog's reach) fails this file. A class seen in
+the field is tied to its public bugs by the catalog (tests/rules/test_catalog.py).
 """
 
 import pytest
@@ -10,7 +12,7 @@ from harness.prefix import common_prefix_length
 from harness.rules import catalog
 
 from . import bad_subjects
-from .bad_subjects import CASES, GOOD_MARKERS, Mutant
+from .bad_subjects import ALL_CASES, CASES, FIELD_CASES, GOOD_MARKERS, Mutant
 from .scenarios import SCENARIOS
 from .support import DIALECTS, REFERENCE, context, outcome, report
 
@@ -38,7 +40,7 @@ SPEC_CLASSES = (
 
 RUNS = [
     pytest.param(key, scenario, dialect, id=f"{key}-{scenario}-{dialect}")
-    for key, case in CASES.items()
+    for key, case in ALL_CASES.items()
     for scenario in case.scenarios
     for dialect in case.dialects
 ]
@@ -47,35 +49,45 @@ STREAM_RULES = ("byte-prefix", "siblings-shared", "append-only")
 ACCEPTED = {"continuable-filtered", "continuable-persona", "continuable-structured"}
 
 
-def test_the_registry_has_one_bad_subject_per_spec_class() -> None:
+def test_the_registry_has_one_bad_subject_per_class() -> None:
     assert len(SPEC_CLASSES) == len(set(SPEC_CLASSES)) == 19
     assert bad_subjects.SPEC_CLASSES == SPEC_CLASSES
+    classes = bad_subjects.CLASSES
+    assert classes == SPEC_CLASSES + bad_subjects.FIELD_CLASSES
+    assert len(classes) == len(set(classes))
     covered = [case.spec_class for case in CASES.values() if case.spec_class is not None]
     assert set(covered) == set(SPEC_CLASSES)
-    for spec_class in SPEC_CLASSES:
+    assert all(case.spec_class in (None, *SPEC_CLASSES) for case in ALL_CASES.values())
+    fielded = [c.field_class for c in ALL_CASES.values() if c.field_class is not None]
+    assert set(fielded) == set(bad_subjects.FIELD_CLASSES)
+    assert not any(c.spec_class and c.field_class for c in ALL_CASES.values())
+    assert not set(CASES) & set(FIELD_CASES)
+    for name in classes:
         # a class judged differently by cache effect is split by dialect, never doubled
-        runs = [d for c in CASES.values() if c.spec_class == spec_class for d in c.dialects]
-        assert len(runs) == len(set(runs)), spec_class
+        runs = [d for c in ALL_CASES.values() if c.regression_class == name for d in c.dialects]
+        assert len(runs) == len(set(runs)), name
 
 
-def test_every_spec_class_pins_its_evidence_in_every_dialect_it_runs_in() -> None:
-    for case in CASES.values():
-        if case.spec_class is not None:
+def test_every_class_pins_its_evidence_in_every_dialect_it_runs_in() -> None:
+    for case in ALL_CASES.values():
+        if case.regression_class is not None:
             assert set(case.where) == set(case.dialects), case.subject.name
 
 
 def test_every_rule_is_expected_to_catch_some_bad_subject() -> None:
-    assert {case.rule for case in CASES.values()} == {r.id for r in catalog()}
+    assert {case.rule for case in ALL_CASES.values()} == {r.id for r in catalog()}
 
 
 @pytest.mark.parametrize(("key", "scenario", "dialect"), RUNS)
 def test_each_bad_subject_is_caught_by_its_rule(key: str, scenario: str, dialect: str) -> None:
-    case = CASES[key]
+    case = ALL_CASES[key]
     result = report(case.subject, scenario, dialect)
     found = result.finding(case.rule)
     assert found.status == case.status, found.message
     for rule in case.also_passes:
         assert result.finding(rule).status == "pass", result.finding(rule).message
+    for rule in case.also_fails:
+        assert result.finding(rule).status == "fail", result.finding(rule).message
     assert found.evidence is not None
     e = found.evidence
     if dialect in case.where:
