@@ -1,4 +1,4 @@
-"""A short human summary of a capture: how many requests, per mark and per status."""
+"""A short human summary of a capture: how many requests, per mark, status and dialect."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ NO_SCRIPT = "(not a model call)"
 
 def summarize(records: Sequence[Record]) -> str:
     """``recorded N requests`` then one line per mark and one for statuses, in first-seen
-    order; marks of refused requests count under ``(not a model call)``."""
+    order (and one per dialect when a provider served more than one); marks of refused
+    requests count under ``(not a model call)``."""
     total = len(records)
     lines = [f"recorded {total} request{'' if total == 1 else 's'}"]
     if not records:
@@ -26,6 +27,9 @@ def summarize(records: Sequence[Record]) -> str:
     statuses = Counter(r.status for r in records)
     lines.append("  by mark:   " + ", ".join(f"{m} {n}" for m, n in marks.items()))
     lines.append("  by status: " + ", ".join(f"{s} {n}" for s, n in statuses.items()))
+    dialects = Counter(r.dialect for r in records)
+    if len(dialects) > 1:
+        lines.append("  by dialect: " + ", ".join(f"{d} {n}" for d, n in dialects.items()))
     errors = [r for r in records if r.error is not None]
     lines.extend(f"  #{r.seq} {r.method} {r.path}: {r.status} {r.error}" for r in errors[:5])
     if len(errors) > 5:

@@ -136,8 +136,10 @@ def _announce(
     rules: int,
     info: TextIO,
 ) -> None:
+    dialects = [w.dialect for w in provider.wires]
+    served = f" (requests recorded as {', '.join(dialects)})" if len(dialects) > 1 else ""
     lines = [
-        f"fake {provider.dialect} provider: {provider.base_url}",
+        f"fake {provider.dialect} provider: {provider.base_url}{served}",
         f"script: {args.script} ({rules} rule{'' if rules == 1 else 's'})",
         f"record: {args.record}",
         "environment:",

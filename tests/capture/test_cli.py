@@ -19,6 +19,7 @@ from harness.prefix import compare
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples" / "capture"
+RESPONSES_AGENT = Path(__file__).with_name("responses_agent.py")
 PY = sys.executable
 
 SDK_PROGRAM = """
@@ -76,6 +77,85 @@ def test_sdk_program_is_captured(
     assert [(r.mark, r.stream) for r in records] == [("greet", False), (None, True)]
     assert all(r.headers["authorization"] == "<redacted>" for r in records)
     assert "sk-prefix-harness-fake" not in record.read_text()
+
+
+RESPONSES_PROGRAM = """
+import openai
+client = openai.OpenAI(max_retries=0, timeout=10)
+reply = client.responses.create(model="m", instructions="Be brief.", input="hi")
+print("first:", reply.output_text)
+events = client.responses.create(model="m", input="again", stream=True)
+print("second:", "".join(e.delta for e in events if e.type == "response.output_text.delta"))
+print("tokens:", client.responses.input_tokens.count(model="m", input="hi").input_tokens > 0)
+"""
+
+
+def test_responses_sdk_program_is_captured_as_openai_responses(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "responses.jsonl"
+    code = capture(
+        "--dialect", "openai-responses", "--script", script, "--record", str(record),
+        "--", PY, "-c", RESPONSES_PROGRAM,
+    )  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 4, err  # no fork: captured, but nothing to check
+    assert "first: hello\nsecond: streamed default\ntokens: True\n" in out
+    assert "fake openai-responses provider: http://127.0.0.1:" in out
+    assert "/v1 (requests recorded as openai-responses, openai)\n" in out
+    assert "  by mark:   greet 1, (default reply) 1, (not a model call) 1\n" in out
+    assert "grouping: 2 requests in 2 conversations (openai-responses)" in out
+    assert "nothing was checked: no fork or spawn call among 2 usable model calls" in out
+    records = read_record(record)
+    assert [(r.dialect, r.path, r.stream) for r in records] == [
+        ("openai-responses", "/v1/responses", False),
+        ("openai-responses", "/v1/responses", True),
+        ("openai-responses", "/v1/responses/input_tokens", None),
+    ]
+    assert records[0].parse().request.preset.system == ("Be brief.",)
+    assert all(r.headers["authorization"] == "<redacted>" for r in records)
+    assert "sk-prefix-harness-fake" not in record.read_text()
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses"])
+def test_a_responses_fork_agent_is_grouped_and_checked(
+    dialect: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "fork.jsonl"
+    code = capture(
+        "--dialect", dialect, "--script", str(EXAMPLES / "fork-siblings.json"),
+        "--record", str(record), "--", PY, str(RESPONSES_AGENT),
+    )  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert "worker 'B: read the README': Worker done." in out
+    records = read_record(record)
+    assert {r.dialect for r in records} == {"openai-responses"}
+    by_mark = {r.mark: r for r in records}
+    assert by_mark["parent"].stream is True
+    assert by_mark["fork-A"].stream is False
+    parent = by_mark["parent"].parse()
+    for child in ("fork-A", "fork-B"):
+        assert compare(parent, by_mark[child].parse()).preserved
+    assert "grouping: 6 requests in 3 conversations (openai-responses)" in out
+    assert "capture · openai-responses · siblings-1: ok" in out
+    assert out.endswith(
+        "check passed: 3 groups checked, 0 failed, 0 not checked"
+        "; turns of 3 conversations checked, 0 not append-only\n"
+    )
+
+
+def test_a_responses_fork_agent_with_reordered_tools_fails(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    code = capture(
+        "--dialect", "openai", "--script", str(EXAMPLES / "fork-siblings.json"),
+        "--record", str(tmp_path / "r"), "--", PY, str(RESPONSES_AGENT), "--bug", "tools",
+    )  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 1, err
+    assert "capture · openai-responses · siblings-1: FAILED" in out
+    assert "✗ tools-identical     children[0]: tool order differs" in out
 
 
 ENV_PROGRAMS = {

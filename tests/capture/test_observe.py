@@ -22,6 +22,7 @@ REPLY = calls(call("fork", directive="A"), call("read_file", path="x"), text="Fo
     ("dialect", "ids"),
     [
         ("openai", ("call_ph000007_0", "call_ph000007_1")),
+        ("openai-responses", ("call_ph000007_0", "call_ph000007_1")),
         ("anthropic", ("toolu_ph000007_0", "toolu_ph000007_1")),
         ("gemini", (None, None)),
     ],
@@ -35,11 +36,13 @@ def test_reply_message_uses_the_fakes_call_ids(dialect: str, ids: tuple[str | No
     assert message.function_calls[0].args == {"directive": "A"}
 
 
-@pytest.mark.parametrize("dialect", ["openai", "anthropic"])
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses", "anthropic"])
 def test_the_ids_are_the_ones_the_wire_sends(dialect: str) -> None:
     sent = orjson.loads(WIRES[dialect].message(Turn(REPLY, "m", 7, 1, {})))
     if dialect == "openai":
         wire_ids = [c["id"] for c in sent["choices"][0]["message"]["tool_calls"]]
+    elif dialect == "openai-responses":
+        wire_ids = [i["call_id"] for i in sent["output"] if i["type"] == "function_call"]
     else:
         wire_ids = [b["id"] for b in sent["content"] if b["type"] == "tool_use"]
     assert wire_ids == [c.id for c in reply_message(dialect, REPLY, 7).function_calls]
@@ -68,4 +71,14 @@ def test_observe_keeps_answered_model_calls_and_says_why_others_are_left_out() -
         (2, "refused with status 400"),
         (4, "the openai dialect cannot read the body"),
         (5, "the body is not JSON"),
+    ]
+
+
+def test_a_record_of_a_dialect_that_is_not_installed_is_left_out_with_the_reason() -> None:
+    rt = Runtime()
+    rt.send([ASK], text("ok"))
+    used, ignored = observe([replace(rt.records[0], dialect="openai-not-installed")])
+    assert used == ()
+    assert [(i.seq, i.kind, i.reason) for i in ignored] == [
+        (1, "unreadable", "no openai-not-installed dialect is installed to read the body")
     ]

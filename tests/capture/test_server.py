@@ -3,10 +3,13 @@ clean stops. Raw HTTP on 127.0.0.1 only."""
 
 from __future__ import annotations
 
+import json
 import socket
 
+import openai
 import orjson
 import pytest
+from openai.types.responses import ResponseFunctionToolCall
 
 from harness.capture import (
     DEFAULT_MAX_REQUEST_BYTES,
@@ -16,7 +19,7 @@ from harness.capture import (
 )
 from harness.capture._server import loopback_host
 
-from .conftest import Serve, post_json, request
+from .conftest import SECRET, Serve, post_json, record_text, request
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -49,7 +52,8 @@ def test_ipv6_loopback(serve: Serve) -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="no fake provider for dialect 'cohere'"):
+    known = "known: anthropic, gemini, openai, openai-responses"
+    with pytest.raises(ValueError, match=f"no fake provider for dialect 'cohere'; {known}"):
         FakeProvider("cohere")
     with pytest.raises(ValueError, match="port 70000"):
         FakeProvider("openai", port=70000)
@@ -66,6 +70,9 @@ def test_defaults_and_urls(serve: Serve) -> None:
     gemini = serve("gemini")
     assert gemini.base_url == gemini.origin == f"http://127.0.0.1:{gemini.port}"
     assert provider.environment()["OPENAI_BASE_URL"] == provider.base_url
+    responses = serve("openai-responses")
+    assert responses.base_url == f"http://127.0.0.1:{responses.port}/v1"
+    assert responses.environment()["OPENAI_BASE_URL"] == responses.base_url
 
 
 def test_given_port_and_port_in_use(serve: Serve) -> None:
@@ -113,3 +120,43 @@ def test_start_twice_and_port_before_start() -> None:
         _ = provider.port
     with provider, pytest.raises(RuntimeError, match="already running"):
         provider.start()
+
+
+SCRIPT = {
+    "rules": [
+        {
+            "when": {"last_user_contains": "fork please"},
+            "reply": {"call": [{"name": "fork", "args": {"directive": "A"}}]},
+            "mark": "parent",
+        }
+    ],
+    "default": {"text": "answered"},
+}
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses"])
+def test_one_openai_fake_serves_both_apis_each_recorded_under_its_dialect(
+    dialect: str, serve: Serve
+) -> None:
+    provider = serve(dialect, SCRIPT)
+    ask = [{"role": "user", "content": "fork please"}]
+    with openai.OpenAI(base_url=provider.base_url, api_key=SECRET, max_retries=0) as sdk:
+        chat = sdk.chat.completions.create(model="m", messages=ask)
+        responses = sdk.responses.create(model="m", input=ask)
+        with pytest.raises(openai.NotFoundError):
+            sdk.embeddings.create(model="m", input="x")
+    chat_calls = chat.choices[0].message.tool_calls or []
+    response_calls = [c for c in responses.output if isinstance(c, ResponseFunctionToolCall)]
+    assert [c.function.name for c in chat_calls if c.type == "function"] == ["fork"]
+    assert [json.loads(c.arguments) for c in response_calls] == [{"directive": "A"}]
+    assert chat_calls[0].id != response_calls[0].call_id
+    records = provider.records
+    assert [(r.dialect, r.path, r.status, r.mark, r.nth) for r in records] == [
+        ("openai", "/v1/chat/completions", 200, "parent", 1),
+        ("openai-responses", "/v1/responses", 200, "parent", 2),
+        (dialect, "/v1/embeddings", 404, None, None),
+    ]
+    assert records[2].error == f"the fake {dialect} provider has no route POST /v1/embeddings"
+    assert [r.parse().request.history[-1].text for r in records[:2]] == ["fork please"] * 2
+    assert tuple(read_record(provider.record_path or "")) == records
+    assert SECRET not in record_text(provider)

@@ -27,3 +27,13 @@ def test_counts_marks_statuses_and_lists_refusals() -> None:
         "  #5 POST /v1/chat/completions: 400 the request body is not valid JSON\n"
         "  #6 note: the openai dialect could not read the body\n"
     )
+
+
+def test_counts_dialects_when_a_provider_served_more_than_one() -> None:
+    records = [
+        draft(seq=1, reply=Reply("a")),
+        draft(seq=2, reply=Reply("b"), dialect="openai-responses", path="/v1/responses"),
+        draft(seq=3, reply=Reply("c"), dialect="openai-responses", path="/v1/responses"),
+    ]
+    assert summarize(records).splitlines()[-1] == "  by dialect: openai 1, openai-responses 2"
+    assert "by dialect" not in summarize(records[1:])
