@@ -55,7 +55,9 @@ class RuleInfo:
     def scope_problem(self, dialect: str, lifecycle: Lifecycle) -> str | None:
         """Why the rule does not apply to ``dialect`` and ``lifecycle``; None when it does."""
         if self.dialects is not None and dialect not in self.dialects:
-            return f"applies to the {', '.join(self.dialects)} dialect only, not {dialect}"
+            names = " and ".join(self.dialects)
+            noun = "dialect" if len(self.dialects) == 1 else "dialects"
+            return f"applies to the {names} {noun} only, not {dialect}"
         if lifecycle not in self.lifecycles:
             return f"applies to {', '.join(self.lifecycles)} children, not {lifecycle}"
         return None

@@ -4,9 +4,11 @@ The facts are the dialect's (``Dialect.marker_limit``, ``marker_lookback``, ``ma
 its block counting in ``cache_marks``). A read looks back from each marker for the longest
 cached prefix over at most ``marker_lookback`` blocks, so a child reads the parent's entry when
 a position where the parent wrote one (a parent marker) lies in the window of a child marker:
-the marker's own block and the ``marker_lookback`` blocks before it. A marker at or after the
-end of the inherited prefix, short of the trailing task block, also lets siblings and the
-child's next turn read what this request writes.
+the marker's own block and the ``marker_lookback`` blocks before it. A dialect whose markers
+have no lookback limit (``marker_lookback`` None with a ``marker_limit``: OpenAI's explicit
+breakpoints) reads any entry at or before a marker's block. A marker at or after the end of
+the inherited prefix, short of the trailing block, also lets siblings and the child's next turn
+read what this request writes.
 """
 
 from __future__ import annotations
@@ -66,8 +68,8 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
         reason = f"{len(marks)} cache markers where the dialect allows {limit}"
         return _fail(child, marks[limit], reason, f"{child.label} sets {reason}")
     parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
-    lookback = ctx.dialect.marker_lookback or 0
-    reads = [(p, c) for p in parent for c in marks if 0 <= c.block - p.block <= lookback]
+    lookback = ctx.dialect.marker_lookback
+    reads = [(p, c) for p in parent for c in marks if _reaches(c, p, lookback)]
     for p, c in reads:
         if p.ttl != c.ttl:
             reason = (
@@ -76,13 +78,34 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
             )
             return _fail(child, c, reason, f"{child.label}: {reason}")
     if _readable(ctx, child) and not reads:
+        if lookback is None:
+            where = (
+                f"comes after every child marker ({_blocks(marks)}), and a marker reads only "
+                "entries at or before its own block (there is no lookback limit)"
+            )
+        else:
+            where = (
+                f"lies outside the {lookback}-block lookback window of every child marker "
+                f"({_blocks(marks)})"
+            )
         reason = (
-            f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) lies "
-            f"outside the {lookback}-block lookback window of every child marker "
-            f"({_blocks(marks)})"
+            f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) {where}"
         )
         return _fail(child, marks[-1], reason, f"{child.label}: {reason}")
     return _placement(ctx, child, limit, parent, reads)
+
+
+def _reaches(child: CacheMarker, parent: CacheMarker, lookback: int | None) -> bool:
+    """Whether ``child``'s read can find the entry written at ``parent``'s block: at or before
+    its own block, at most ``lookback`` blocks back (None: at any distance)."""
+    distance = child.block - parent.block
+    return distance >= 0 and (lookback is None or distance <= lookback)
+
+
+def _window(lookback: int | None) -> str:
+    if lookback is None:
+        return "(no lookback limit)"
+    return f"within the {lookback}-block lookback window"
 
 
 def _blocks(marks: tuple[CacheMarker, ...]) -> str:
@@ -113,12 +136,17 @@ def _placement(
         reader = next(c for p, c in reads if p == furthest)
         message = (
             f"{child.label}'s marker on {reader.segment} reads the parent's entry on "
-            f"{furthest.segment} within the {ctx.dialect.marker_lookback}-block lookback window"
+            f"{furthest.segment} {_window(ctx.dialect.marker_lookback)}"
         )
         return Finding(RULE, "pass", message)
     boundary = frames[end].name if end >= 0 else "the start"
     if last in indexes:
-        reason = f"the only marker at or after {boundary} is on the trailing task block"
+        history = child.request.history
+        if history and history[-1].role == "system":
+            trailing = "trailing system-role message, which no later request repeats"
+        else:
+            trailing = "trailing task block"
+        reason = f"the only marker at or after {boundary} is on the {trailing}"
     else:
         reason = f"every marker comes before the end of the inherited prefix ({boundary})"
     marked = frames[indexes[-1]] if indexes else None

@@ -30,7 +30,7 @@ def test_one_rule_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith("cache-markers (error): cache markers at or after the end")
-    assert lines[1] == "dialects:   anthropic"
+    assert lines[1] == "dialects:   anthropic, openai-responses"
     assert lines[2] == "lifecycles: one-shot, continuable"
     assert "Typical cause" in out
     assert max(len(line) for line in lines[4:]) <= 88

@@ -54,11 +54,16 @@ def test_severities_follow_the_spec() -> None:
 
 def test_scope_of_cache_markers_and_spawn_rules() -> None:
     markers = rule_info("cache-markers")
-    assert markers.dialects == ("anthropic",)
+    assert markers.dialects == ("anthropic", "openai-responses")
     assert markers.scope_problem("openai", "one-shot") == (
-        "applies to the anthropic dialect only, not openai"
+        "applies to the anthropic and openai-responses dialects only, not openai"
     )
     assert markers.scope_problem("anthropic", "one-shot") is None
+    assert markers.scope_problem("openai-responses", "continuable") is None
+    (one,) = parse_catalog(ENTRY.replace('dialects = "all"', 'dialects = ["gemini"]'))
+    assert one.scope_problem("openai", "one-shot") == (
+        "applies to the gemini dialect only, not openai"
+    )
     spawn = rule_info("spawn-isolated")
     assert spawn.lifecycles == ("spawn",)
     assert spawn.scope_problem("gemini", "continuable") == (

@@ -30,7 +30,9 @@ def test_not_applicable_without_markers_or_in_dialects_without_them() -> None:
         "children[0] sets no cache markers at all",
     )
     other = finding(GOOD_MARKERS, "fork-model-calls", "openai", "cache-markers")
-    assert other.message == "applies to the anthropic dialect only, not openai"
+    assert (
+        other.message == "applies to the anthropic and openai-responses dialects only, not openai"
+    )
     degraded = finding(GOOD_MARKERS, "degraded", "anthropic", "cache-markers")
     assert degraded.status == "not-applicable"
 
@@ -120,6 +122,53 @@ def test_a_window_that_misses_every_parent_entry_fails() -> None:
     assert "outside the 1-block lookback window of every child marker" in found.message
     assert found.evidence is not None
     assert found.evidence.segment == "messages[6]"
+
+
+class Unlimited(AnthropicDialect):
+    """Markers read as OpenAI's explicit breakpoints are: no lookback limit."""
+
+    marker_lookback = None
+
+
+def test_without_a_lookback_limit_a_marker_reads_any_entry_before_it() -> None:
+    ctx = context(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic")
+    parent_block = ctx.parent.parsed.markers[0].block if ctx.parent else 0
+    child_block = ctx.children[0].parsed.markers[0].block
+    assert child_block - parent_block > 1  # too far for a one-block window
+
+    class Short(AnthropicDialect):
+        marker_lookback = 1
+
+    assert cache_markers(replace(ctx, dialect=Short())).status == "fail"
+    found = cache_markers(replace(ctx, dialect=Unlimited()))
+    assert found.status == "pass", found.message
+    assert found.message == (
+        "children[0]'s marker on messages[6] reads the parent's entry on messages[2] "
+        "(no lookback limit)"
+    )
+
+
+def test_without_a_lookback_limit_a_marker_before_every_parent_entry_reads_none() -> None:
+    def head_only(request: Request, *_: object) -> Request:
+        return replace(request, cache_breakpoints=("tools[0]",))
+
+    def parent_last(request: Request, *_: object) -> Request:
+        return replace(request, cache_breakpoints=(f"messages[{len(request.history) - 1}]",))
+
+    subject = edited("head-only", child=head_only, parent=parent_last)
+    ctx = context(subject, "fork-model-calls", "anthropic")
+    found = cache_markers(replace(ctx, dialect=Unlimited()))
+    assert found.status == "fail"
+    assert found.message == (
+        "children[0]: no marker reads the parent's cache: every parent entry (messages[2] at "
+        "block 10) comes after every child marker (tools[0] at block 0), and a marker reads "
+        "only entries at or before its own block (there is no lookback limit)"
+    )
+    assert found.evidence is not None
+    assert found.evidence.segment == "tools[0]"
+    # the same child, read with Anthropic's 20-block window, is refused the same way
+    windowed = cache_markers(ctx)
+    assert "outside the 20-block lookback window" in windowed.message
 
 
 def test_a_changed_ttl_writes_a_separate_entry_and_fails() -> None:
