@@ -143,7 +143,7 @@ def test_the_cache_keys_table_is_the_dialect_attributes() -> None:
     if not all(hasattr(d, "cache_keys") for d in all_dialects().values()):
         pytest.skip("the dialects name no cache_keys")
     text = DOC.read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| `([\w.]+)` \| `(\w+)` \|$", text, re.MULTILINE)
+    rows = re.findall(r"^\| `([\w-]+)` \| `([\w.]+)` \| `(\w+)` \|$", text, re.MULTILINE)
     documented = {(d, setting): scope for d, setting, scope in rows}
     actual = {
         (name, setting): scope

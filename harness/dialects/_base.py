@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from ..model import FunctionCall, FunctionResponse, Request, json_kind
+from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
 
 __all__ = [
     "CacheMarker",
@@ -204,6 +204,19 @@ class Dialect(ABC):
         else (anthropic, openai: ids are required and pair the two).
         """
         return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
+
+    def continued(self, body: Mapping[str, Any]) -> str | None:
+        """The id of a stored response the body continues on the provider's side (OpenAI
+        Responses ``previous_response_id``); None where the dialect has no server state."""
+        return None
+
+    def expand(
+        self, body: Mapping[str, Any], before: Mapping[str, Any], answer: Sequence[Message]
+    ) -> dict[str, Any]:
+        """A continuation as the provider reads it: the continued request's input (``before``)
+        and the model's ``answer`` to it ahead of the body's own. Only dialects whose
+        ``continued`` can name a response implement it."""
+        raise NotImplementedError(f"the {self.name} dialect has no continuations")
 
     @abstractmethod
     def to_request(self, body: Mapping[str, Any]) -> Request:

@@ -201,14 +201,16 @@ class OpenAIResponses(Dialect):
         return value if isinstance(value, str) and value else None
 
     def expand(
-        self, body: Mapping[str, Any], stored: Sequence[Any], output: Sequence[Any]
+        self, body: Mapping[str, Any], before: Mapping[str, Any], answer: Sequence[Message]
     ) -> dict[str, Any]:
-        """The body as the provider reads a continuation: the stored response's input items
-        (``stored``) and output items (``output``) ahead of this body's own ``input``, with
-        ``previous_response_id`` removed. Instructions and tools are not inherited: they are
-        the body's own, as the provider uses them."""
-        items = _envelope(body)
-        own = [{"role": "user", "content": items}] if isinstance(items, str) else list(items)
+        """The body as the provider reads a continuation: the input of the request it
+        continues (``before``, itself expanded), the answer to it (``answer``, rendered as
+        output items) and this body's own ``input``, without ``previous_response_id``.
+        Instructions and tools are not inherited: they are the body's own, as the provider
+        uses them."""
+        stored = _items(_envelope(before))
+        output = orjson.loads(self.render(Request(Preset(), tuple(answer))))["input"]
+        own = _items(_envelope(body))
         expanded = {k: v for k, v in body.items() if k != "previous_response_id"}
         expanded["input"] = [*stored, *output, *own]
         return expanded

@@ -20,6 +20,7 @@ from ..prefix import Divergence, locate
 from ..scenarios import CAPTURED, Scenario
 from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
+from ._continuation import resolve
 from ._report import Cost
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
@@ -64,17 +65,22 @@ class Context:
         """Read every body of ``outcome``; those that do not parse become ``problems``."""
         problems: list[tuple[str, str]] = []
 
-        def one(label: str, raw: bytes | None) -> Body | None:
+        def one(
+            label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
+        ) -> Body | None:
             if raw is None:
                 return None
-            body = read_body(label, raw, dialect)
+            judged = resolve(label, raw, dialect, parent, answer)
+            body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
             if isinstance(body, str):
                 problems.append((label, body))
                 return None
             return body
 
+        parent: Body | None = None
         parent = one("parent", outcome.parent)
-        children = [one(f"children[{i}]", raw) for i, raw in enumerate(outcome.children)]
+        answer = inherited_span(scenario)[len(parent_span(scenario)) :]
+        children = [one(f"children[{i}]", raw, answer) for i, raw in enumerate(outcome.children)]
         follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
         parent_next = one("parent_next", outcome.parent_next)
         return cls(

@@ -472,7 +472,7 @@ def test_other_dialects_opaque_parts_render_as_text() -> None:
 
 def test_a_continuation_names_its_stored_response_and_expands_ahead_of_its_input() -> None:
     parent = {"instructions": "S", "input": [{"role": "user", "content": "hi"}]}
-    output = [{"type": "function_call", "call_id": "c", "name": "fork", "arguments": "{}"}]
+    answer = Message("model", (FunctionCall("fork", freeze({}), id="c"),))
     child = {
         "instructions": "S",
         "previous_response_id": "resp_1",
@@ -480,11 +480,21 @@ def test_a_continuation_names_its_stored_response_and_expands_ahead_of_its_input
     }
     assert DIALECT.continued(child) == "resp_1"
     assert DIALECT.continued(parent) is None
-    expanded = DIALECT.expand(child, parent["input"], output)
+    expanded = DIALECT.expand(child, parent, [answer])
     assert "previous_response_id" not in expanded
-    assert expanded["input"] == [*parent["input"], *output, *child["input"]]
+    call = {"type": "function_call", "call_id": "c", "name": "fork", "arguments": "{}"}
+    assert expanded["input"] == [*parent["input"], call, *child["input"]]
     assert expanded["instructions"] == "S"  # the child's own: not inherited by the provider
-    assert DIALECT.expand({"input": "go"}, [], [])["input"] == [{"role": "user", "content": "go"}]
+    assert DIALECT.expand({"input": "go"}, {"input": "hi"}, [])["input"] == [
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": "go"},
+    ]
+
+
+def test_other_dialects_have_no_continuations() -> None:
+    assert OPENAI_CHAT.continued({"messages": [], "previous_response_id": "r"}) is None
+    with pytest.raises(NotImplementedError):
+        OPENAI_CHAT.expand({}, {}, [])
 
 
 # 6. errors -------------------------------------------------------------------------------
