@@ -83,8 +83,10 @@ class OpenAIResponsesWire(OpenAIWire):
 
     def _items(self, turn: Turn) -> list[dict[str, Any]]:
         """The finished output items: a message when the reply has text, then one
-        ``function_call`` item per call."""
+        ``function_call`` item per call (with the ``namespace`` the request declares the
+        function in, if any)."""
         reply, nth = turn.reply, turn.nth
+        namespaces = _namespaces(turn.body)
         items: list[dict[str, Any]] = []
         if reply.text is not None:
             content = {"type": "output_text", "text": reply.text, "annotations": []}
@@ -98,11 +100,13 @@ class OpenAIResponsesWire(OpenAIWire):
                 }
             )
         for i, call in enumerate(reply.calls):
+            namespace = {"namespace": namespaces[call.name]} if call.name in namespaces else {}
             items.append(
                 {
                     "type": "function_call",
                     "id": f"fc_ph{nth:06d}_{i}",
                     "call_id": self.call_id(nth, i),
+                    **namespace,
                     "name": call.name,
                     "arguments": args_json(call),
                     "status": "completed",
@@ -159,6 +163,25 @@ def _argument_events(event: Event, index: int, item: dict[str, Any]) -> Iterator
         name=item["name"],
         arguments=item["arguments"],
     )
+
+
+def _namespaces(body: Mapping[str, Any]) -> dict[str, str]:
+    """The namespace of each function the request declares only inside a ``namespace`` tool
+    (``{"type": "namespace", "name": ..., "tools": [...]}``): a call to it names that
+    namespace, or the client does not find the function it is meant to run."""
+    declared = body.get("tools")
+    tools = [t for t in declared if isinstance(t, dict)] if isinstance(declared, list) else []
+    top = {t.get("name") for t in tools if t.get("type") == "function"}
+    found: dict[str, str] = {}
+    for tool in tools:
+        if tool.get("type") != "namespace" or not isinstance(tool.get("name"), str):
+            continue
+        inner = tool.get("tools")
+        for function in inner if isinstance(inner, list) else ():
+            name = function.get("name") if isinstance(function, dict) else None
+            if isinstance(name, str) and name not in top:
+                found.setdefault(name, tool["name"])
+    return found
 
 
 def _usage(turn: Turn) -> dict[str, Any]:

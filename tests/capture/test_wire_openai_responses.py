@@ -349,3 +349,44 @@ def test_body_the_dialect_cannot_read_is_answered_and_noted(serve: Serve) -> Non
     assert "the openai-responses dialect could not read the body" in (
         provider.records[0].note or ""
     )
+
+
+NAMESPACED: list[Any] = [
+    {"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+    {
+        "type": "namespace",
+        "name": "multi_agent_v1",
+        "description": "Agents.",
+        "tools": [
+            {"type": "function", "name": "spawn_agent", "parameters": {"type": "object"}},
+            {"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_to_a_function_of_a_namespace_names_it(serve: Serve, stream: bool) -> None:
+    calls = [
+        {"name": "spawn_agent", "args": {"message": "A"}},
+        {"name": "exec_command", "args": {}},
+    ]
+    provider = serve("openai-responses", {"default": {"call": calls}})
+    with client(provider.base_url) as sdk:
+        if stream:
+            with sdk.responses.stream(model="m", input="go", tools=NAMESPACED) as events:
+                reply = events.get_final_response()
+        else:
+            reply = sdk.responses.create(model="m", input="go", tools=NAMESPACED)
+        plain = sdk.responses.create(model="m", input="go", tools=TOOLS)
+    made = [c for c in reply.output if isinstance(c, ResponseFunctionToolCall)]
+    assert [(c.namespace, c.name) for c in made] == [
+        ("multi_agent_v1", "spawn_agent"),
+        (None, "exec_command"),  # declared at the top level too: called there
+    ]
+    assert all(c.namespace is None for c in plain.output if isinstance(c, ResponseFunctionToolCall))
+    status, raw = post_json(
+        provider, "/v1/responses", {"input": "go", "tools": [{"type": "namespace"}]}
+    )
+    assert status == 200
+    assert all("namespace" not in item for item in raw["output"])
