@@ -38,6 +38,35 @@ def test_broken_prefix_exits_1_and_says_where(capsys: pytest.CaptureFixture[str]
     assert "structure (deepdiff of the segment):" in out
 
 
+RESPONSES = Path(__file__).parents[2] / "examples" / "openai-responses"
+
+
+@pytest.mark.parametrize(("fork", "code"), [("fork.json", 0), ("fork-broken.json", 1)])
+def test_responses_bodies_are_detected_and_compared(
+    capsys: pytest.CaptureFixture[str], fork: str, code: int
+) -> None:
+    found, out, err = diff(capsys, str(RESPONSES / "parent.json"), str(RESPONSES / fork))
+    assert found == code, err
+    assert "dialect: openai-responses\n" in out
+    if code:
+        assert "  segment  instructions\n" in out
+        assert "Today is 2026-11-30" in out
+
+
+def test_responses_breakpoints_do_not_count(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A child that moves an explicit cache breakpoint keeps the parent's prefix."""
+    parent = orjson.loads((RESPONSES / "parent.json").read_bytes())
+    marked = orjson.loads((RESPONSES / "fork.json").read_bytes())
+    marked["input"][0]["content"][0]["prompt_cache_breakpoint"] = {"mode": "explicit"}
+    (tmp_path / "p.json").write_bytes(orjson.dumps(parent))
+    (tmp_path / "f.json").write_bytes(orjson.dumps(marked))
+    code, out, err = diff(capsys, str(tmp_path / "p.json"), str(tmp_path / "f.json"))
+    assert code == 0, err
+    assert "PREFIX KEPT" in out
+
+
 def test_json_flag(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = diff(capsys, PARENT, BROKEN, "--json")
     report = orjson.loads(out)
