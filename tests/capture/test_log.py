@@ -107,3 +107,17 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
         read_log(empty)
     with pytest.raises(LogError, match=r"missing\.jsonl: cannot be read"):
         read_log(tmp_path / "missing.jsonl")
+
+
+def test_a_responses_path_names_the_openai_responses_dialect(tmp_path: Path) -> None:
+    body = {"model": "m", "instructions": "Be brief.", "input": "hi"}
+    path = write(
+        tmp_path,
+        {"body": body, "path": "/v1/responses"},
+        {"body": body, "path": "/v1/responses/input_tokens"},
+        {"body": OPENAI, "path": "/v1/chat/completions"},
+    )
+    used, ignored = read_log(path)
+    assert [(u.seq, u.dialect) for u in used] == [(1, "openai-responses"), (3, "openai")]
+    assert used[0].request.preset.system == ("Be brief.",)
+    assert ignored == ()

@@ -15,6 +15,7 @@ from harness.capture import (
     DEFAULT_MAX_REQUEST_BYTES,
     FakeProvider,
     LoopbackError,
+    check_records,
     read_record,
 )
 from harness.capture._server import loopback_host
@@ -159,4 +160,9 @@ def test_one_openai_fake_serves_both_apis_each_recorded_under_its_dialect(
     assert records[2].error == f"the fake {dialect} provider has no route POST /v1/embeddings"
     assert [r.parse().request.history[-1].text for r in records[:2]] == ["fork please"] * 2
     assert tuple(read_record(provider.record_path or "")) == records
+    grouped = check_records(records)
+    assert [r.conversations[0].first.dialect for r in grouped.roles] == [
+        "openai",
+        "openai-responses",
+    ]
     assert SECRET not in record_text(provider)
