@@ -60,7 +60,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="%(prog)s --dialect D --script FILE [options] -- COMMAND [ARG ...]",
     )
-    parser.add_argument("--dialect", required=True, choices=DIALECTS, help="the wire protocol")
+    parser.add_argument(
+        "--dialect",
+        required=True,
+        choices=DIALECTS,
+        help="the provider to fake (openai and openai-responses both serve chat completions"
+        " and the Responses API, each request recorded under its own dialect)",
+    )
     parser.add_argument("--script", required=True, metavar="FILE", help="the JSON script")
     parser.add_argument(
         "--record",

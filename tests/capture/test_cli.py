@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from harness.capture import read_record
+from harness.capture._server import PROVIDERS
 from harness.cli import _capture
 from harness.prefix import compare
 
@@ -356,6 +357,10 @@ def test_bad_usage_exits_2(
     _, err = capfd.readouterr()
     assert code == 2
     assert message in err
+
+
+def test_every_fake_provider_is_a_choice() -> None:
+    assert tuple(sorted(PROVIDERS)) == _capture.DIALECTS
 
 
 def test_unknown_dialect_is_a_usage_error(script: str) -> None:
