@@ -1,11 +1,18 @@
 """The Node example subject (examples/node-subject/subject.js) over the protocol: valid bodies
-in every dialect whose children keep the parent's prefix, for each history ending."""
+in every dialect whose children keep the parent's prefix, for each history ending; parents
+rendered as the reference renders them; and a bug planted in its openai-responses children
+(NODE_SUBJECT_BUG) caught by the rule that names it."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -16,6 +23,7 @@ from harness.model import (
     FunctionResponse,
     Image,
     Message,
+    Opaque,
     OutputSchema,
     Preset,
     Settings,
@@ -32,8 +40,9 @@ from harness.subjects import ReferenceSubject, SubprocessOptions, SubprocessSubj
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
-SUBJECT_JS = Path(__file__).resolve().parents[2] / "examples" / "node-subject" / "subject.js"
-DIALECTS = ("anthropic", "gemini", "openai")
+ROOT = Path(__file__).resolve().parents[2]
+SUBJECT_JS = ROOT / "examples" / "node-subject" / "subject.js"
+DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 SEARCH = Tool(
     "search",
     "Search the code base.",
@@ -200,3 +209,193 @@ def test_other_lifecycles_are_skipped_and_unknown_dialects_errored(node: Subproc
         assert scenario.action in (outcome.message or "")
     outcome = node.assemble(Scenario("f", "fork", PRESET, ENDINGS["model"], ("x",)), "klingon")
     assert (outcome.status, outcome.message) == ("errored", "unknown dialect klingon")
+
+
+# --- the reference's rendering; openai-responses and a bug planted in it -------------------
+
+RESPONSES = "openai-responses"
+LOOKUP = Tool(
+    "lookup", parameters=freeze({"type": "custom", "name": "lookup", "format": {"type": "text"}})
+)
+RICH_HISTORY = (
+    Message("system", (Text("Leading system text."),)),
+    Message(
+        "user",
+        (
+            Text("Compare these."),
+            Image(url="https://example.org/a.png", detail="low"),
+            Image(data="iVBOR"),
+            Opaque("input_file", freeze({"type": "input_file", "file_id": "f-1"}), RESPONSES),
+            Opaque("document", freeze({"type": "document", "title": "x"}), "anthropic"),
+        ),
+    ),
+    Message(
+        "model",
+        (
+            Thinking("weighing", signature="enc-1"),
+            Thinking("opaque-data", redacted=True),
+            Text("First."),
+            FunctionCall("search", freeze({"query": "a", "10": 1, "2": [1.5, None]}), id="c1"),
+            Text("Then."),
+            FunctionCall("search", freeze({"query": "b"})),
+        ),
+    ),
+    Message(
+        "user",
+        (
+            FunctionResponse("search", "plain text", id="c1"),
+            FunctionResponse("search", freeze([{"type": "input_text", "text": "parts"}])),
+            Text("And now?"),
+        ),
+    ),
+    Message("model", (Text("Checking."),)),
+    Message("system", (Text("A later system note."),)),
+    Message("user", (Text("Go on."),)),
+    Message("model", (FunctionCall("search", freeze({"query": "c"}), id="c3"),)),
+    Message("user", (FunctionResponse("search", freeze({"n": 3}), id="c3", is_error=True),)),
+    Message("model", (Text("Done."),)),
+)
+CHOICES = {
+    "auto": ToolChoice("auto"),
+    "none-with-names": ToolChoice("none", ("search",)),
+    "one-tool": ToolChoice("tool", ("search",)),
+    "two-tools": ToolChoice("tool", ("search", "agent")),
+    "allowed-auto": ToolChoice("auto", ("agent",)),
+}
+EXTRA = freeze(
+    {
+        RESPONSES: {
+            "store": False,
+            "text": {"verbosity": "low"},
+            "reasoning": {"summary": "auto"},
+            "tools": {"search": {"strict": True}},
+            "include": ["reasoning.encrypted_content"],
+        },
+        "openai": {"seed": 7, "tools": {"search": {"strict": True}}},
+        "anthropic": {"metadata": {"user_id": "u-1"}},
+        "gemini": {"labels": {"team": "core"}},
+    }
+)
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_parents_of_rich_histories_are_the_reference_rendering(
+    node: SubprocessSubject, dialect: str, choice: str
+) -> None:
+    # every part kind, opaque parts of this dialect and of another, system messages, extras
+    settings = Settings(
+        model="m-1",
+        top_p=0.5,
+        max_output_tokens=64,
+        top_k=5,
+        stop=("END",),
+        thinking=ThinkingConfig(mode="enabled", budget_tokens=512, effort="high"),
+        tool_choice=CHOICES[choice],
+        output_schema=OutputSchema(freeze({"type": "object"}), strict=True),
+        extra=EXTRA,
+    )
+    # a custom tool's declaration is kept as sent: an OpenAI form, which Anthropic rejects
+    tools = (SEARCH, AGENT, LOOKUP) if dialect.startswith("openai") else (SEARCH, AGENT)
+    for system in ((), ("Only one block.",), PRESET.system):
+        preset = Preset(system, tools, settings)
+        scenario = Scenario(f"rich-{choice}", "fork", preset, RICH_HISTORY, ("look",))
+        outcome = node.assemble(scenario, dialect)
+        assert outcome.status == "assembled", outcome.message
+        assert outcome.parent == ReferenceSubject().assemble(scenario, dialect).parent
+        parent, child = parse(dialect, outcome.parent), parse(dialect, outcome.children[0])
+        assert compare(parent, child).preserved
+
+
+def test_openai_responses_bodies_have_the_responses_shape(node: SubprocessSubject) -> None:
+    scenario = Scenario("shape", "fork", PRESET, ENDINGS["model-calls"], ("look",))
+    parent = orjson.loads(node.assemble(scenario, RESPONSES).parent or b"")
+    assert parent["instructions"] == PRESET.system[0]
+    developer, user, reasoning, call, output = parent["input"][:5]
+    assert developer == {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": PRESET.system[1]}],
+    }
+    assert [p["type"] for p in user["content"]] == ["input_text", "input_image"]
+    assert reasoning == {
+        "type": "reasoning",
+        "summary": [{"type": "summary_text", "text": "let me search"}],
+        "encrypted_content": "sig",
+    }
+    assert call == {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "search",
+        "arguments": '{"query":"bug","limit":3}',
+    }
+    assert output == {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": '{"hits":["a.py"]}',
+    }
+    assert list(parent["tools"][0]) == ["type", "name", "description", "parameters"]
+    assert parent["tool_choice"] == "auto"
+    assert parent["text"] == {
+        "format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"}}
+    }
+    assert parent["reasoning"] == {"effort": "low"}
+    assert (parent["temperature"], parent["max_output_tokens"]) == (0.2, 2048)
+
+
+def check(*args: str, bug: str | None = None) -> dict[str, Any]:
+    """Run `prefix-harness check --json` on the Node subject and return the report."""
+    env = {k: v for k, v in os.environ.items() if k != "NODE_SUBJECT_BUG"}
+    if bug is not None:
+        env["NODE_SUBJECT_BUG"] = bug
+    command = [sys.executable, "-m", "harness", "check", "--json", "--no-progress"]
+    command += ["--subject", f"cmd:node {SUBJECT_JS}", *args]
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.stdout, f"no report (exit {done.returncode}):\n{done.stderr[-4000:]}"
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["exit_code"] == done.returncode
+    return report
+
+
+def failures(report: dict[str, Any]) -> set[tuple[str, str]]:
+    return {
+        (r["dialect"], f["rule"])
+        for r in report["reports"]
+        for f in r["findings"]
+        if f["status"] == "fail"
+    }
+
+
+def test_it_conforms_in_openai_responses() -> None:
+    report = check("--dialect", RESPONSES, "--examples", "10")
+    assert failures(report) == set()
+    assert report["exit_code"] == 0
+    assert {r["dialect"] for r in report["reports"]} == {RESPONSES}
+    assert not report["subject_failures"]
+
+
+def test_sorted_tool_keys_in_openai_responses_children_fail_tools_identical() -> None:
+    # the fixtures alone show the bug; no generated scenario is needed (nor shrunk)
+    report = check("--examples", "0", bug="sorted-tool-keys")
+    assert report["exit_code"] == 1
+    assert not report["subject_failures"]
+    failed = failures(report)
+    assert (RESPONSES, "tools-identical") in failed
+    assert {dialect for dialect, _ in failed} == {RESPONSES}  # the other dialects are intact
+
+
+def test_an_unknown_planted_bug_stops_it_at_start() -> None:
+    env = {**os.environ, "NODE_SUBJECT_BUG": "no-such-bug"}
+    done = subprocess.run(
+        ["node", str(SUBJECT_JS)],
+        input='{"cmd":"start","version":1}\n',
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "unknown NODE_SUBJECT_BUG" in done.stderr
