@@ -7,7 +7,7 @@ JSON, unknown URL, or a bug here), so a capture never silently loses a request.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -19,6 +19,7 @@ from ..model import Request
 from ._match import Matcher
 from ._record import Record, RecordWriter, timestamp
 from ._redact import redact_headers, redact_query
+from ._stored import Stored
 from ._wire import Route, Turn, Wire
 
 __all__ = ["Exchange", "Incoming", "Outgoing"]
@@ -65,6 +66,7 @@ class Exchange:
         self.matcher = matcher
         self.writer = writer
         self.max_request_bytes = max_request_bytes
+        self.stored = Stored()
 
     @property
     def provider(self) -> str:
@@ -124,8 +126,11 @@ class Exchange:
     def _generate(
         self, wire: Wire, route: Route, incoming: Incoming, body: dict[str, Any], tokens: int
     ) -> Outgoing:
-        request, note = _neutral(wire.dialect, body)
+        request, read, note = _neutral(wire.dialect, body, self.stored)
         answer = self.matcher.answer(request)
+        if request is not None:
+            ids = [wire.call_id(answer.nth, i) for i in range(len(answer.reply.calls))]
+            self.stored.keep(wire.response_id(answer.nth), read, answer.reply.message(ids))
         model = wire.model_of(route, body)
         stream = wire.is_stream(route, body)
         self._record(
@@ -174,21 +179,25 @@ class Exchange:
         )
 
 
-def _neutral(name: str, body: dict[str, Any]) -> tuple[Request | None, str | None]:
-    """The body in the neutral model, or ``None`` and why it could not be read (no such
-    dialect installed, a body the dialect rejects, nesting too deep)."""
+def _neutral(
+    name: str, body: dict[str, Any], stored: Stored
+) -> tuple[Request | None, Mapping[str, Any], str | None]:
+    """The body in the neutral model, the body as read (a continuation of a stored answer
+    expanded) and a note; ``None`` for the request, with the note saying why, when it could
+    not be read (no such dialect installed, a body the dialect rejects, nesting too deep)."""
     try:
         dialect = get_dialect(name)
     except KeyError:
         problem = f"no {name} dialect is installed to read the body"
     else:
         try:
-            return dialect.parse(body).request, None
+            read, note = stored.read(dialect, body)
+            return dialect.parse(read).request, read, note
         except DialectError as e:
             problem = f"the {name} dialect could not read the body ({e})"
         except RecursionError:
             problem = "the body is nested too deeply to read"
-    return None, f"{problem}; only rules without conditions on the request could answer"
+    return None, body, f"{problem}; only rules without conditions on the request could answer"
 
 
 def _json(status: int, body: bytes) -> Outgoing:

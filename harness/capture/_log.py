@@ -18,6 +18,7 @@ from ..model import json_kind
 from ._observe import Ignored, Observed, observe_record, observed
 from ._record import Record
 from ._server import WIRES
+from ._stored import Stored
 
 __all__ = ["LogError", "read_log"]
 
@@ -38,6 +39,7 @@ def read_log(
         raise LogError(f"{path}: cannot be read ({e.strerror or e})") from None
     used: list[Observed] = []
     ignored: list[Ignored] = []
+    stored = Stored()
     lines = 0
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -51,7 +53,9 @@ def read_log(
         if not isinstance(obj, dict):
             raise LogError(f"{where}: a log line is a JSON object, not {json_kind(obj)}")
         found = (
-            _record_line(obj, where) if "v" in obj else _minimal_line(obj, number, where, dialect)
+            _record_line(obj, where, stored)
+            if "v" in obj
+            else _minimal_line(obj, number, where, dialect)
         )
         if isinstance(found, Observed):
             used.append(found)
@@ -62,12 +66,12 @@ def read_log(
     return tuple(used), tuple(ignored)
 
 
-def _record_line(obj: dict[str, Any], where: str) -> Observed | Ignored | None:
+def _record_line(obj: dict[str, Any], where: str, stored: Stored) -> Observed | Ignored | None:
     try:
         record = Record.from_json(obj)
     except ValueError as e:
         raise LogError(f"{where}: not a capture record: {e}") from None
-    return observe_record(record)
+    return observe_record(record, stored)
 
 
 def _minimal_line(

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from ..dialects import DialectError, get_dialect
-from ..model import FunctionCall, Message, Part, Request, Text
+from ..model import Message, Request
 from ._record import Record
 from ._reply import Reply
 from ._server import WIRES
+from ._stored import Stored
 
 __all__ = ["Ignored", "Observed", "observe", "observed", "reply_message"]
 
@@ -71,8 +72,13 @@ def observed(
     mark: str | None = None,
     reply: Reply | None = None,
     nth: int | None = None,
+    stored: Stored | None = None,
 ) -> Observed | str:
-    """The usable request, or a sentence saying why the body cannot be used."""
+    """The usable request, or a sentence saying why the body cannot be used.
+
+    With ``stored``, a body continuing an answer stored there is read with the history it
+    continues, and this request's answer (``reply``, ``nth``) is stored in turn.
+    """
     if decoded is None:
         return "the body is not JSON"
     try:
@@ -80,13 +86,17 @@ def observed(
     except KeyError:
         return f"no {dialect} dialect is installed to read the body"
     try:
-        request = reader.parse(decoded).request
+        read = decoded if stored is None else stored.read(reader, decoded)[0]
+        request = reader.parse(read).request
     except DialectError as e:
         return f"the {dialect} dialect cannot read the body ({e})"
     except RecursionError:
         return "the body is nested too deeply to read"
     if not request.history:
         return "the request has no messages"
+    wire = WIRES.get(dialect)
+    if stored is not None and wire is not None and reply is not None and nth is not None:
+        stored.keep(wire.response_id(nth), read, reply_message(dialect, reply, nth))
     return Observed(seq, dialect, body, request, mark, reply, nth)
 
 
@@ -94,12 +104,15 @@ def observe(records: Iterable[Record]) -> tuple[tuple[Observed, ...], tuple[Igno
     """The usable model calls of a capture, and the model calls left out with the reason.
 
     Requests the script did not answer (model listings, token counts) are neither: they are
-    not model calls. Refused requests (status other than 200) are listed as left out.
+    not model calls. Refused requests (status other than 200) are listed as left out. A
+    request continuing an earlier answer (OpenAI Responses ``previous_response_id``) is read
+    with the history it continues.
     """
     used: list[Observed] = []
     ignored: list[Ignored] = []
+    stored = Stored()
     for record in records:
-        found = observe_record(record)
+        found = observe_record(record, stored)
         if isinstance(found, Observed):
             used.append(found)
         elif found is not None:
@@ -107,9 +120,10 @@ def observe(records: Iterable[Record]) -> tuple[tuple[Observed, ...], tuple[Igno
     return tuple(used), tuple(ignored)
 
 
-def observe_record(record: Record) -> Observed | Ignored | None:
+def observe_record(record: Record, stored: Stored | None = None) -> Observed | Ignored | None:
     """One recorded request as a usable model call, one left out (with the reason), or None
-    for a request the script did not answer (not a model call)."""
+    for a request the script did not answer (not a model call); ``stored`` as for
+    ``observed``."""
     if record.status != 200:
         why = f": {record.error}" if record.error else ""
         route = f"{record.method} {record.path}"
@@ -124,6 +138,7 @@ def observe_record(record: Record) -> Observed | Ignored | None:
         mark=record.mark,
         reply=record.reply,
         nth=record.nth,
+        stored=stored,
     )
     return Ignored(record.seq, found) if isinstance(found, str) else found
 
@@ -135,10 +150,6 @@ def reply_message(dialect: str, reply: Reply, nth: int | None) -> Message:
     without it, calls carry no id.
     """
     wire = WIRES.get(dialect)
-    parts: list[Part] = []
-    if reply.text is not None:
-        parts.append(Text(reply.text))
-    for index, call in enumerate(reply.calls):
-        call_id = wire.call_id(nth, index) if wire is not None and nth is not None else None
-        parts.append(FunctionCall(name=call.name, args=call.args, id=call_id))
-    return Message("model", tuple(parts))
+    if wire is None or nth is None:
+        return reply.message()
+    return reply.message([wire.call_id(nth, i) for i in range(len(reply.calls))])

@@ -6,10 +6,11 @@ one script drives an agent whatever provider it talks to.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import FrozenDict, freeze, thaw
+from ..model import FrozenDict, FunctionCall, Message, Part, Text, freeze, thaw
 
 __all__ = ["Reply", "ToolCall", "reply_from_json"]
 
@@ -35,6 +36,15 @@ class Reply:
     def __post_init__(self) -> None:
         if self.text is None and not self.calls:
             raise ValueError("a Reply has text, calls, or both")
+
+    def message(self, call_ids: Sequence[str | None] = ()) -> Message:
+        """The model message this reply is: its text, then its calls, call ``i`` with id
+        ``call_ids[i]`` (none beyond the ids given)."""
+        parts: list[Part] = [] if self.text is None else [Text(self.text)]
+        for i, call in enumerate(self.calls):
+            call_id = call_ids[i] if i < len(call_ids) else None
+            parts.append(FunctionCall(name=call.name, args=call.args, id=call_id))
+        return Message("model", tuple(parts))
 
     def to_json(self) -> dict[str, Any]:
         """The reply as a script writes it: ``{"text": ...}`` and/or ``{"call": [...]}``."""

@@ -110,6 +110,11 @@ class Wire(ABC):
         with it (``reply_message``)."""
         return None
 
+    def response_id(self, nth: int) -> str | None:
+        """The id of the fake's answer to request ``nth`` where the provider stores answers
+        for a later request to continue (OpenAI Responses); ``None`` elsewhere."""
+        return None
+
     def count_tokens(self, tokens: int) -> bytes:
         """The answer to a token-counting request (only where ``route`` gives that kind)."""
         raise NotImplementedError(f"{self.dialect} has no token-counting route")

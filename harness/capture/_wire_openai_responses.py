@@ -59,6 +59,9 @@ class OpenAIResponsesWire(OpenAIWire):
     def stream(self, turn: Turn, route: Route) -> Stream:
         return Stream("text/event-stream", self._events(turn))
 
+    def response_id(self, nth: int) -> str:
+        return f"resp_ph{nth:06d}"
+
     def count_tokens(self, tokens: int) -> bytes:
         return orjson.dumps({"object": "response.input_tokens", "input_tokens": tokens})
 
@@ -67,7 +70,7 @@ class OpenAIResponsesWire(OpenAIWire):
         body = turn.body
         echoed = {k: body[k] if body.get(k) is not None else v for k, v in _ECHOED.items()}
         return {
-            "id": f"resp_ph{turn.nth:06d}",
+            "id": self.response_id(turn.nth),
             "object": "response",
             "created_at": turn.created,
             "status": "completed" if done else "in_progress",

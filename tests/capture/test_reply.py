@@ -6,7 +6,7 @@ import pytest
 
 from harness.capture import Reply, ToolCall
 from harness.capture._reply import reply_from_json
-from harness.model import FrozenDict, freeze
+from harness.model import FrozenDict, FunctionCall, Text, freeze
 
 
 def test_a_reply_needs_text_or_calls() -> None:
@@ -35,3 +35,20 @@ def test_round_trip_keeps_argument_order() -> None:
 def test_bad_reply_json(bad: object) -> None:
     with pytest.raises(ValueError, match=r"reply|call"):
         reply_from_json(bad)
+
+
+def test_the_model_message_of_a_reply() -> None:
+    args = freeze({"d": "A"})
+    assert isinstance(args, FrozenDict)
+    reply = Reply("Forking.", (ToolCall("fork", args), ToolCall("fork", args)))
+    message = reply.message(["call_1"])
+    assert message.role == "model"
+    assert message.parts[0] == Text("Forking.")
+    assert [(c.name, c.args, c.id) for c in message.function_calls] == [
+        ("fork", args, "call_1"),
+        ("fork", args, None),
+    ]
+    assert Reply(calls=reply.calls).message().parts == (
+        FunctionCall("fork", args),
+        FunctionCall("fork", args),
+    )

@@ -12,6 +12,7 @@ import orjson
 import pytest
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
 
+from harness.capture import check_records, read_log
 from harness.capture._wire_openai_responses import WIRE
 
 from .conftest import SECRET, Serve, post_json, record_text, request, sse_data
@@ -390,3 +391,54 @@ def test_a_call_to_a_function_of_a_namespace_names_it(serve: Serve, stream: bool
     )
     assert status == 200
     assert all("namespace" not in item for item in raw["output"])
+
+
+def test_a_continuation_is_matched_and_grouped_with_the_history_it_continues(
+    serve: Serve,
+) -> None:
+    script = {
+        "rules": [
+            {
+                "when": {"in_fork_child": True, "history_contains": "original question"},
+                "reply": {"text": "Worker done."},
+                "mark": "child",
+            },
+            {
+                "when": {"first": True},
+                "reply": {"call": {"name": "fork", "args": {"directive": "A: list"}}},
+                "mark": "parent",
+            },
+        ]
+    }
+    provider = serve("openai-responses", script)
+    settings: dict[str, Any] = {"model": "m", "instructions": INSTRUCTIONS, "tools": TOOLS}
+    with client(provider.base_url) as sdk:
+        parent = sdk.responses.create(
+            input=[{"role": "user", "content": "original question"}], **settings
+        )
+        (call,) = (c for c in parent.output if isinstance(c, ResponseFunctionToolCall))
+        child_input: list[Any] = [
+            {"type": "function_call_output", "call_id": call.call_id, "output": "Forked."},
+            {"role": "user", "content": "<fork-boilerplate>worker</fork-boilerplate>\nA: list"},
+        ]
+        child = sdk.responses.create(previous_response_id=parent.id, input=child_input, **settings)
+        elsewhere = sdk.responses.create(
+            previous_response_id="resp_elsewhere", input=child_input, **settings
+        )
+    assert child.output_text == "Worker done."
+    assert [item.type for item in elsewhere.output] == ["function_call"]
+    records = provider.records
+    assert [(r.mark, r.note) for r in records[:2]] == [("parent", None), ("child", None)]
+    assert records[2].mark == "parent"  # read as its own input only: a first turn
+    assert (records[2].note or "").startswith("the body continues 'resp_elsewhere'")
+    assert records[1].json["previous_response_id"] == "resp_ph000001"  # recorded as sent
+    result = check_records(records[:2])
+    assert [c.id for c in result.checks] == ["fork-1"]
+    assert not result.failed
+    assert result.inconclusive == ()
+    offline, _ = read_log(provider.record_path or "")
+    assert [[m.role for m in u.history] for u in offline] == [
+        ["user"],
+        ["user", "model", "user"],
+        ["user"],
+    ]
