@@ -18,7 +18,9 @@ Mapping to the neutral model:
   ``Settings.extra["openai-responses"]`` in body order.
 
 Cache markers are OpenAI's explicit breakpoints: ``prompt_cache_breakpoint`` on a content
-part or a tool-output item, removed from the segments and audited by ``cache-markers``.
+part or a tool-output item, removed from the segments and audited by ``cache-markers``. An
+item's ``id`` and ``status`` are the API's bookkeeping, not prompt: they are left out of the
+segments too (a runtime that gives its copy of an item a fresh id keeps the prefix).
 
 A body with ``previous_response_id`` continues a response stored on the server: its prefix is
 that response's input and output followed by this body's ``input`` (``continued`` and
@@ -97,6 +99,7 @@ _DETECT_ITEMS = frozenset(
 )
 _DETECT_SAMPLE = 64
 _DEFAULT_TTL = "30m"
+_BOOKKEEPING = ("id", "status")
 
 
 class OpenAIResponses(Dialect):
@@ -164,7 +167,7 @@ class OpenAIResponses(Dialect):
             return tuple(out)
         for k, item in enumerate(items):
             _checked_kind(item, k)
-            out.append(Segment(f"input[{k}]", _unmarked(item)))
+            out.append(Segment(f"input[{k}]", _prompted(item)))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -356,6 +359,16 @@ def _instructions(body: Mapping[str, Any]) -> str | None:
 
 
 # --- markers ----------------------------------------------------------------------------
+
+
+def _prompted(item: dict[str, Any]) -> dict[str, Any]:
+    """The item as it reaches the model: without breakpoints, and without the ``id`` and
+    ``status`` the API keeps for its own bookkeeping (an ``item_reference``'s id is its
+    content, and stays)."""
+    item = _unmarked(item)
+    if item.get("type") == "item_reference" or not ("id" in item or "status" in item):
+        return item
+    return {k: v for k, v in item.items() if k not in _BOOKKEEPING}
 
 
 def _unmarked(item: dict[str, Any]) -> dict[str, Any]:

@@ -197,6 +197,18 @@ def test_cache_scope(setting: str, scope: str | None) -> None:
     assert DIALECT.cache_scope(setting) == scope
 
 
+def test_item_ids_and_status_are_bookkeeping_not_prefix() -> None:
+    body = codex_like()
+    other = copy.deepcopy(body)
+    other["input"][0]["id"] = "msg_fresh"
+    other["input"][3]["status"] = "completed"
+    other["input"][4]["id"] = "fc_other"
+    assert DIALECT.parse(body).segments == DIALECT.parse(other).segments
+    ref = {"type": "item_reference", "id": "msg_0"}
+    assert DIALECT.parse({"input": [ref]}).segments[0].value == ref  # its id is its content
+    assert orjson.loads(DIALECT.render(parse(other))) == other  # still sent as they were
+
+
 # 2. markers ------------------------------------------------------------------------------
 
 
