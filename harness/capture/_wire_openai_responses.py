@@ -3,7 +3,9 @@
 with no ``[DONE]`` line), ``POST /v1/responses/input_tokens`` and ``GET /v1/models``.
 
 The provider is the one of chat completions, so errors, model listings and call ids are
-that wire's; only the generate and token-counting routes and their answers differ.
+that wire's; only the generate and token-counting routes and their answers differ. Each
+Response's id (``resp_ph000001``) names it for a later ``previous_response_id``
+(``_stored.py``).
 """
 
 from __future__ import annotations
