@@ -129,6 +129,39 @@ _FOLLOW_UPS = (
     ),
 )
 
+_STEERED = (
+    FollowUp(
+        Message(
+            "model",
+            (
+                Text("Searching the CLI."),
+                FunctionCall("search", freeze({"q": "tokenize"}), id="f1"),
+            ),
+        ),
+        Message(
+            "user",
+            (
+                FunctionResponse("search", "cli.py:12", id="f1"),
+                Text("(while you were working) Keep the old --tokens flag working."),
+            ),
+        ),
+    ),
+    FollowUp(
+        Message("model", (Text("Found the call site; the flag stays."),)),
+        Message("user", (Text("Now run the CLI tests."),)),
+    ),
+)
+"""A continuing child's turns where the user steers while a tool runs: the message arrives
+with the tool's result."""
+
+_EFFORT = replace(
+    PRESET,
+    settings=replace(
+        PRESET.settings, thinking=ThinkingConfig(mode="adaptive", effort="high")
+    ).with_extra("anthropic", {"output_config": {"effort": "high"}}),
+)
+"""Adaptive thinking at the parent's own effort (Anthropic sends it in ``output_config``)."""
+
 SCENARIOS: tuple[Scenario, ...] = (
     _fork(
         "fork-model-calls",
@@ -137,11 +170,20 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     _fork("fork-model", (*_BASE, _DONE), "Write a regression test for the tokenizer."),
     Scenario(
+        "fork-effort",
+        "fork",
+        _EFFORT,
+        (*_BASE, _forking(("call_2", "Fix the tokenizer."))),
+        directives=("Fix the tokenizer.",),
+    ),
+    Scenario(
         "fork-cache-key",
         "fork",
         replace(
             PRESET,
-            settings=PRESET.settings.with_extra("openai", {"prompt_cache_key": "session-7f3"}),
+            settings=PRESET.settings.with_extra(
+                "openai", {"prompt_cache_key": "session-7f3"}
+            ).with_extra("openai-responses", {"prompt_cache_key": "session-7f3"}),
         ),
         (*_BASE, _forking(("call_2", "Fix the tokenizer."))),
         directives=("Fix the tokenizer.",),
@@ -179,6 +221,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         output_section="Answer by calling report exactly once.",
     ),
     _continuable("continuable-follow-ups", follow_ups=_FOLLOW_UPS),
+    _continuable("continuable-steered", follow_ups=_STEERED),
     Scenario(
         "spawn",
         "spawn",

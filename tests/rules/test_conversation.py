@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import orjson
 
+from harness.dialects import get_dialect
 from harness.rules import catalog, evaluate_conversation
+from harness.rules._body import Body, read_body
 
 TURN1 = {"model": "m", "messages": [{"role": "user", "content": "Hi."}]}
 TURN2 = {
@@ -59,3 +61,48 @@ def test_a_body_that_does_not_parse_between_two_turns_blames_no_turn() -> None:
     report = evaluate_conversation("t", "openai", raw)
     assert report.finding("well-formed").status == "fail"
     assert report.finding("append-only").status == "not-applicable"
+
+
+# --- a parent's turns around an MCP reconnect (can1357/oh-my-pi#890, Hmbown/Codewhale#1120) ----
+
+_TOOLS = [
+    {"type": "function", "function": {"name": "mcp_query", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}},
+]
+
+
+def _read(body: dict[str, object]) -> Body:
+    found = read_body("turn", orjson.dumps(body), get_dialect("openai"))
+    assert isinstance(found, Body)
+    return found
+
+
+def test_tools_reordered_between_turns_lose_the_whole_prefix() -> None:
+    """A server's tools removed and pushed back at the end on reconnect: the next turn parts
+    from the one before at the first tool, so none of its prefix is read from the cache."""
+    before = {**TURN1, "tools": _TOOLS}
+    after = {**TURN2, "tools": _TOOLS[::-1]}
+    finding = evaluate_conversation("t", "openai", bodies(before, after)).finding("append-only")
+    assert finding.status == "fail"
+    assert finding.evidence is not None
+    assert finding.evidence.segment == "tools[0]"
+    assert finding.cost is not None
+    first_tool = _read(before).frames_of("tools")[0]
+    assert finding.evidence.offset is not None
+    assert first_tool.start <= finding.evidence.offset < first_tool.end
+    assert finding.cost.lost_bytes == _read(before).stream.length - finding.evidence.offset
+
+
+def test_a_tool_added_mid_session_loses_every_message_after_the_tools() -> None:
+    """A deferred tool declared on its first use: the tools come first, so the next turn
+    keeps only the tools before it and loses every message."""
+    added = {"type": "function", "function": {"name": "edit_file"}}
+    before = {**TURN1, "tools": _TOOLS}
+    after = {**TURN2, "tools": [*_TOOLS, added]}
+    finding = evaluate_conversation("t", "openai", bodies(before, after)).finding("append-only")
+    assert finding.status == "fail"
+    assert finding.evidence is not None
+    assert finding.evidence.segment == "tools[2]"
+    assert finding.cost is not None
+    kept = _read(before).frames_of("tools")[-1].end
+    assert finding.cost.lost_bytes == _read(before).stream.length - kept > 0

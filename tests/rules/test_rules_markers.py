@@ -2,14 +2,17 @@ from dataclasses import replace
 from typing import Any
 
 import orjson
+import pytest
 
 from harness.dialects.anthropic import AnthropicDialect
+from harness.dialects.openai_responses import OpenAIResponses
 from harness.model import Request
 from harness.rules._rules_markers import cache_markers
 from harness.scenarios import Scenario
 from harness.subjects import Outcome
 
-from .bad_subjects import CASES, GOOD_MARKERS, Mutant
+from .bad_subjects import CASES, FIELD_CASES, GOOD_MARKERS, Mutant
+from .edits import LONG_TTL, REMINDER
 from .support import REFERENCE, context, edited, finding
 
 
@@ -230,3 +233,75 @@ def test_parent_entries_past_the_first_difference_are_not_asked_for() -> None:
     ctx = context(edited("no-tools", outcome=drop_tools), "fork-model-calls", "anthropic")
     found = cache_markers(replace(ctx, dialect=Short()))
     assert "lookback window" not in found.message
+
+
+# --- classes seen in the field: ttls, reminders, OpenAI's breakpoints --------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "where", "parent"),
+    [("anthropic", "messages[3]", "messages[2]"), ("openai-responses", "input[8]", "input[6]")],
+)
+def test_a_ttl_dropped_or_changed_in_the_child_fails_in_each_marker_dialect(
+    dialect: str, where: str, parent: str
+) -> None:
+    default = {"anthropic": "5m", "openai-responses": "30m"}[dialect]
+    long = LONG_TTL[dialect]
+    for key, ours, theirs in (
+        ("marker-ttl-dropped", default, long),
+        ("marker-ttl-changed", long, default),
+    ):
+        found = finding(FIELD_CASES[key].subject, "fork-model-calls", dialect, "cache-markers")
+        assert found.message == (
+            f"children[0]: the marker on {where} has ttl {ours} where the parent's on {parent} "
+            f"has {theirs}: a changed ttl writes a separate entry"
+        )
+
+
+@pytest.mark.parametrize(
+    ("dialect", "end"), [("anthropic", "messages[3]"), ("openai-responses", "input[8]")]
+)
+def test_a_marker_on_a_trailing_reminder_is_named_as_such(dialect: str, end: str) -> None:
+    subject = FIELD_CASES["reminder-marked"].subject
+    found = finding(subject, "fork-model-calls", dialect, "cache-markers")
+    assert found.message == (
+        f"children[0]: the only marker at or after {end} is on the trailing system-role "
+        "message, which no later request repeats"
+    )
+    ctx = context(subject, "fork-model-calls", dialect)
+    assert ctx.children[0].request.history[-1].role == "system"
+    assert ctx.children[0].request.history[-1].text == REMINDER
+
+
+def test_openai_breakpoints_read_a_parent_entry_at_any_distance() -> None:
+    """The Responses dialect sets a marker limit and no lookback: a trailing breakpoint reads
+    the parent's last entry however many blocks lie between them."""
+    subject = edited("trailing-reads", outcome=_plain)
+    ctx = context(subject, "fork-model-calls", "openai-responses")
+    assert ctx.dialect.marker_lookback is None
+    assert ctx.dialect.marker_limit == 4
+    parent, child = ctx.parent, ctx.children[0]
+    assert parent is not None
+    assert child.parsed.markers[-1].block - parent.parsed.markers[-1].block > 1
+
+    class Windowed(OpenAIResponses):
+        marker_lookback = 1
+
+    assert cache_markers(replace(ctx, dialect=Windowed())).status == "fail"
+    found = cache_markers(ctx)
+    assert found.status == "pass", found.message
+    assert found.message == (
+        "children[0]'s marker on input[12] reads the parent's entry on input[6] (no lookback limit)"
+    )
+
+
+def _plain(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+    """The parent's last message and each child's trailing task block marked, plain."""
+    parent = orjson.loads(outcome.parent or b"{}")
+    parent["input"][-1]["content"][-1]["prompt_cache_breakpoint"] = {}
+    children = []
+    for raw in outcome.children:
+        body = orjson.loads(raw)
+        body["input"][-1]["content"][-1]["prompt_cache_breakpoint"] = {}
+        children.append(orjson.dumps(body))
+    return replace(outcome, parent=orjson.dumps(parent), children=tuple(children))
