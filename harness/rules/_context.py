@@ -59,6 +59,7 @@ class Context:
     """(label, why) of each body that does not parse."""
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
     _ends: dict[str, int] = field(default_factory=dict, repr=False)
+    _counts: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -126,11 +127,23 @@ class Context:
 
     # --- the bodies ------------------------------------------------------------------------
 
+    def inherited_count(self, body: Body) -> int:
+        """How many of the body's leading messages are its copy of the inherited span: as
+        many as the span has, unless the body dropped some of them. Read in order, each body
+        message is found in what is left of the span; at the first one that is not, a message
+        where the span has one of the same role is a changed copy (the span goes on), any
+        other is the body's own (the span ended there: the body dropped the rest, which
+        ``history-inherited`` reports). So a task sent after a shortened history is after
+        the inherited part, and a task written into an inherited message is inside it."""
+        if body.label not in self._counts:
+            self._counts[body.label] = _kept(self.inherited, body.request.history)
+        return self._counts[body.label]
+
     def inherited_end(self, body: Body) -> int:
         """The index of the body's first frame after the inherited span (head included): the
-        frames of the body's own first messages, as many as the span has."""
+        frames of the body's own first messages, as many as ``inherited_count`` says."""
         if body.label not in self._ends:
-            own = message_frames(self.dialect, body.request.history[: len(self.inherited)])
+            own = message_frames(self.dialect, body.request.history[: self.inherited_count(body)])
             self._ends[body.label] = min(body.history_start + sum(own), len(body.frames))
         return self._ends[body.label]
 
@@ -177,6 +190,19 @@ class Context:
         if self.parent is None:
             return "no parent body: the inherited span has no model message, or none was given"
         return None
+
+
+def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> int:
+    """See ``Context.inherited_count``."""
+    j = 0
+    for i, message in enumerate(history):
+        if j >= len(span):
+            return i
+        found = next((k for k in range(j, len(span)) if span[k] == message), None)
+        if found is None:
+            return len(span) if message.role == span[j].role else i
+        j = found + 1
+    return len(span)
 
 
 def encoded(text: str) -> bytes:

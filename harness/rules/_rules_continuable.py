@@ -39,7 +39,7 @@ def _guidance(ctx: Context, parent_id: str, child: Body) -> Finding:
         reason = f"the parent id {quoted} is in the system instruction, not after the seed"
         evidence = at(frame, offset, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
-    after = child.request.history[len(ctx.inherited) :]
+    after = child.request.history[ctx.inherited_count(child) :]
     text = "\n".join(m.text for m in after)
     tail = child.frames[ctx.inherited_end(child) :]
     visible = has_send_message(child.request.preset.tools)

@@ -168,7 +168,7 @@ def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int 
             where = f"the {family} segment {frame.name}" if frame is not None else "the head"
             return frame, offset, f"the task text is in {where}"
     history, span = child.request.history, ctx.inherited
-    for k in range(min(len(history), len(span))):
+    for k in range(min(len(history), len(span), ctx.inherited_count(child))):
         if _count(history[k], task) > _count(span[k], task):
             start, end = message_span(ctx, child, k)
             frame, offset = _in_text(child.frames[start:end], history[k], task)
@@ -193,7 +193,8 @@ def _task(ctx: Context, index: int, child: Body) -> Finding:
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
     history = child.request.history
     after = next(
-        (k for k in range(len(ctx.inherited), len(history)) if _count(history[k], task)), None
+        (k for k in range(ctx.inherited_count(child), len(history)) if _count(history[k], task)),
+        None,
     )
     if after is None:
         reason = f"the task text is not found in a message after {boundary}"
@@ -229,7 +230,7 @@ def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
         return None
     history = child.request.history
     counts = message_frames(ctx.dialect, history)
-    start = min(len(ctx.inherited), len(history))
+    start = min(ctx.inherited_count(child), len(history))
     first = child.history_start + sum(counts[:start])
     for k in range(start, len(history)):
         frames = child.frames[first : first + counts[k]]

@@ -3,14 +3,15 @@ from dataclasses import replace
 import pytest
 
 from harness.dialects import get_dialect
-from harness.model import Thinking
+from harness.model import Request, Text, Thinking
 from harness.rules import Cost
 from harness.rules._context import Context, encoded, inherited_span, parent_span
+from harness.scenarios import Scenario
 from harness.subjects import Outcome
 
 from .bad_subjects import CASES
 from .scenarios import BY_ID
-from .support import REFERENCE, context
+from .support import REFERENCE, context, edited, finding
 
 
 @pytest.mark.parametrize(
@@ -147,3 +148,41 @@ def test_recursion_degradation_and_tasks_come_from_the_scenario() -> None:
 
 def test_encoded_is_the_text_inside_a_json_string() -> None:
     assert encoded('say "hi"\n') == b'say \\"hi\\"\\n'
+
+
+def _drop_inherited(keep: int) -> object:
+    """A child edit: only the first ``keep`` inherited messages, then the task message (the
+    child's own last message), as a runtime that rebuilds a shortened history does."""
+
+    def edit(request: Request, scenario: Scenario, index: int) -> Request:
+        span = len(inherited_span(scenario))
+        return replace(request, history=(*request.history[:keep], *request.history[span:]))
+
+    return edit
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses", "anthropic"])
+def test_a_child_that_drops_inherited_messages_sends_its_task_after_what_it_kept(
+    dialect: str,
+) -> None:
+    subject = edited("drops-the-answer", child=_drop_inherited(1))
+    ctx = context(subject, "fork-model", dialect)
+    (child,) = ctx.children
+    assert len(ctx.inherited) == 4
+    assert ctx.inherited_count(child) == 1
+    assert finding(subject, "fork-model", dialect, "task-after-prefix").status == "pass"
+    assert finding(subject, "fork-model", dialect, "history-inherited").status == "fail"
+
+
+def test_a_task_written_into_an_inherited_message_is_inside_the_span() -> None:
+    def into_a_user_turn(request: Request, scenario: Scenario, index: int) -> Request:
+        history = list(request.history)
+        history[2] = replace(history[2], parts=(*history[2].parts, Text(scenario.directives[0])))
+        return replace(request, history=tuple(history))
+
+    subject = edited("task-in-a-user-turn", child=into_a_user_turn)
+    ctx = context(subject, "fork-model", "openai-responses")
+    assert ctx.inherited_count(ctx.children[0]) == len(ctx.inherited)
+    found = finding(subject, "fork-model", "openai-responses", "task-after-prefix")
+    assert found.status == "fail"
+    assert "inherited message 2" in found.message
