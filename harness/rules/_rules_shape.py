@@ -46,11 +46,15 @@ def _alternation(ctx: Context, body: Body) -> Finding:
     if not turns:
         evidence = at(None, None, body=body.label, reason="no user or model messages")
         return Finding(rule, "fail", f"{body.label} has only system messages", evidence)
+    shaped = _repeats(ctx.parent)
+    previous: str | None = None
     for turn, (k, message) in enumerate(turns):
-        due = "user" if turn % 2 == 0 else "model"
-        if message.role != due:
-            problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
-            return _flag(ctx, rule, body, k, problem)
+        due = "user" if previous is None else ("model" if previous == "user" else "user")
+        previous = message.role
+        if message.role == due or (turn, message.role) in shaped:
+            continue
+        problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
+        return _flag(ctx, rule, body, k, problem)
     if turns[-1][1].role != "user":
         return _flag(ctx, rule, body, turns[-1][0], "is a model turn: nothing asks for a reply")
     between = len(history) - len(turns)
@@ -58,6 +62,17 @@ def _alternation(ctx: Context, body: Body) -> Finding:
     return Finding(
         rule, "pass", f"{body.label}'s {len(turns)} messages alternate user/model{others}"
     )
+
+
+def _repeats(parent: Body | None) -> set[tuple[int, str]]:
+    """(turn, role) of each turn of the parent's own body that repeats the role before it:
+    the runtime's own shape (codex sends its environment context and the user's prompt as
+    two user turns), which the provider accepted from the parent. A child repeating it at
+    the same turn is not breaking alternation; a repeat of its own still is."""
+    if parent is None:
+        return set()
+    roles = [m.role for m in parent.request.history if m.role != "system"]
+    return {(t, r) for t, r in enumerate(roles) if t and roles[t - 1] == r}
 
 
 def call_pairing(ctx: Context) -> Finding:

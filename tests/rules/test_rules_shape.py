@@ -144,3 +144,21 @@ def test_gemini_pairing_by_id_and_by_position() -> None:
     assert not gemini.calls_answered(
         (a,), (FunctionResponse("read", 0), FunctionResponse("read", 0))
     )
+
+
+def _context_turn(request: Request, *_: object) -> Request:
+    """The runtime's own preamble as a user turn of its own before the user's first message
+    (codex sends its environment context so), in every request it sends."""
+    preamble = Message("user", (Text("<environment_context>cwd: /work</environment_context>"),))
+    return replace(request, history=(preamble, *request.history))
+
+
+@pytest.mark.parametrize("dialect", ["openai-responses", "openai", "anthropic"])
+def test_a_repeat_the_parent_has_too_is_the_runtimes_shape(dialect: str) -> None:
+    same = edited("context-turn", child=_context_turn, parent=_context_turn)
+    found = finding(same, "fork-model", dialect, "alternation")
+    assert found.status == "pass", found.message
+    own = edited("context-turn-child-only", child=_context_turn)
+    found = finding(own, "fork-model", dialect, "alternation")
+    assert found.status == "fail"
+    assert found.message.startswith("children[0]: message 1 has role user where model is due")
