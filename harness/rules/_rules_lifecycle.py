@@ -67,18 +67,35 @@ def spawn_isolated(ctx: Context) -> Finding:
     return combine("spawn-isolated", findings, none="no spawned child body")
 
 
-def _preamble(scenario_history: tuple[Message, ...], child: tuple[Message, ...]) -> int:
-    """How many leading text parts the first user messages of parent and child share
-    exactly: the runtime's own session preamble (environment, skills, date), which every
-    agent of the runtime starts with. It is the runtime's content, not the parent's."""
-    if not scenario_history or not child or child[0].role != "user":
-        return 0
-    count = 0
-    for mine, theirs in zip(scenario_history[0].parts, child[0].parts, strict=False):
-        if not (isinstance(mine, Text) and mine == theirs):
+def _preamble(
+    scenario_history: tuple[Message, ...], child: tuple[Message, ...]
+) -> tuple[Part, ...]:
+    """The leading parts the first user turns of parent and child share exactly: the
+    runtime's own session preamble (environment, skills, date), which every agent of the
+    runtime starts with, as leading text parts of the first user message or as user messages
+    of their own (codex's environment context). It is the runtime's content, not the
+    parent's, as long as the parent's first user turns hold more than it."""
+    leading = _leading_users(scenario_history)
+    shared: list[Part] = []
+    for mine, theirs in zip(leading, _leading_users(child), strict=False):
+        if mine == theirs:
+            shared.extend(mine.parts)
+            continue
+        for a, b in zip(mine.parts, theirs.parts, strict=False):
+            if not (isinstance(a, Text) and a == b):
+                break
+            shared.append(a)
+        break
+    return tuple(shared) if len(shared) < sum(len(m.parts) for m in leading) else ()
+
+
+def _leading_users(history: tuple[Message, ...]) -> list[Message]:
+    out = []
+    for message in history:
+        if message.role != "user":
             break
-        count += 1
-    return count if count < len(scenario_history[0].parts) else 0
+        out.append(message)
+    return out
 
 
 MIN_LEAK = 16
@@ -130,8 +147,8 @@ def _child_strings(message: Message) -> list[str]:
 
 def _isolated(ctx: Context, child: Body) -> Finding:
     rule, scenario = "spawn-isolated", ctx.scenario
-    shared = _preamble(scenario.history, child.request.history)
-    preamble = set(scenario.history[0].parts[:shared]) if shared else set()
+    preamble = set(_preamble(scenario.history, child.request.history))
+    shared = len(preamble)
     strings = _parent_strings(scenario, preamble)
     ids = {
         p.id
@@ -152,7 +169,7 @@ def _isolated(ctx: Context, child: Body) -> Finding:
     count = len(child.request.history)
     note = (
         f" (its first {shared} text part{'' if shared == 1 else 's'} are the runtime's own "
-        "preamble, the same as the parent's first message starts with)"
+        "preamble, the same as the parent's first user turn starts with)"
         if shared
         else ""
     )

@@ -362,6 +362,30 @@ def test_a_spawn_carrying_the_parents_request_text_fails() -> None:
     assert statuses(check.report)["spawn-isolated"] == "fail"
 
 
+def test_a_preamble_sent_as_a_user_turn_of_its_own_is_the_runtimes() -> None:
+    """codex sends its environment context as a user message before the user's prompt, in
+    the parent and in a spawned child alike."""
+    rt = Runtime()
+    context, asked = user(PREAMBLE), user(Text("Tidy up the repository."))
+    turn = rt.send([context, asked], calls(call("delegate", prompt=TASK)))
+    rt.send([user(PREAMBLE), user(Text(TASK))], text("It explains the setup."))
+    rt.send((context, asked, turn, results(turn, "It explains the setup.")), text("Done."))
+    (check,) = check_records(rt.records).checks
+    finding = next(f for f in check.report.findings if f.rule == "spawn-isolated")
+    assert finding.status == "pass", finding.message
+    assert "runtime's own preamble" in finding.message
+
+
+def test_a_spawn_repeating_the_parents_user_turns_after_the_preamble_fails() -> None:
+    rt = Runtime()
+    context, asked = user(PREAMBLE), user(Text("Tidy up the repository."))
+    turn = rt.send([context, asked], calls(call("delegate", prompt=TASK)))
+    rt.send([user(PREAMBLE), user(Text("Tidy up the repository."), Text(TASK))], text("ok"))
+    rt.send((context, asked, turn, results(turn, "ok")), text("Done."))
+    (check,) = check_records(rt.records).checks
+    assert statuses(check.report)["spawn-isolated"] == "fail"
+
+
 # --- every conversation is append-only ----------------------------------------------------------
 
 
