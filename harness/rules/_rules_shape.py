@@ -54,6 +54,8 @@ def _alternation(ctx: Context, body: Body) -> Finding:
         if message.role == due or (turn, message.role) in shaped:
             continue
         problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
+        if k == ctx.inherited_count(body) < len(ctx.inherited):
+            problem += ": the child's copy of the history stops short of the model turn here"
         return _flag(ctx, rule, body, k, problem)
     if turns[-1][1].role != "user":
         return _flag(ctx, rule, body, turns[-1][0], "is a model turn: nothing asks for a reply")

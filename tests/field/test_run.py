@@ -31,7 +31,7 @@ PROGRAMS = sorted(p.parent.name for p in FIELD.glob("*/program.toml"))
 
 
 def test_the_suite_has_programs() -> None:
-    assert {"qwen-code", "claude-code", "gemini-cli", "opencode"} <= set(PROGRAMS)
+    assert {"qwen-code", "claude-code", "gemini-cli", "opencode", "codex"} <= set(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

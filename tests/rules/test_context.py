@@ -172,6 +172,9 @@ def test_a_child_that_drops_inherited_messages_sends_its_task_after_what_it_kept
     assert ctx.inherited_count(child) == 1
     assert finding(subject, "fork-model", dialect, "task-after-prefix").status == "pass"
     assert finding(subject, "fork-model", dialect, "history-inherited").status == "fail"
+    found = finding(subject, "fork-model", dialect, "alternation")
+    assert found.status == "fail"
+    assert found.message.endswith("stops short of the model turn here")
 
 
 def test_a_task_written_into_an_inherited_message_is_inside_the_span() -> None:
