@@ -105,7 +105,7 @@ def test_a_test_taking_prefix_dialect_runs_once_per_dialect(
         """
     )
     result = run("-v")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*test_dialect[[]anthropic[]] PASSED*", "*[[]openai[]] PASSED*"])
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from harness.check import bundled_fixtures
 from harness.cli import run
+from harness.dialects import all_dialects
 from harness.scenarios import load_fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,13 +69,14 @@ def test_no_arguments_checks_the_reference_on_everything(
     assert check() == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0] == "subject: reference    dialects: anthropic, gemini, openai"
+    assert lines[0] == "subject: reference    dialects: anthropic, gemini, openai, openai-responses"
     corpus = len(load_fixtures(bundled_fixtures()))
     found = re.fullmatch(r"(\d+) scenario runs \((\d+) of them generated\)", lines[1])
     assert found is not None
     runs, generated = map(int, found.groups())
-    assert 0 < generated <= 25 * 3
-    assert runs == corpus * 3 + generated
+    dialects = len(all_dialects())
+    assert 0 < generated <= 25 * dialects
+    assert runs == corpus * dialects + generated
     assert lines[-1] == "verdict: conforming — exit 0"
 
 
@@ -85,7 +87,9 @@ def test_the_node_example_subject_conforms(
     monkeypatch.chdir(ROOT)
     assert check("--subject", "cmd:node examples/node-subject/subject.js", "--examples", "3") == 0
     out = capsys.readouterr().out
-    assert out.startswith("subject: node-example    dialects: anthropic, gemini, openai\n")
+    assert out.startswith(
+        "subject: node-example    dialects: anthropic, gemini, openai, openai-responses\n"
+    )
     assert out.endswith("verdict: conforming — exit 0\n")
 
 

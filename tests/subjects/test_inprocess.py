@@ -42,7 +42,7 @@ def test_it_delegates_and_is_a_loaded_subject() -> None:
     subject = InProcessSubject(ReferenceSubject())
     assert isinstance(subject, LoadedSubject)
     assert subject.name == "reference"
-    assert subject.dialects == ("anthropic", "gemini", "openai")
+    assert subject.dialects == ("anthropic", "gemini", "openai", "openai-responses")
     assert subject.lifecycles == ("one-shot", "continuable", "spawn")
     assert subject.assemble(SCENARIO, "openai") == ReferenceSubject().assemble(SCENARIO, "openai")
 

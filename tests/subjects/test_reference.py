@@ -21,7 +21,7 @@ from harness.prefix import compare
 from harness.scenarios import Continuation, FollowUp, Scenario
 from harness.subjects import ReferenceSubject, Subject, inherited_parent_request
 
-DIALECTS = ["openai", "anthropic", "gemini"]
+DIALECTS = ["openai", "anthropic", "gemini", "openai-responses"]
 TOOLS = (
     Tool("search", "Search.", freeze({"type": "object", "properties": {"q": {"type": "string"}}})),
     Tool(
