@@ -8,7 +8,8 @@ Mapping to the neutral model:
 - consecutive model-side items (``reasoning``, assistant ``message``, ``function_call``,
   ``custom_tool_call``, any other item type not ending in ``_output``) form one ``model``
   message: reasoning -> Thinking (summary texts, ``encrypted_content`` as its signature),
-  ``output_text`` -> Text, calls -> FunctionCall (``call_id`` as the id);
+  ``output_text`` -> Text, calls -> FunctionCall (``call_id`` as the id, a call's
+  ``namespace``, the tool group it names, in ``extra``);
 - ``function_call_output`` / ``custom_tool_call_output`` items (and other ``*_output`` items)
   with the user message right after them form one neutral user message;
 - an item or a content part the neutral model has no name for is an ``Opaque`` part holding
@@ -162,8 +163,8 @@ class OpenAIResponses(Dialect):
         text = body.get("text")
         if isinstance(text, dict) and text.get("format") is not None:
             out.append(Segment("text.format", text["format"]))
-        if isinstance(items, str):
-            out.append(Segment("input", items))
+        if isinstance(items, str):  # the same prompt as one user message: the same segment
+            out.append(Segment("input[0]", {"role": "user", "content": items}))
             return tuple(out)
         for k, item in enumerate(items):
             _checked_kind(item, k)
@@ -600,7 +601,13 @@ def _call(kind: str, item: dict[str, Any], path: str) -> FunctionCall:
             extra=FrozenDict({_NAME: FrozenDict({"type": "custom"})}),
         )
     arguments = _field(item, "arguments", (str,), "a JSON string", path, required=True)
-    return FunctionCall(name=name, args=_arguments(arguments), id=call_id)
+    namespace = _string(item, "namespace", path)
+    extra = (
+        FrozenDict()
+        if namespace is None
+        else FrozenDict({_NAME: FrozenDict({"namespace": namespace})})
+    )
+    return FunctionCall(name=name, args=_arguments(arguments), id=call_id, extra=extra)
 
 
 def _arguments(raw: str) -> Json:
@@ -895,6 +902,9 @@ def _render_call(call: FunctionCall) -> dict[str, Any]:
     if call.id is not None:
         out["call_id"] = call.id
     out["name"] = call.name
+    namespace = own.get("namespace") if isinstance(own, FrozenDict) else None
+    if isinstance(namespace, str):
+        out["namespace"] = namespace
     out["input" if custom else "arguments"] = args
     return out
 
@@ -987,7 +997,13 @@ def _render_sampling(settings: Settings) -> dict[str, Any]:
 
 
 def _show(value: Any) -> str:
-    return "missing" if value is None else orjson.dumps(value).decode()
+    """A JSON value as it appears in a body, for error messages (never raises)."""
+    if value is None:
+        return "missing"
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits, in a body decoded elsewhere
+        return repr(value)
 
 
 def _item_features(item: dict[str, Any]) -> set[str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.dialects import DialectError, detect_dialect
@@ -34,6 +34,7 @@ from harness.model import (
     ToolChoice,
     freeze,
 )
+from harness.prefix import locate, prefix_stream
 from harness.strategies import requests
 
 SHELL = {"type": "object", "properties": {"command": {"type": "array"}}, "required": ["command"]}
@@ -374,6 +375,22 @@ def custom() -> FrozenDict:
     return FrozenDict({"openai-responses": FrozenDict({"type": "custom"})})
 
 
+def test_a_call_into_a_namespace_keeps_it() -> None:
+    item = {
+        "type": "function_call",
+        "call_id": "c",
+        "name": "spawn",
+        "namespace": "agents",
+        "arguments": "{}",
+    }
+    call = parse({"input": [item]}).history[0].parts[0]
+    assert call == FunctionCall(
+        "spawn", freeze({}), id="c", extra=freeze({"openai-responses": {"namespace": "agents"}})
+    )
+    fresh = Request(Preset(), (Message("model", (call,)),))
+    assert render_dict(fresh)["input"] == [item]
+
+
 def test_redacted_reasoning_reads_back_as_redacted() -> None:
     item = {"type": "reasoning", "id": "rs_9", "summary": [], "encrypted_content": "E"}
     body = {"input": [{"role": "user", "content": "hi"}, item]}
@@ -458,7 +475,10 @@ def test_unknown_items_and_parts_are_opaque_and_render_back_verbatim() -> None:
 def test_a_string_input_is_one_user_message() -> None:
     body = {"model": "m", "input": "hello"}
     parsed = DIALECT.parse(body)
-    assert [s.name for s in parsed.segments] == ["input"]
+    assert (
+        parsed.segments == DIALECT.parse({"input": [{"role": "user", "content": "hello"}]}).segments
+    )
+    assert [s.name for s in parsed.segments] == ["input[0]"]
     assert parsed.request.history == (Message("user", (Text("hello"),)),)
 
 
@@ -596,6 +616,7 @@ JUNK = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(JUNK.map(lambda v: {"input": v if isinstance(v, list) else [v]}))
+@example({"input": [{"type": -9223372036854775809}]})  # beyond 64 bits, in an error message
 def test_detect_and_parse_never_crash_on_junk_items(body: dict[str, Any]) -> None:
     before = copy.deepcopy(body)
     assert DIALECT.detect(body) >= 1
@@ -603,3 +624,11 @@ def test_detect_and_parse_never_crash_on_junk_items(body: dict[str, Any]) -> Non
     with contextlib.suppress(DialectError):
         DIALECT.parse(body).request  # noqa: B018 (the conversion is the test)
     DIALECT.cache_marks(body)
+
+
+def test_a_string_input_parent_is_a_prefix_of_its_continuation() -> None:
+    parent = {"instructions": "S", "input": "Fix the test."}
+    answer = Message("model", (Text("On it."),))
+    child = {"instructions": "S", "previous_response_id": "resp_1", "input": "Go on."}
+    expanded = DIALECT.parse(DIALECT.expand(child, parent, [answer]))
+    assert locate(prefix_stream(DIALECT.parse(parent)), prefix_stream(expanded)) is None
