@@ -95,10 +95,13 @@ class OpenAIChat(Dialect):
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {
         "model": "request",
         "prompt_cache_key": "request",
+        "reasoning_effort": "request",
     }
     """The cache is per model; requests are routed by a hash of the prefix combined with
     ``prompt_cache_key``, so a child with another key lands where the parent's prefix is not
-    cached. The structured-output schema (``response_format``) is a prefix segment itself."""
+    cached. The reasoning effort is rendered into the model's system header, ahead of
+    everything else (OpenAI's harmony format), so a change of it reads none of the prefix.
+    The structured-output schema (``response_format``) is a prefix segment itself."""
 
     def detect(self, body: Mapping[str, Any]) -> int:
         """Count the features only chat completions bodies have; 0 without ``messages``."""

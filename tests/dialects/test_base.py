@@ -20,7 +20,7 @@ def test_every_dialect_names_its_provider_and_cache_guide(dialect: str) -> None:
         ("openai", "model", "request"),
         ("openai", "prompt_cache_key", "request"),
         ("openai", "temperature", None),
-        ("openai", "reasoning_effort", None),
+        ("openai", "reasoning_effort", "request"),
         ("openai", "tool_choice", None),
         ("anthropic", "model", "request"),
         ("anthropic", "tool_choice", "history"),

@@ -292,9 +292,10 @@ CASES: dict[str, Case] = {
         "settings-identical",
         _CALLS,
         _C[9],
-        dialects=("anthropic", "openai-responses"),  # caches keyed on thinking, on effort
+        dialects=("anthropic", "openai", "openai-responses"),  # keyed on thinking, on effort
         where={
             "anthropic": (None, "thinking"),
+            "openai": (None, "reasoning_effort"),
             "openai-responses": (None, "reasoning.effort"),
         },
     ),
@@ -307,11 +308,8 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[9],
         status="warning",  # no documented cache effect: the child runs otherwise configured
-        dialects=("gemini", "openai"),
-        where={
-            "openai": (None, "reasoning_effort"),
-            "gemini": (None, "generationConfig.thinkingConfig"),
-        },
+        dialects=("gemini",),
+        where={"gemini": (None, "generationConfig.thinkingConfig")},
     ),
     "model-switched": Case(
         Mutant("model-switched", child=lambda r, s, i: edits.settings(r, model="model-small")),
@@ -619,9 +617,10 @@ FIELD_CASES: dict[str, Case] = {
         Mutant("effort-forced", child=edits.effort_forced),
         "settings-identical",
         ("fork-effort",),
-        dialects=("anthropic", "openai-responses"),  # keyed on output_config, on the effort
+        dialects=("anthropic", "openai", "openai-responses"),  # keyed on output_config, effort
         where={
             "anthropic": (None, "output_config"),
+            "openai": (None, "reasoning_effort"),
             "openai-responses": (None, "reasoning.effort"),
         },
         field_class=_F[8],
@@ -630,12 +629,9 @@ FIELD_CASES: dict[str, Case] = {
         Mutant("effort-forced-no-cache-effect", child=edits.effort_forced),
         "settings-identical",
         ("fork-effort",),
-        status="warning",  # not in the dialects' cache keys: see docs/dialects.md
-        dialects=("gemini", "openai"),
-        where={
-            "gemini": (None, "generationConfig.thinkingConfig"),
-            "openai": (None, "reasoning_effort"),
-        },
+        status="warning",  # not in the dialect's cache keys: see docs/dialects.md
+        dialects=("gemini",),
+        where={"gemini": (None, "generationConfig.thinkingConfig")},
         field_class=_F[8],
     ),
 }

@@ -91,9 +91,12 @@ def test_a_setting_that_invalidates_the_messages_costs_the_messages() -> None:
     assert found.cost.lost_bytes == ctx.parent.stream.length - head
 
 
-@pytest.mark.parametrize("dialect", ["openai", "gemini"])
-def test_a_setting_with_no_cache_effect_is_a_warning(dialect: str) -> None:
-    subject = CASES["thinking-changed-no-cache-effect"].subject
+@pytest.mark.parametrize(
+    ("case", "dialect"),
+    [("tool-choice-no-cache-effect", "openai"), ("thinking-changed-no-cache-effect", "gemini")],
+)
+def test_a_setting_with_no_cache_effect_is_a_warning(case: str, dialect: str) -> None:
+    subject = CASES[case].subject
     found = finding(subject, "fork-model-calls", dialect, "settings-identical")
     assert found.status == "warning"
     provider = {"openai": "OpenAI", "gemini": "Gemini"}[dialect]
