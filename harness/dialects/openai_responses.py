@@ -61,6 +61,12 @@ from ..model import (
     thaw,
 )
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
+from ._openai_reading import absorb_system as _absorb_system
+from ._openai_reading import arguments as _arguments
+from ._openai_reading import field as _field
+from ._openai_reading import obj as _object
+from ._openai_reading import show as _show
+from ._openai_reading import string as _string
 
 __all__ = ["DIALECT", "OpenAIResponses"]
 
@@ -264,36 +270,6 @@ class OpenAIResponses(Dialect):
 
 
 # --- validation helpers ---------------------------------------------------------------
-
-
-def _field(
-    obj: Mapping[str, Any],
-    key: str,
-    kinds: tuple[type, ...],
-    what: str,
-    base: str = "",
-    *,
-    required: bool = False,
-) -> Any:
-    """``obj[key]`` if of ``kinds`` (or absent/null when not required), else a DialectError."""
-    value = obj.get(key)
-    if value is None and required:
-        raise DialectError(f'"{key}" is required and must be {what}', path=join_path(base, key))
-    if value is None or (
-        isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
-    ):
-        return value
-    raise DialectError(f'"{key}" must be {what}, not {json_kind(value)}', path=join_path(base, key))
-
-
-def _string(obj: Mapping[str, Any], key: str, base: str = "", *, required: bool = False) -> Any:
-    return _field(obj, key, (str,), "a string", base, required=required)
-
-
-def _object(value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise DialectError(f"expected a JSON object, not {json_kind(value)}", path=path)
-    return value
 
 
 def _envelope(body: Mapping[str, Any]) -> list[Any] | str:
@@ -610,15 +586,6 @@ def _call(kind: str, item: dict[str, Any], path: str) -> FunctionCall:
     return FunctionCall(name=name, args=_arguments(arguments), id=call_id, extra=extra)
 
 
-def _arguments(raw: str) -> Json:
-    """Decoded call arguments, or ``raw`` itself when decoding would not round-trip."""
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return raw
-    return raw if isinstance(value, str) else freeze(value)
-
-
 def _output(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -> Part:
     """A tool output (its function name from the call with the same ``call_id``); another
     ``*_output`` item as Opaque."""
@@ -729,18 +696,6 @@ def _tool_choice(value: Any) -> ToolChoice | None:
 
 
 # --- neutral -> body --------------------------------------------------------------------
-
-
-def _absorb_system(
-    system: tuple[str, ...], history: tuple[Message, ...]
-) -> tuple[list[str], tuple[Message, ...]]:
-    """Leading neutral system messages join the preset's blocks: a body cannot tell them apart."""
-    blocks = list(system)
-    k = 0
-    while k < len(history) and history[k].role == "system":
-        blocks.extend(p.text for p in history[k].parts if isinstance(p, Text))
-        k += 1
-    return blocks, history[k:]
 
 
 def _render_system(system: Sequence[str]) -> tuple[str | None, list[Any]]:
@@ -994,16 +949,6 @@ def _render_sampling(settings: Settings) -> dict[str, Any]:
 
 
 # --- small helpers ----------------------------------------------------------------------
-
-
-def _show(value: Any) -> str:
-    """A JSON value as it appears in a body, for error messages (never raises)."""
-    if value is None:
-        return "missing"
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # an integer beyond 64 bits, in a body decoded elsewhere
-        return repr(value)
 
 
 def _item_features(item: dict[str, Any]) -> set[str]:
