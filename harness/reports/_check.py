@@ -1,4 +1,8 @@
-"""Reports of a whole ``check`` run: a rules × dialects table, then what needs attention."""
+"""Reports of a whole ``check`` run: a rules × dialects table, then what needs attention.
+
+What a subject or a fixture supplies (messages, ids, the subject's stderr) is shown through
+``printable`` (``printable_lines`` for a stderr tail): escaped, never sent to the terminal.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import orjson
 from ..check import CheckRun
 from ..rules import STATUSES, Finding, ScenarioReport, catalog
 from ..scenarios import scenario_to_json
+from ..subjects import SubjectFailure
+from ._escape import printable, printable_json, printable_lines
 from ._rules_json import rules_json
 from ._rules_junit import rules_junit
 from ._rules_text import MARKS, finding_details
@@ -58,7 +64,7 @@ def _table(run: CheckRun) -> list[str]:
 def check_text(run: CheckRun) -> str:
     """The table, unexpected failures expanded, expectations, shrunk scenarios, verdict."""
     lines = [
-        f"subject: {run.subject}    dialects: {', '.join(run.dialects)}",
+        printable(f"subject: {run.subject}    dialects: {', '.join(run.dialects)}"),
         f"{len(run.reports)} scenario runs ({run.generated} of them generated)",
         "",
         *_table(run),
@@ -68,7 +74,7 @@ def check_text(run: CheckRun) -> str:
         lines += ["", f"FAILURES ({len(failures)})"]
         for report, finding in failures:
             where = f"{report.dialect} · {report.scenario_id} · {finding.rule}"
-            lines.append(f"{MARKS['fail']} {where}: {finding.message}")
+            lines.append(f"{MARKS['fail']} {printable(f'{where}: {finding.message}')}")
             lines += [f"    {line}".rstrip() for line in finding_details(finding)]
     expected = [
         (r, f, e)
@@ -79,7 +85,10 @@ def check_text(run: CheckRun) -> str:
     if expected:
         source = f", from {run.expectations.source}" if run.expectations.source else ""
         lines += ["", f"expected failures ({len(expected)}{source}):"]
-        lines += [f"  {r.dialect} · {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in expected]
+        lines += [
+            f"  {printable(f'{r.dialect} · {r.scenario_id} · {f.rule}: {e.reason}')}"
+            for r, f, e in expected
+        ]
     stale = run.unexpected_passes
     if stale:
         lines += [
@@ -87,7 +96,10 @@ def check_text(run: CheckRun) -> str:
             f"UNEXPECTED PASSES ({len(stale)}): remove these from "
             f"{run.expectations.source or 'the expectations'}",
         ]
-        lines += [f"  {where} · {e.rule}: expected to fail ({e.reason})" for e, where in stale]
+        lines += [
+            f"  {printable(f'{where} · {e.rule}: expected to fail ({e.reason})')}"
+            for e, where in stale
+        ]
     for shrunk in run.shrunk:
         failed = ", ".join(f.rule for f in shrunk.report.findings if f.status == "fail")
         fixture = {
@@ -99,18 +111,31 @@ def check_text(run: CheckRun) -> str:
             what, why = "failing", f"; not shrunk: {shrunk.unshrunk}"
         lines += [
             "",
-            f"{what} generated scenario ({shrunk.dialect};"
-            f" fails {failed or 'subject-error'}{why}), ready to commit as a fixture:",
-            orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode(),
+            printable(
+                f"{what} generated scenario ({shrunk.dialect};"
+                f" fails {failed or 'subject-error'}{why}), ready to commit as a fixture:"
+            ),
+            printable_json(orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode()),
         ]
     if run.failures:
         lines += [
             "",
             f"SUBJECT FAILURES ({len(run.failures)}): crashed, hung or broke the protocol",
         ]
-        lines += [f"  {f.report()}" for f in run.failures]
+        lines += [f"  {_failure_report(f)}" for f in run.failures]
     lines += ["", _verdict(run)]
     return "\n".join(lines) + "\n"
+
+
+def _failure_report(failure: SubjectFailure) -> str:
+    """The failure's report with what the subject wrote escaped, its stderr tail still one
+    line a line (a carriage return or form feed in it starts no line of its own)."""
+    shown = replace(
+        failure,
+        message=printable(failure.message or ""),
+        stderr_tail=printable_lines(failure.stderr_tail),
+    )
+    return shown.report()
 
 
 def _verdict(run: CheckRun) -> str:
@@ -121,7 +146,7 @@ def _verdict(run: CheckRun) -> str:
         return f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
     reasons = run.inconclusive
     if reasons:
-        detail = "".join(f"\n  {reason}" for reason in reasons)
+        detail = "".join(f"\n  {printable(reason)}" for reason in reasons)
         return f"verdict: INCONCLUSIVE, nothing was checked — exit 4{detail}"
     return "verdict: conforming — exit 0"
 

@@ -1,4 +1,8 @@
-"""Rule reports for a terminal: one line per rule per scenario, failures expanded below it."""
+"""Rule reports for a terminal: one line per rule per scenario, failures expanded below it.
+
+Every text a subject or a fixture supplies (messages, ids, names, evidence) is shown through
+``printable``: a control character in it is escaped, never sent to the terminal.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Sequence
 
 from ..prefix import Window
 from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
+from ._escape import printable
 
 __all__ = ["MARKS", "cost_text", "finding_details", "rules_text"]
 
@@ -27,37 +32,41 @@ def cost_text(cost: Cost) -> str:
 
 
 def _window(label: str, window: Window, width: int) -> list[str]:
-    return [f"{label:<{width}}  {window.text}", f"{'':<{width}}  {' ' * window.caret}^"]
+    before = printable(window.text[: window.caret])
+    after = printable(window.text[window.caret :])
+    return [f"{label:<{width}}  {before}{after}", f"{'':<{width}}  {' ' * len(before)}^"]
 
 
 def finding_details(finding: Finding) -> list[str]:
-    """The evidence and cost of a finding, one fact a line: where, why, both sides, structure."""
+    """The evidence and cost of a finding, one fact a line: where, why, both sides, structure;
+    each line printable (control characters escaped, the carets still under their byte)."""
     lines: list[str] = []
     e = finding.evidence
     if e is not None:
         against = f" (against {e.against})" if e.against else ""
-        lines.append(f"body     {e.body}{against}")
+        lines.append(printable(f"body     {e.body}{against}"))
         if e.offset is not None:
             lines.append(f"offset   byte {e.offset:,} of the body's prefix stream")
         if e.segment or e.against_segment:
             other = e.against_segment if e.against_segment not in (None, e.segment) else None
             theirs = f" ({e.against}: {other})" if other else ""
-            lines.append(f"segment  {e.segment or '(none)'}{theirs}")
+            lines.append(printable(f"segment  {e.segment or '(none)'}{theirs}"))
         if e.path:
-            lines.append(f"path     {e.path}")
+            lines.append(printable(f"path     {e.path}"))
         if e.reason and e.reason not in finding.message:
-            lines.append(f"why      {e.reason}")
+            lines.append(printable(f"why      {e.reason}"))
     if finding.cost is not None:
         lines.append(f"cost     {cost_text(finding.cost)}")
     if e is not None and (e.window or e.against_window):
-        width = max(len(e.body), len(e.against or ""))
+        body, against_name = printable(e.body), printable(e.against or "")
+        width = max(len(body), len(against_name))
         lines.append("")
         if e.against_window is not None and e.against:
-            lines += _window(e.against, e.against_window, width)
+            lines += _window(against_name, e.against_window, width)
         if e.window is not None:
-            lines += _window(e.body, e.window, width)
+            lines += _window(body, e.window, width)
     if e is not None and e.diff:
-        lines += ["", "structure:", *(f"  {line}" for line in e.diff)]
+        lines += ["", "structure:", *(f"  {printable(line)}" for line in e.diff)]
     return lines
 
 
@@ -71,12 +80,14 @@ def rules_text(reports: Sequence[ScenarioReport]) -> str:
     for report in reports:
         verdict = "FAILED" if report.failed else "ok"
         lines.append(
-            f"{report.subject} · {report.dialect} · {report.scenario_id}: {verdict} "
-            f"({_counts(report.counts)})"
+            printable(f"{report.subject} · {report.dialect} · {report.scenario_id}")
+            + f": {verdict} ({_counts(report.counts)})"
         )
         width = max((len(f.rule) for f in report.findings), default=0)
         for f in report.findings:
-            lines.append(f"  {MARKS[f.status]} {f.rule:<{width}}  {f.message}")
+            lines.append(
+                f"  {MARKS[f.status]} {printable(f.rule):<{width}}  {printable(f.message)}"
+            )
             if f.status == "fail":
                 lines += [f"      {line}".rstrip() for line in finding_details(f)]
             elif f.status == "warning" and f.cost is not None:

@@ -12,9 +12,9 @@ from typing import Any
 
 from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
 from harness.reports import check_json, check_junit, check_text
-from harness.rules import catalog
+from harness.rules import Finding, ScenarioReport, catalog
 from harness.scenarios import Lifecycle, Scenario, load_fixtures, scenario_from_json
-from harness.subjects import InProcessSubject, Outcome, ReferenceSubject
+from harness.subjects import InProcessSubject, Outcome, ReferenceSubject, SubjectFailure
 from tests.rules.bad_subjects import CASES
 
 REFERENCE = ReferenceSubject()
@@ -275,3 +275,30 @@ def test_junit_keeps_unexpected_failures() -> None:
     assert failure is not None
     assert failure.attrib["type"] == "error"
     assert "path     tools[0].function.name" in (failure.text or "")
+
+
+def test_text_escapes_what_the_subject_wrote() -> None:
+    # a subject's stderr and messages cannot recolour, overwrite or retitle the terminal
+    hostile = "\x1b]0;pwned\x07\x1b[2K\rverdict: conforming \u202e\x08"
+    failure = SubjectFailure(
+        status="errored",
+        message=f"subject crashed in scenario 'x': {hostile}",
+        kind="crash",
+        scenario="x",
+        stderr_tail=f"Traceback\n{hostile}\n",
+    )
+    finding = Finding("system-identical", "fail", hostile)
+    report = ScenarioReport(f"sc{hostile}", "openai", "sub", (finding,))
+    run = CheckRun(
+        subject=f"sub{hostile}",
+        dialects=("openai",),
+        reports=(report,),
+        generated=0,
+        shrunk=(),
+        failures=(failure,),
+    )
+    text = check_text(run)
+    assert not set("\x1b\x07\r\x08\u202e") & set(text)
+    shown = "\\x1b]0;pwned\\x07\\x1b[2K\\rverdict: conforming \\u202e\\x08"
+    assert f"  | {shown}" in text.splitlines()
+    assert f"subject: sub{shown}    dialects: openai" in text

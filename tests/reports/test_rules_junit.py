@@ -1,7 +1,8 @@
+import io
 import xml.etree.ElementTree as ET
 
 from harness.reports import rules_junit
-from harness.rules import catalog
+from harness.rules import Evidence, Finding, ScenarioReport, catalog
 
 from ..rules.bad_subjects import CASES
 from ..rules.support import REFERENCE, report
@@ -67,3 +68,36 @@ def test_warnings_pass_with_their_cost_in_system_out() -> None:
     text = out.text or ""
     assert text.startswith("warning: children[0] leaves the parent's prefix")
     assert "\ncost: " in text
+
+
+def test_control_characters_and_surrogates_still_parse() -> None:
+    hostile = "nul \x00 esc \x1b[31m bel \x07 lone \ud800 ff \ufffe"
+    findings = (
+        Finding(
+            "system-identical",
+            "fail",
+            hostile,
+            Evidence("children[0]", reason=f"because {hostile}"),
+        ),
+        Finding("call-args-kept", "warning", hostile),
+        Finding("spawn-isolated", "not-applicable", hostile),
+    )
+    document = rules_junit([ScenarioReport("scenario\x1b", "openai", "subject\x00", findings)])
+    root = ET.parse(io.BytesIO(document)).getroot()
+    shown = "nul \\x00 esc \\x1b[31m bel \\x07 lone \\ud800 ff \\ufffe"
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name") == "prefix-harness.openai.scenario\\x1b"
+    prop = suite.find("properties/property")
+    assert prop is not None
+    assert prop.get("value") == "subject\\x00"
+    failure = root.find(".//testcase[@name='system-identical']/failure")
+    assert failure is not None
+    assert failure.get("message") == shown
+    assert f"why      because {shown}" in (failure.text or "")
+    skipped = root.find(".//testcase[@name='spawn-isolated']/skipped")
+    assert skipped is not None
+    assert skipped.get("message") == shown
+    out = root.find(".//testcase[@name='call-args-kept']/system-out")
+    assert out is not None
+    assert out.text == f"warning: {shown}"

@@ -1,3 +1,4 @@
+from harness.prefix import Window
 from harness.reports import rules_text
 from harness.reports._rules_text import MARKS, cost_text, finding_details
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
@@ -60,3 +61,27 @@ def test_details_without_windows_or_cost() -> None:
     )
     empty = rules_text([ScenarioReport("s", "openai", "x", ())])
     assert empty.endswith("1 scenario runs, 0 failed; findings: none\n")
+
+
+def test_control_characters_from_a_subject_are_escaped() -> None:
+    window = Window("…\x1b[2Kab\u202ecd…", 7)
+    evidence = Evidence(
+        "children[0]\x1b]0;t\x07",
+        against="parent",
+        segment="messages[1]\r",
+        path="messages[1].content",
+        reason="text differs\x08\x08",
+        window=window,
+        against_window=Window("…\x1b[2Kab…", 6),
+        diff=("changed  x: 'a' -> '\x1b[31mb'",),
+    )
+    finding = Finding("system-identical", "fail", "bad \x1b[31mred\x1b[0m\r\n✓ ok", evidence)
+    report = ScenarioReport("sc\x1b[1men", "openai", "sub\x07", (finding,))
+    text = rules_text([report])
+    assert not set("\x1b\r\x07\x08\u202e") & set(text)
+    lines = text.splitlines()
+    assert lines[0].startswith("sub\\x07 · openai · sc\\x1b[1men: FAILED")
+    assert lines[1].endswith("bad \\x1b[31mred\\x1b[0m\\r\\n✓ ok")
+    assert "      why      text differs\\x08\\x08" in lines
+    child = next(i for i, x in enumerate(lines) if x.startswith("      children[0]\\x1b"))
+    assert lines[child][lines[child + 1].index("^") :] == "\\u202ecd…"
