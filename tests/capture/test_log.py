@@ -21,6 +21,7 @@ GEMINI = orjson.loads(get_dialect("gemini").render(Request(PRESET, (ASK,))))
 
 
 def write(tmp_path: Path, *lines: Any) -> Path:
+    tmp_path.mkdir(exist_ok=True)
     path = tmp_path / "log.jsonl"
     path.write_bytes(
         b"\n".join(line if isinstance(line, bytes) else orjson.dumps(line) for line in lines)
@@ -121,3 +122,128 @@ def test_a_responses_path_names_the_openai_responses_dialect(tmp_path: Path) -> 
     assert [(u.seq, u.dialect) for u in used] == [(1, "openai-responses"), (3, "openai")]
     assert used[0].request.preset.system == ("Be brief.",)
     assert ignored == ()
+
+
+# --- input errors: a line refused with its number, or a body left out with the reason -------
+
+RECORD = {
+    "v": 1,
+    "seq": 1,
+    "time": "2026-01-31T12:00:00.000000Z",
+    "dialect": "openai",
+    "method": "POST",
+    "path": "/v1/chat/completions",
+    "query": "",
+    "status": 200,
+    "mark": "parent",
+    "rule": 1,
+    "nth": 1,
+    "reply": {"text": "ok"},
+    "headers": {},
+    "body_size": 0,
+    "body_encoding": "utf-8",
+    "body": orjson.dumps(OPENAI).decode(),
+}
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ({**RECORD, "dialect": "cohere"}, "no cohere dialect is installed to read the body"),
+        (
+            {"body": {**OPENAI, "messages": [{"role": ["user"], "content": "hi"}]}},
+            'the openai dialect cannot read the body (messages[0].role: role is ["user"]',
+        ),
+        (
+            {**RECORD, "body": '{"messages": [{"role": "user", "content": ' + nested(2000) + "}]}"},
+            "the body is not JSON (nested deeper than 1024 levels)",
+        ),
+        (
+            {"body": '{"messages": ' + nested(2000) + "}", "dialect": "openai"},
+            "the body is not JSON (nested deeper than 1024 levels)",
+        ),
+        ({**RECORD, "body": "[1]"}, "the body is an array, not a JSON object"),
+        ({**RECORD, "body": "{oops"}, "the body is not JSON (unexpected character"),
+    ],
+)
+def test_bodies_that_cannot_be_read_are_left_out_with_the_reason(
+    tmp_path: Path, line: Any, reason: str
+) -> None:
+    used, ignored = read_log(write(tmp_path, line, {"body": OPENAI}))
+    assert [u.seq for u in used] == [2]
+    assert [(i.seq, i.kind) for i in ignored] == [(1, "unreadable")]
+    assert reason in ignored[0].reason, ignored[0].reason
+
+
+def test_a_body_object_too_deep_to_reencode_is_left_out(tmp_path: Path) -> None:
+    line = b'{"dialect": "openai", "body": {"messages": ' + nested(600).encode() + b"}}"
+    used, ignored = read_log(write(tmp_path, line))
+    assert used == ()
+    assert "the body is nested too deeply to read" in ignored[0].reason
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([b"hello"], "line 1: not valid JSON (unexpected character"),
+        (
+            [{"body": OPENAI}, b'{"dialect": "openai", "body": ' + nested(2000).encode() + b"}"],
+            "line 2: nested deeper than JSON lines are read (1024 levels)",
+        ),
+        ([{"v": 1, "seq": 1}], "line 1: not a capture record: the "),
+        ([{**RECORD, "mark": ["parent"]}], "line 1: not a capture record: 'mark' must be str"),
+        ([{**RECORD, "reply": {"call": "x"}}], "line 1: not a capture record: a reply has"),
+        ([{"body": OPENAI}, b"\xef\xbb\xbf" + orjson.dumps({"body": OPENAI})], "line 2: a byte"),
+        (["x".encode("utf-16")], "the file is UTF-16"),
+        ([b'{"body": "\xff"}'], "line 1: not valid JSON (str is not valid UTF-8"),
+        ([{"body": OPENAI, "dialect": ["openai"]}], 'line 1: "dialect" must be a string'),
+    ],
+)
+def test_lines_that_cannot_be_read_are_refused_with_the_line(
+    tmp_path: Path, lines: list[Any], message: str
+) -> None:
+    path = write(tmp_path, *lines)
+    with pytest.raises(LogError) as raised:
+        read_log(path)
+    assert str(raised.value).startswith(f"{path}: ")
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_byte_order_mark_at_the_start_of_the_file_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + orjson.dumps(RECORD) + b"\r\n" + orjson.dumps(RECORD))
+    used, ignored = read_log(path)
+    assert [u.seq for u in used] == [1, 1]
+    assert ignored == ()
+
+
+def test_the_log_is_read_a_line_at_a_time(tmp_path: Path) -> None:
+    """Lines that are not kept cost nothing once read: ten times as many of them leave the
+    peak where it was (bench/check_log_memory.py measures a large log)."""
+    import tracemalloc
+
+    filler = {"body": {**OPENAI, "metadata": {"pad": "x" * 100_000}}}
+    skipped = {"body": OPENAI, "path": "/v1/messages/count_tokens"}
+    peaks, sizes = [], []
+    for n in (300, 3000):
+        path = write(tmp_path / str(n), filler, *([skipped] * n), filler)
+        read_log(path)  # the imports and caches of a first read
+        tracemalloc.start()
+        try:
+            read_log(path)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        sizes.append(path.stat().st_size)
+    assert peaks[1] - peaks[0] < (sizes[1] - sizes[0]) / 10
+
+
+def test_messages_repeated_between_requests_are_kept_once(tmp_path: Path) -> None:
+    used, _ = read_log(write(tmp_path, {"body": OPENAI}, {"body": OPENAI}))
+    assert used[0].history[0] is used[1].history[0]
+    assert used[0].request.preset is used[1].request.preset
