@@ -2,14 +2,21 @@
 back for a scenario."""
 
 from ._base import Outcome, OutcomeStatus, Subject
-from ._failure import FailureKind, SubjectFailure, SubjectStartError, is_subject_failure
-from ._inprocess import InProcessSubject
+from ._failure import (
+    FailureKind,
+    SubjectFailure,
+    SubjectStartError,
+    is_subject_failure,
+    printable,
+)
+from ._inprocess import InProcessSubject, guarded_assemble
 from ._load import LoadedSubject, load_subject
 from ._reference import ReferenceSubject, inherited_parent_request, parent_preset
 from ._serve import serve
-from ._subprocess import SubprocessOptions, SubprocessSubject
+from ._subprocess import MAX_SECONDS, SubprocessOptions, SubprocessSubject, timeout_problem
 
 __all__ = [
+    "MAX_SECONDS",
     "FailureKind",
     "InProcessSubject",
     "LoadedSubject",
@@ -21,9 +28,12 @@ __all__ = [
     "SubjectStartError",
     "SubprocessOptions",
     "SubprocessSubject",
+    "guarded_assemble",
     "inherited_parent_request",
     "is_subject_failure",
     "load_subject",
     "parent_preset",
+    "printable",
     "serve",
+    "timeout_problem",
 ]

@@ -3,22 +3,99 @@
 A subject's ``assemble`` promises never to raise and to return an ``Outcome`` of bodies as
 bytes; when one breaks that promise the scenario gets a ``SubjectFailure`` (``crash`` with
 the traceback's last lines, or ``protocol``) instead of ending the run.
+
+That includes what is no ``Exception``: ``sys.exit()`` (``SystemExit``, even with code 0),
+``GeneratorExit``, a ``KeyboardInterrupt`` the subject raises itself, any other
+``BaseException``. Left alone, one would end the harness with the subject's exit code and
+no report. A real Ctrl-C still stops the run: while the subject runs, a SIGINT handler
+notes that the harness received the signal (and then does what the handler before it
+did); a ``KeyboardInterrupt`` that escapes the subject is the user's when a SIGINT arrived
+during the call, and the subject's own (a crash) when none did. Off the main thread no
+handler can be installed, and a ``KeyboardInterrupt`` is taken as the user's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Final
+from types import FrameType, TracebackType
+from typing import Final, TypeVar
 
 from ..scenarios import Lifecycle, Scenario
 from ._base import Outcome, Subject
 from ._failure import SubjectFailure
 
-__all__ = ["InProcessSubject"]
+__all__ = ["InProcessSubject", "guarded_assemble"]
 
 _TRACE_LINES: Final = 12
+_T = TypeVar("_T")
+
+
+class _Raised(Exception):
+    """What a guarded call raised, when it is the subject's doing."""
+
+    def __init__(self, error: BaseException, trace: str) -> None:
+        super().__init__(error)
+        self.error = error
+        self.trace = trace
+
+
+def _guarded(call: Callable[[], _T]) -> _T:
+    """``call()``; ``_Raised`` for anything it raises that is not the user's Ctrl-C."""
+    interrupted = False
+    installed = threading.current_thread() is threading.main_thread()
+    previous: object = None
+    if installed:
+        previous = signal.getsignal(signal.SIGINT)
+
+        def note(signum: int, frame: FrameType | None) -> None:
+            nonlocal interrupted
+            interrupted = True
+            if callable(previous):
+                previous(signum, frame)
+            elif previous != signal.SIG_IGN:
+                raise KeyboardInterrupt
+
+        try:
+            signal.signal(signal.SIGINT, note)
+        except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+            installed = False
+    try:
+        return call()
+    except KeyboardInterrupt as e:
+        if interrupted or not installed:
+            raise
+        raise _Raised(e, _trace()) from None
+    except BaseException as e:  # a subject under test may end in any way
+        raise _Raised(e, _trace()) from None
+    finally:
+        if installed:
+            signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]
+
+
+def _trace() -> str:
+    return "\n".join(traceback.format_exc().splitlines()[-_TRACE_LINES:])
+
+
+def _raised(e: BaseException) -> str:
+    """``SystemExit(0)``, ``RuntimeError: boom``: what was raised, on one line."""
+    if isinstance(e, SystemExit):
+        return f"SystemExit({e.code!r})"
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def guarded_assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outcome:
+    """``subject.assemble``, with whatever it raises (but the user's Ctrl-C) as a crash."""
+    try:
+        return _guarded(lambda: subject.assemble(scenario, dialect))
+    except _Raised as r:
+        detail = f"assemble raised {_raised(r.error)}"
+        return SubjectFailure.of("crash", scenario.id, detail, stderr_tail=r.trace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +117,9 @@ class InProcessSubject:
         return tuple(self.subject.lifecycles)
 
     def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
-        try:
-            outcome = self.subject.assemble(scenario, dialect)
-        except Exception as e:
-            trace = traceback.format_exc().splitlines()[-_TRACE_LINES:]
-            detail = f"assemble raised {type(e).__name__}: {e}"
-            return SubjectFailure.of("crash", scenario.id, detail, stderr_tail="\n".join(trace))
+        outcome = guarded_assemble(self.subject, scenario, dialect)
+        if isinstance(outcome, SubjectFailure):
+            return outcome
         problem = _problem(outcome)
         if problem is not None:
             return SubjectFailure.of("protocol", scenario.id, problem)
@@ -55,10 +129,12 @@ class InProcessSubject:
         """Nothing to start in process."""
 
     def close(self) -> None:
-        """Close the wrapped subject if it has a ``close()``."""
+        """Close the wrapped subject if it has a ``close()``; what that raises (a
+        ``sys.exit()`` included, but the user's Ctrl-C) is ignored: the run is over."""
         close = getattr(self.subject, "close", None)
         if callable(close):
-            close()
+            with contextlib.suppress(_Raised):
+                _guarded(close)
 
     def __enter__(self) -> InProcessSubject:
         return self

@@ -195,14 +195,41 @@ class SubjectProcess:
         text = self._err.decode("utf-8", errors="replace")[-max_chars:]
         return "\n".join(text.splitlines()[-max_lines:])
 
+    def unrequested(self) -> bytes | None:
+        """What the child has written to stdout that no request asked for (a second reply,
+        a log line), read without waiting; None when there is nothing but blank lines."""
+        if self._finalizer.alive and self._stdout_open:
+            for key, _ in self._selector.select(0):
+                if key.data != "in":
+                    self._read(key.data)
+        return self.unread()
+
+    def unread(self) -> bytes | None:
+        """The stdout read but not taken as a reply (blank lines aside), or None."""
+        return bytes(self._out).strip() or None
+
     def stop(self, farewell: bytes, grace: float) -> int | None:
         """Write ``farewell`` and close stdin, give the child ``grace`` seconds to exit, then
-        terminate and kill it. Returns its exit code; the child is reaped."""
-        if self._finalizer.alive and self.running:
-            with contextlib.suppress(OSError):  # a child that stopped reading gets EOF instead
-                os.write(self._stdin.fileno(), farewell)
+        terminate and kill it. Returns its exit code; the child is reaped.
+
+        Until the child closes its stdout (or the grace runs out) its output is still read:
+        what it wrote after its last reply is ``unread()`` afterwards."""
+        deadline = time.monotonic() + grace
+        if self._finalizer.alive:
+            if self.running:
+                with contextlib.suppress(OSError):  # a child that stopped reading gets EOF
+                    os.write(self._stdin.fileno(), farewell)
+            self._unregister(self._stdin)
+            with contextlib.suppress(OSError):
+                self._stdin.close()
+            while self._stdout_open and len(self._out) <= self._max_line:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                for key, _ in self._selector.select(remaining):
+                    self._read(key.data)
         self._finalizer.detach()
-        return _end(self._proc, self._selector, grace)
+        return _end(self._proc, self._selector, max(0.0, deadline - time.monotonic()))
 
     def kill(self) -> int | None:
         """End the child (and its process group) now; it is reaped."""

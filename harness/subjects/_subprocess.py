@@ -5,10 +5,15 @@ per scenario and reads one reply, within a timeout. A crash, a hang or a line th
 the protocol becomes a ``SubjectFailure`` for that scenario naming what was wrong (with
 the exit code and the stderr tail); the process is ended and started again for the next
 scenario, so one bad scenario does not end the run.
+
+A line nobody asked for is a protocol error too: one that arrives with a reply, or before
+the next request, or after the last reply until the process exits on ``stop`` (``finish``
+reports that one, naming the scenario of the last reply).
 """
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,10 +39,23 @@ from ._base import Outcome
 from ._failure import FailureKind, SubjectFailure, SubjectStartError
 from ._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
 
-__all__ = ["SubprocessOptions", "SubprocessSubject"]
+__all__ = ["MAX_SECONDS", "SubprocessOptions", "SubprocessSubject", "timeout_problem"]
 
 MiB: Final = 1024 * 1024
 _EXCERPT: Final = 120
+MAX_SECONDS: Final = 86_400.0
+"""The longest timeout there is: a day (more is no timeout, and ``select`` refuses it)."""
+
+
+def timeout_problem(seconds: float) -> str | None:
+    """Why ``seconds`` is no timeout (not a finite number above 0 and at most a day), or None."""
+    if not isinstance(seconds, int | float) or math.isnan(seconds):
+        return "must be a number of seconds"
+    if seconds <= 0:
+        return "must be more than 0 seconds"
+    if seconds > MAX_SECONDS:
+        return f"must be at most {MAX_SECONDS:g} seconds (a day)"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +76,9 @@ class SubprocessOptions:
 
     def __post_init__(self) -> None:
         for name in ("timeout", "start_timeout", "stop_timeout"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be more than 0 seconds")
+            problem = timeout_problem(getattr(self, name))
+            if problem is not None:
+                raise ValueError(f"{name} {problem}")
         if self.max_line_bytes < 1024 or self.stderr_limit < 1:
             raise ValueError("max_line_bytes must be at least 1024 and stderr_limit at least 1")
 
@@ -79,6 +98,8 @@ class SubprocessSubject:
         self._implementation: Implementation | None = None
         self._seq = 0
         self._broken: SubjectStartError | None = None
+        self._last: tuple[int, str] | None = None
+        """The seq and scenario of the last reply read from the running process."""
 
     def __repr__(self) -> str:
         return f"SubprocessSubject({shlex.join(self.argv)!r})"
@@ -123,6 +144,10 @@ class SubprocessSubject:
         assert process is not None
         self._seq += 1
         seq = self._seq
+        extra = process.unrequested()
+        if extra is not None:
+            detail = f"before seq {seq}, {self._unrequested_after()} another line arrived"
+            return self._fail("protocol", scenario, f"{detail}: {_excerpt(extra)}")
         request = assemble_request(seq, dialect, scenario_to_json(scenario))
         if self.options.validate:
             _check("assemble", request, "the harness's request")
@@ -142,6 +167,11 @@ class SubprocessSubject:
             reply = read_assemble_reply(message, seq)
         except ProtocolError as e:
             return self._fail("protocol", scenario, f"reply to seq {seq}: {e}: {_excerpt(line)}")
+        self._last = (seq, scenario.id)
+        extra = process.unrequested()
+        if extra is not None:
+            detail = f"a second line came after the reply to seq {seq}: {_excerpt(extra)}"
+            return self._fail("protocol", scenario, detail)
         return Outcome(
             reply.status,
             parent=reply.parent,
@@ -228,6 +258,7 @@ class SubprocessSubject:
         tail = process.stderr_tail()
         code = process.kill()
         self._process = None
+        self._last = None
         if kind == "crash" and exit_code is None:
             exit_code = code
         return SubjectFailure.of(
@@ -238,11 +269,37 @@ class SubprocessSubject:
             stderr_tail=tail,
         )
 
+    def _unrequested_after(self) -> str:
+        if self._last is None:
+            return "after the reply to start"
+        seq, scenario = self._last
+        return f"after the reply to seq {seq} (scenario {scenario!r})"
+
+    def finish(self) -> tuple[SubjectFailure, ...]:
+        """Stop the process as ``close()`` does, and report what it wrote on stdout after
+        its last reply (a second reply to the last request): a protocol error of the
+        scenario of that reply. Nothing when no process runs."""
+        process = self._process
+        if process is None:
+            return ()
+        where = self._last[1] if self._last is not None else "start"
+        after = self._unrequested_after()
+        self.close()
+        extra = process.unread()
+        if extra is None:
+            return ()
+        detail = f"{after}, before it exited, the subject wrote another line"
+        failure = SubjectFailure.of(
+            "protocol", where, f"{detail}: {_excerpt(extra)}", stderr_tail=process.stderr_tail()
+        )
+        return (failure,)
+
     def close(self) -> None:
         """Send ``stop``, wait ``stop_timeout``, then terminate/kill; idempotent."""
         if self._process is not None:
             self._process.stop(encode_line(stop_request()), self.options.stop_timeout)
             self._process = None
+            self._last = None
 
     def __enter__(self) -> SubprocessSubject:
         self.start()

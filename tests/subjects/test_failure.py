@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from harness.subjects import Outcome, SubjectFailure, SubjectStartError, is_subject_failure
+from harness.subjects import (
+    Outcome,
+    SubjectFailure,
+    SubjectStartError,
+    is_subject_failure,
+    printable,
+)
 
 
 def test_a_failure_is_errored_and_names_scenario_kind_and_exit_code() -> None:
@@ -38,3 +44,26 @@ def test_a_start_error_keeps_exit_code_and_stderr() -> None:
     error = SubjectStartError("x exited during start", exit_code=4, stderr_tail="why")
     assert str(error) == "x exited during start (exit code 4)"
     assert (error.detail, error.exit_code, error.stderr_tail) == ("x exited during start", 4, "why")
+
+
+def test_control_characters_are_escaped_in_details_and_stderr() -> None:
+    # a subject's stderr or message must not drive the terminal that shows the report
+    nasty = "red \x1b[31mtext\x1b[0m\r bell\x07 csi\x9b nul\x00\tand a tab\n"
+    assert printable(nasty) == (
+        "red \\x1b[31mtext\\x1b[0m\\x0d bell\\x07 csi\\x9b nul\\x00\tand a tab\n"
+    )
+    failure = SubjectFailure.of("crash", "s", "raised \x1b]0;title\x07", stderr_tail=nasty)
+    start = SubjectStartError("exited \x1b[2J", exit_code=1, stderr_tail=nasty)
+    for text in (failure.report(), start.report(), str(start)):
+        assert not any(c in text for c in "\x1b\x07\r")
+
+
+def test_a_start_error_reports_the_stderr_tail() -> None:
+    error = SubjectStartError(
+        "node subject.js exited during start", exit_code=1, stderr_tail="Error: no config\n"
+    )
+    assert error.report() == (
+        "node subject.js exited during start (exit code 1)\n"
+        "last lines of the subject's stderr:\n  | Error: no config"
+    )
+    assert SubjectStartError("silent").report() == "silent"

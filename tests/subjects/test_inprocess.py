@@ -3,8 +3,14 @@ Subject contract becomes a SubjectFailure."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
+
+import pytest
 
 from harness.model import Message, Preset, Text
 from harness.scenarios import Lifecycle, Scenario
@@ -15,6 +21,7 @@ from harness.subjects import (
     ReferenceSubject,
     SubjectFailure,
 )
+from tests.subjects.exiting_subjects import Ending
 
 SCENARIO = Scenario("s", "fork", Preset(), (Message("user", (Text("hi"),)),), ("go",))
 
@@ -76,3 +83,44 @@ def test_close_closes_the_wrapped_subject_and_start_does_nothing() -> None:
         assert subject.assemble(SCENARIO, "openai") == Outcome("skipped", message="no")
     assert inner.closed == [True]
     InProcessSubject(ReferenceSubject()).close()  # nothing to close
+
+
+@pytest.mark.parametrize(
+    ("raised", "detail"),
+    [
+        (SystemExit(0), "assemble raised SystemExit(0)"),
+        (SystemExit(), "assemble raised SystemExit(None)"),
+        (SystemExit("bye"), "assemble raised SystemExit('bye')"),
+        (GeneratorExit(), "assemble raised GeneratorExit"),
+        (KeyboardInterrupt(), "assemble raised KeyboardInterrupt"),
+        (BaseException("odd"), "assemble raised BaseException: odd"),
+    ],
+)
+def test_what_is_no_exception_is_a_crash_too(raised: BaseException, detail: str) -> None:
+    # sys.exit() in a subject would set the harness's exit code and print nothing; a
+    # KeyboardInterrupt with no SIGINT received is the subject's own, not the user's
+    outcome = InProcessSubject(Scripted(raised)).assemble(SCENARIO, "openai")
+    assert isinstance(outcome, SubjectFailure)
+    assert (outcome.kind, outcome.detail) == ("crash", detail)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_the_users_ctrl_c_still_stops_the_run() -> None:
+    def ctrl_c() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+
+    subject = InProcessSubject(Ending(ctrl_c))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        subject.assemble(SCENARIO, "openai")
+    assert time.monotonic() - started < 4
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_close_that_exits_does_not_end_the_harness() -> None:
+    class Closing(Scripted):
+        def close(self) -> None:
+            sys.exit(3)
+
+    InProcessSubject(Closing(Outcome("skipped"))).close()

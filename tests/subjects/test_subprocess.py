@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -250,6 +251,8 @@ def test_validation_checks_replies_and_the_harness_own_requests(run: Runner) -> 
     [
         ({"timeout": 0}, "timeout must be more than 0 seconds"),
         ({"stop_timeout": -1}, "stop_timeout must be more than 0 seconds"),
+        ({"timeout": float("inf")}, "timeout must be at most 86400 seconds"),
+        ({"start_timeout": float("nan")}, "start_timeout must be a number of seconds"),
         ({"max_line_bytes": 10}, "max_line_bytes must be at least 1024"),
     ],
 )
@@ -263,3 +266,57 @@ def test_a_command_is_a_sequence_of_arguments() -> None:
         SubprocessSubject([])
     with pytest.raises(ValueError, match="non-empty sequence"):
         SubprocessSubject("python3 x.py")
+
+
+# --- a second reply, a start's stderr ---------------------------------------------------------
+
+
+def test_a_second_reply_is_a_protocol_error_naming_its_scenario(run: Runner) -> None:
+    # caught with the reply when it arrives with it, else before or as the next reply
+    r = run(fake("twice"))
+    ok1, bad, ok2, ok3 = r("ok1", "bad", "ok2", "ok3")
+    assert ok1.status == ok3.status == "assembled"
+    (f,) = [failure(o) for o in (bad, ok2) if is_subject_failure(o)]
+    assert f.kind == "protocol"
+    assert f.detail.startswith(
+        (
+            "a second line came after the reply to seq 2: got '{",  # arrived with the reply
+            "before seq 3, after the reply to seq 2 (scenario 'bad') another line arrived",
+            "reply to seq 3: the reply answers seq 2 where seq 3 was asked",  # in between
+        )
+    )
+    assert r.subject.restarts == 1
+    assert r.subject.finish() == ()
+
+
+def test_a_late_second_reply_is_caught_before_the_next_request(run: Runner) -> None:
+    r = run(fake("twice"))
+    (bad,) = r("bad-late")
+    assert bad.status == "assembled"  # the first reply was fine
+    time.sleep(0.6)
+    (ok,) = r("ok")
+    f = failure(ok)
+    assert f.kind == "protocol"
+    assert "before seq 2, after the reply to seq 1 (scenario 'bad-late') another line" in f.detail
+    assert '"seq": 1' in f.detail  # the offending line is quoted
+
+
+def test_a_second_reply_to_the_last_request_is_caught_when_it_stops(run: Runner) -> None:
+    r = run(fake("twice"))
+    ok, bad = r("ok", "bad-late")
+    assert ok.status == bad.status == "assembled"
+    (f,) = r.subject.finish()
+    assert (f.kind, f.scenario) == ("protocol", "bad-late")
+    assert "after the reply to seq 2 (scenario 'bad-late'), before it exited" in f.detail
+    assert r.subject.pid is None
+    assert r.subject.finish() == ()  # nothing runs any more
+
+
+def test_a_start_failure_keeps_the_stderr_escaped(run: Runner) -> None:
+    r = run(fake("bad_start", "ansi"))
+    with pytest.raises(SubjectStartError) as caught:
+        r.subject.start()
+    report = caught.value.report()
+    assert "exited during start (exit code 5)" in report
+    assert "  | \\x1b[2J\\x1b]0;owned\\x07fake: \\x1b[31mno config\\x1b[0m" in report
+    assert not any(c in report for c in "\x1b\x07\r")

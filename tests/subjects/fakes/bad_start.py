@@ -1,4 +1,5 @@
-"""Fails the handshake in the way its argument names: exit, silent, garbage, version, refuse."""
+"""Fails the handshake in the way its argument names: exit, silent, garbage, version, refuse;
+ansi exits after stderr lines full of terminal control sequences."""
 
 import sys
 import time
@@ -10,6 +11,9 @@ sys.stdin.readline()
 if how == "exit":
     sys.stderr.write("fake: cannot find my configuration\n")
     sys.exit(4)
+elif how == "ansi":
+    sys.stderr.write("fake: loading\n\x1b[2J\x1b]0;owned\x07fake: \x1b[31mno config\x1b[0m\r\n")
+    sys.exit(5)
 elif how == "silent":
     time.sleep(3600)
 elif how == "garbage":
