@@ -2,9 +2,10 @@
 
 from ._expect import ExpectationError, Expectations, KnownFailure, load_expectations
 from ._fixtures import bundled_fixtures
-from ._run import CheckRun, Progress, ShrunkFailure, run_check
+from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, run_check
 
 __all__ = [
+    "MAX_HANGS",
     "CheckRun",
     "ExpectationError",
     "Expectations",

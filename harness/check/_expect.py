@@ -2,7 +2,10 @@
 
 A TOML file lists known failures by scenario id and rule, each with a reason (an issue URL
 is best). A listed failure still shows in the report, as expected; an entry whose rule now
-passes is reported as an unexpected pass, so the file cannot go stale quietly.
+passes is reported as an unexpected pass, and one that can never match in the run (a
+scenario id the run does not have, a dialect it does not check, a rule id that does not
+exist) as stale, so the file cannot go stale quietly. An entry for another subject is
+neither: a file may serve several subjects.
 
     [[known-failure]]
     subject = "acme-agent"          # optional: only for the subject of this name
@@ -15,7 +18,7 @@ passes is reported as an unexpected pass, so the file cannot go stale quietly.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +93,38 @@ class Expectations:
                 entry not in failed and all(e is not entry for e, _ in stale)
             ):
                 stale.append((entry, where))
+        return stale
+
+    def never_matching(
+        self,
+        *,
+        scenarios: Collection[str],
+        dialects: Collection[str],
+        subject: str | None = None,
+        rules: Collection[str] | None = None,
+    ) -> list[tuple[KnownFailure, str]]:
+        """Entries that can never match in a run of ``scenarios`` (ids) in ``dialects``,
+        each with why, in file order: a scenario id the run does not have (``"*"`` matches
+        any), a dialect it does not check, a rule id not in ``rules`` (default: the
+        catalog's). Entries for a subject other than ``subject`` are left out (with None,
+        every entry is judged). Every command that takes ``--expect`` reports these as
+        stale and exits 1.
+        """
+        known_rules = {info.id for info in catalog()} if rules is None else set(rules)
+        stale: list[tuple[KnownFailure, str]] = []
+        for entry in self.entries:
+            if subject is not None and entry.subject not in (None, subject):
+                continue
+            if entry.rule not in known_rules:
+                why = f"no rule {entry.rule!r} exists"
+            elif entry.scenario != "*" and entry.scenario not in scenarios:
+                why = f"no scenario {entry.scenario!r} in this run"
+            elif entry.dialect is not None and entry.dialect not in dialects:
+                checked = ", ".join(sorted(dialects)) or "none"
+                why = f"dialect {entry.dialect!r} is not checked (checked: {checked})"
+            else:
+                continue
+            stale.append((entry, f"stale, never matches: {why}"))
         return stale
 
 

@@ -8,22 +8,31 @@ not shrunk, as every try would cost a timeout; nor is one that did not fail when
 A fixture whose lifecycle the subject lacks, or a dialect it does not speak, gives a report
 whose every rule is not applicable, as ``harness.rules.run_subject`` does; the subject is not
 asked.
+
+Nothing a subject returns or raises ends the run: an exception of the subject (``sys.exit()``
+included) is its crash on that scenario, and an outcome the rules cannot be evaluated on is
+its failure on that scenario too (a protocol error naming what raised). A subject that hangs
+on everything does not cost every scenario a timeout: the run stops after ``max_hangs``
+hangs in a row, or when its ``deadline`` has passed (checked between scenarios), and says
+so in the failure it stops at. At the end a subject with a ``finish()`` (a process) is
+stopped, and what it wrote after its last reply is a failure too.
 """
 
 from __future__ import annotations
 
-import traceback
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis.errors import Flaky
 
 from ..rules import Finding, ScenarioReport, catalog, evaluate
+from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Scenario, lifecycle_of
 from ..strategies import scenarios
-from ..subjects import Subject, SubjectFailure
+from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
 from ._expect import Expectations, KnownFailure
 
 __all__ = ["CheckRun", "Progress", "ShrunkFailure", "run_check"]
@@ -36,8 +45,9 @@ _UNSHRINKABLE: Final = {
     "hang": "the subject hung, and each try would cost a timeout",
     "start": "the subject could not be started",
 }
-_TRACE_LINES: Final = 12
 _REASONS_SHOWN: Final = 3
+MAX_HANGS: Final = 3
+"""Hangs in a row after which a run stops (``max_hangs``; 0 never stops)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,10 @@ class CheckRun:
     shrunk: tuple[ShrunkFailure, ...]
     failures: tuple[SubjectFailure, ...]
     expectations: Expectations = field(default_factory=Expectations)
+    scenario_ids: tuple[str, ...] | None = None
+    """Every scenario id of the run, those not run included (None: the reports' ids)."""
+    stopped: str | None = None
+    """Why the run stopped before its end (hangs in a row, the deadline), or None."""
 
     def expected_failure(self, report: ScenarioReport, finding: Finding) -> KnownFailure | None:
         return self.expectations.expected(
@@ -83,8 +97,20 @@ class CheckRun:
         ]
 
     @property
+    def stale_expectations(self) -> list[tuple[KnownFailure, str]]:
+        """Entries that can never match in this run, with why (see ``never_matching``)."""
+        ids = self.scenario_ids
+        if ids is None:
+            ids = tuple(r.scenario_id for r in self.reports)
+        return self.expectations.never_matching(
+            scenarios=set(ids), dialects=self.dialects, subject=self.subject
+        )
+
+    @property
     def unexpected_passes(self) -> list[tuple[KnownFailure, str]]:
-        return self.expectations.unexpected_passes(self.reports)
+        """Entries whose rule passed where they expected a failure, then the stale ones
+        (``where`` says which: ``stale, never matches: ...``); each makes the exit code 1."""
+        return self.expectations.unexpected_passes(self.reports) + self.stale_expectations
 
     @property
     def inconclusive(self) -> tuple[str, ...]:
@@ -116,17 +142,47 @@ class _Failed(Exception):
     """Raised inside the Hypothesis probe so that it shrinks a failing scenario."""
 
 
+class _Budget:
+    """Hangs in a row and the deadline: whether the run goes on (``spent`` says why not)."""
+
+    def __init__(self, max_hangs: int, deadline: float | None) -> None:
+        self.max_hangs = max_hangs
+        self.deadline = deadline
+        self.ends = None if deadline is None else time.monotonic() + deadline
+        self.hangs = 0
+        self.spent: str | None = None
+
+    def over(self) -> bool:
+        """Whether the run must stop before the next scenario (the deadline is checked here)."""
+        if self.spent is None and self.ends is not None and time.monotonic() >= self.ends:
+            self.spent = f"the run's deadline of {self.deadline:g} s has passed"
+        return self.spent is not None
+
+    def count(self, crashed: Sequence[SubjectFailure]) -> None:
+        self.hangs = self.hangs + 1 if any(f.kind == "hang" for f in crashed) else 0
+        if self.max_hangs and self.hangs >= self.max_hangs and self.spent is None:
+            self.spent = f"the subject hung on {self.hangs} scenarios in a row"
+
+
 def _one(
     subject: Subject, scenario: Scenario, dialect: str
 ) -> tuple[ScenarioReport, Sequence[SubjectFailure]]:
+    outcome: Outcome = guarded_assemble(subject, scenario, dialect)
     try:
-        outcome = subject.assemble(scenario, dialect)
-    except Exception as e:  # a bare Subject's bug: a crash, as InProcessSubject makes it
-        trace = "\n".join(traceback.format_exc().splitlines()[-_TRACE_LINES:])
-        detail = f"assemble raised {type(e).__name__}: {e}"
-        outcome = SubjectFailure.of("crash", scenario.id, detail, stderr_tail=trace)
-    report = evaluate(scenario, dialect, outcome, subject=subject.name)
+        report = evaluate(scenario, dialect, outcome, subject=subject.name)
+    except Exception as e:  # an EvaluationError, or a bare Subject's name that raised
+        what = str(e) if isinstance(e, EvaluationError) else f"{type(e).__name__}: {e}"
+        detail = f"the harness cannot evaluate the bodies it returned: {what}"
+        outcome = SubjectFailure.of("protocol", scenario.id, detail)
+        report = evaluate(scenario, dialect, outcome, subject=_name(subject))
     return report, [outcome] if isinstance(outcome, SubjectFailure) else []
+
+
+def _name(subject: Subject) -> str:
+    try:
+        return str(subject.name)
+    except Exception:
+        return "subject"
 
 
 def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioReport | None:
@@ -147,6 +203,7 @@ def _generated(
     examples: int,
     rng_seed: int | None,
     tick: Callable[[str], None],
+    budget: _Budget,
 ) -> tuple[list[ScenarioReport], ShrunkFailure | None, list[SubjectFailure]]:
     actions = [a for a in ACTIONS if lifecycle_of(a) in subject.lifecycles]
     reports: list[ScenarioReport] = []
@@ -158,13 +215,17 @@ def _generated(
 
     def probe(scenario: Scenario) -> None:
         if stopped:  # not shrinking: only the failing scenario fails, without the subject
-            if scenario == failing[0][0]:
+            if failing and scenario == failing[0][0]:
                 raise _Failed
+            return
+        if not failing and budget.over():  # the run stops: generate no more
+            stopped.append(budget.spent or "")
             return
         report, crashed = _one(subject, scenario, dialect)
         if not failing:  # after the first failure Hypothesis is shrinking: not new examples
             reports.append(report)
             failures.extend(crashed)
+            budget.count(crashed)
             tick(f"{dialect} generated")
         if report.failed or crashed:
             failing.append((scenario, report))
@@ -211,11 +272,17 @@ def run_check(
     rng_seed: int | None = None,
     expectations: Expectations | None = None,
     progress: Progress | None = None,
+    max_hangs: int = MAX_HANGS,
+    deadline: float | None = None,
 ) -> CheckRun:
     """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``.
 
     Generation in a dialect stops at its first failure, so fewer may run; ``progress`` then
-    skips ahead, so that its last call is at the total.
+    skips ahead, so that its last call is at the total. The run stops after ``max_hangs``
+    hangs in a row (0: never) or once ``deadline`` seconds have passed (checked between
+    scenarios: one under way runs to its end or its timeout); the failure it stops at says
+    so, and the run exits 3. A subject with a ``finish()`` is stopped at the end, and its
+    failures (output after its last reply) are the run's too.
     """
     per_dialect = len(fixtures) + max(examples, 0)
     total = per_dialect * len(dialects)
@@ -231,22 +298,38 @@ def run_check(
     reports: list[ScenarioReport] = []
     failures: list[SubjectFailure] = []
     shrunk: list[ShrunkFailure] = []
+    ids: dict[str, None] = dict.fromkeys(s.id for s in fixtures)
+    budget = _Budget(max_hangs, deadline)
     generated_runs = 0
     for i, dialect in enumerate(dialects):
         for scenario in fixtures:
             report = _not_run(subject, scenario, dialect)
             if report is None:
+                if budget.over():
+                    break
                 report, crashed = _one(subject, scenario, dialect)
                 failures.extend(crashed)
+                budget.count(crashed)
             reports.append(report)
             tick(f"{dialect} {scenario.id}")
-        generated, minimal, crashed = _generated(subject, dialect, examples, rng_seed, tick)
+        if budget.over():
+            break
+        generated, minimal, crashed = _generated(subject, dialect, examples, rng_seed, tick, budget)
         reports.extend(generated)
+        ids.update(dict.fromkeys(r.scenario_id for r in generated))
         failures.extend(crashed)
         generated_runs += len(generated)
         if minimal is not None:
             shrunk.append(minimal)
         tick(f"{dialect} done", upto=per_dialect * (i + 1))
+    stopped: str | None = None
+    if budget.over():
+        stopped = f"{budget.spent}: the run is stopped, up to {total - done} scenario runs not run"
+        failures = _stop_at(failures, stopped, fixtures, reports)
+        tick("stopped", upto=total)
+    finish = getattr(subject, "finish", None)
+    if callable(finish):
+        failures.extend(f for f in finish() if isinstance(f, SubjectFailure))
     return CheckRun(
         subject=subject.name,
         dialects=tuple(dialects),
@@ -255,4 +338,23 @@ def run_check(
         shrunk=tuple(shrunk),
         failures=tuple(failures),
         expectations=expectations or Expectations(),
+        scenario_ids=tuple(ids),
+        stopped=stopped,
     )
+
+
+def _stop_at(
+    failures: list[SubjectFailure],
+    why: str,
+    fixtures: Sequence[Scenario],
+    reports: Sequence[ScenarioReport],
+) -> list[SubjectFailure]:
+    """The failures, the last hang saying that the run stops there; with no hang to stop at
+    (the deadline passed on a subject that answers), a hang of the run itself is added, in
+    the first scenario not run."""
+    if failures and failures[-1].kind == "hang" and why.startswith("the subject hung"):
+        last = failures[-1]
+        return [*failures[:-1], replace(last, message=f"{last.message}; {why}")]
+    ran = {r.scenario_id for r in reports}
+    next_id = next((s.id for s in fixtures if s.id not in ran), "(generated)")
+    return [*failures, SubjectFailure.of("hang", next_id, why)]

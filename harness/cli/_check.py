@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..check import (
+    MAX_HANGS,
     CheckRun,
     ExpectationError,
     Expectations,
@@ -17,7 +18,7 @@ from ..check import (
 from ..dialects import all_dialects
 from ..reports import check_json, check_junit, check_text
 from ..scenarios import ScenarioFormatError, load_fixtures
-from ..subjects import SubjectStartError, SubprocessOptions, load_subject
+from ..subjects import SubjectStartError, SubprocessOptions, load_subject, timeout_problem
 from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, fail
 
 __all__ = ["add_parser"]
@@ -32,6 +33,8 @@ subjects:  reference (default) | python:package.module:factory | cmd:<command li
 exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad usage or
            input, 3 the subject crashed, hung or broke the protocol, 4 inconclusive
            (the subject skipped every scenario: nothing was checked)
+bounds:    a cmd: subject gets --timeout per scenario; the run stops after --max-hangs
+           hangs in a row, or once --deadline has passed (exit 3, said in the report)
 """
 
 
@@ -73,7 +76,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=float,
         default=10.0,
         metavar="SECONDS",
-        help="per scenario, for a cmd: subject",
+        help="per scenario, for a cmd: subject (default: 10; at most a day)",
+    )
+    parser.add_argument(
+        "--max-hangs",
+        type=int,
+        default=MAX_HANGS,
+        metavar="N",
+        help=f"stop the run after N hangs in a row (default: {MAX_HANGS}; 0: never)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run once this much time has passed (default: none)",
     )
     parser.add_argument(
         "--validate-protocol",
@@ -87,8 +103,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.examples < 0:
         return fail("--examples must be 0 or more")
-    if args.timeout <= 0:
-        return fail("--timeout must be more than 0 seconds")
+    for flag, seconds in (("--timeout", args.timeout), ("--deadline", args.deadline)):
+        problem = None if seconds is None else timeout_problem(seconds)
+        if problem is not None:
+            return fail(f"{flag} {problem}, not {seconds:g}")
+    if args.max_hangs < 0:
+        return fail("--max-hangs must be 0 (never stop) or more")
     try:
         fixtures = load_fixtures(args.fixtures or bundled_fixtures())
         expectations = load_expectations(args.expect) if args.expect else Expectations()
@@ -111,9 +131,11 @@ def run(args: argparse.Namespace) -> int:
                 rng_seed=args.seed,
                 expectations=expectations,
                 progress=None if args.no_progress or not sys.stderr.isatty() else _bar,
+                max_hangs=args.max_hangs,
+                deadline=args.deadline,
             )
     except SubjectStartError as e:
-        return fail(str(e), code=EXIT_SUBJECT)
+        return fail(e.report(), code=EXIT_SUBJECT)
     return _report(result, args)
 
 

@@ -3,6 +3,12 @@
 Every catalog rule yields exactly one finding per scenario and dialect, so reports line up.
 A skipped outcome makes every rule not applicable; an errored one or a body that does not parse
 runs only the rule that says so (subject-error, well-formed), never a cascade of failures.
+
+Evaluation never lets an unexpected exception out: reading the bodies or running a rule that
+raises (a body shaped in a way no check foresaw, nesting past a recursion limit) becomes one
+``EvaluationError`` that names the step and the exception on one line. ``run_subject``
+turns it into an errored outcome (rule subject-error); ``prefix-harness check`` into a
+failure of the subject on that scenario (exit code 3).
 """
 
 from __future__ import annotations
@@ -18,7 +24,19 @@ from ._checks import CHECKS
 from ._context import Context
 from ._report import Finding, ScenarioReport
 
-__all__ = ["evaluate", "run_subject"]
+__all__ = ["EvaluationError", "evaluate", "run_subject"]
+
+
+class EvaluationError(Exception):
+    """An outcome the rules could not be evaluated on; ``str()`` is one line: the step
+    (reading the bodies, or a rule) and what it raised."""
+
+    def __init__(self, step: str, error: BaseException) -> None:
+        text = " ".join(str(error).split())
+        what = f"{type(error).__name__}: {text}" if text else type(error).__name__
+        super().__init__(f"{step} raised {what}"[:500])
+        self.step = step
+        self.error = error
 
 
 def _all_not_applicable(scenario: Scenario, dialect: str, subject: str, why: str) -> ScenarioReport:
@@ -29,7 +47,9 @@ def _all_not_applicable(scenario: Scenario, dialect: str, subject: str, why: str
 def evaluate(
     scenario: Scenario, dialect: str, outcome: Outcome, *, subject: str = "subject"
 ) -> ScenarioReport:
-    """Every catalog rule's finding for ``outcome``, what ``subject`` gave for ``scenario``."""
+    """Every catalog rule's finding for ``outcome``, what ``subject`` gave for ``scenario``.
+
+    ``EvaluationError`` when reading the bodies or a rule raised."""
     if outcome.status == "skipped":
         why = f"skipped by the subject: {outcome.message or 'no reason given'}"
         return _all_not_applicable(scenario, dialect, subject, why)
@@ -39,7 +59,10 @@ def evaluate(
         ctx = Context(scenario, d, outcome)
         only = ("subject-error", "the subject errored; see subject-error")
     else:
-        ctx = Context.read(scenario, d, outcome)
+        try:
+            ctx = Context.read(scenario, d, outcome)
+        except Exception as e:  # a body no reader foresaw: the outcome cannot be judged
+            raise EvaluationError("reading the bodies", e) from e
         if ctx.problems:
             only = ("well-formed", "a body does not parse; see well-formed")
     findings = []
@@ -50,7 +73,10 @@ def evaluate(
         elif only is not None and info.id != only[0]:
             findings.append(Finding(info.id, "not-applicable", only[1]))
         else:
-            findings.append(by_cost(CHECKS[info.id](ctx)))
+            try:
+                findings.append(by_cost(CHECKS[info.id](ctx)))
+            except Exception as e:  # a check that tripped on what the subject sent
+                raise EvaluationError(f"rule {info.id}", e) from e
     return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
 
 
@@ -91,7 +117,13 @@ def run_subject(
                 why = f"the subject {subject.name} has no {scenario.lifecycle} lifecycle"
             else:
                 outcome = _assemble(subject, scenario, dialect)
-                reports.append(evaluate(scenario, dialect, outcome, subject=subject.name))
+                try:
+                    report = evaluate(scenario, dialect, outcome, subject=subject.name)
+                except EvaluationError as e:
+                    message = f"the harness cannot evaluate its bodies: {e}"
+                    errored = Outcome("errored", message=message)
+                    report = evaluate(scenario, dialect, errored, subject=subject.name)
+                reports.append(report)
                 continue
             reports.append(_all_not_applicable(scenario, dialect, subject.name, why))
     return tuple(reports)
