@@ -17,8 +17,8 @@ import orjson
 from ..dialects import DialectError, get_dialect
 from ..model import Request
 from ._match import Matcher
-from ._record import Record, RecordWriter, timestamp
-from ._redact import redact_headers, redact_query
+from ._record import Record, RecordError, RecordWriter, timestamp
+from ._redact import redact_headers, redact_query, scrub_body
 from ._stored import Stored
 from ._wire import Route, Turn, Wire
 
@@ -37,6 +37,10 @@ class Incoming:
     body: bytes | None
     body_size: int
     arrived: float
+    problem: str | None = None
+    """Why the request's framing could not be read (a malformed ``Content-Length``, a
+    broken chunk, a connection closed early): it is refused with 400, ``body`` being
+    what was read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +81,16 @@ class Exchange:
         """The answer to ``incoming``, after its record has been written."""
         wire = self.wires[0]
         try:
-            wire, route = self._route(incoming)
-            return self._respond(wire, route, incoming)
-        except Exception as e:  # a bug here must not lose the request nor hang the client
-            message = f"the fake provider failed: {type(e).__name__}: {e}"
-            return self._refuse(wire, incoming, 500, message)
+            try:
+                wire, route = self._route(incoming)
+                return self._respond(wire, route, incoming)
+            except RecordError:
+                raise
+            except Exception as e:  # a bug here must not lose the request nor hang the client
+                message = f"the fake provider failed: {type(e).__name__}: {e}"
+                return self._refuse(wire, incoming, 500, message)
+        except RecordError as e:  # the record cannot take it: say so, still answer
+            return _json(500, wire.error(500, f"the fake provider cannot record: {e}"))
 
     def _route(self, incoming: Incoming) -> tuple[Wire, Route | None]:
         """The wire that serves ``incoming`` and its route; the first wire and ``None``
@@ -94,6 +103,8 @@ class Exchange:
         return self.wires[0], None
 
     def _respond(self, wire: Wire, route: Route | None, incoming: Incoming) -> Outgoing:
+        if incoming.problem is not None:
+            return self._refuse(wire, incoming, 400, incoming.problem)
         if incoming.body is None:
             limit = self.max_request_bytes
             message = (
@@ -161,6 +172,9 @@ class Exchange:
     def _record(
         self, wire: Wire, incoming: Incoming, status: int, json: Any = None, **fields: Any
     ) -> None:
+        body, secrets = (None, 0) if incoming.body is None else scrub_body(incoming.body)
+        if secrets and json is not None:
+            json = _loads(body)
         self.writer.write(
             Record(
                 seq=0,
@@ -171,8 +185,9 @@ class Exchange:
                 query=redact_query(incoming.query),
                 headers=redact_headers(incoming.headers),
                 status=status,
-                body=incoming.body,
+                body=body,
                 body_size=incoming.body_size,
+                body_secrets=secrets,
                 json=json,
                 **fields,
             )
@@ -198,6 +213,14 @@ def _neutral(
         except RecursionError:
             problem = "the body is nested too deeply to read"
     return None, body, f"{problem}; only rules without conditions on the request could answer"
+
+
+def _loads(body: bytes | None) -> Any:
+    """A scrubbed body decoded again (placeholders keep JSON as JSON)."""
+    try:
+        return None if body is None else orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _json(status: int, body: bytes) -> Outgoing:

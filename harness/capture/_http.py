@@ -20,6 +20,12 @@ __all__ = ["HTTPServer"]
 _DRAIN_LIMIT = 256 * 1024 * 1024
 """A refused body up to this size is read and dropped so the client sees the 413."""
 _READ = 64 * 1024
+_MAX_SIZE = 2**63 - 1
+"""A larger size is no size a client can send (and would overflow a record)."""
+
+
+def _closed_early(got: int, length: int) -> str:
+    return f"the connection closed after {got:,} of the {length:,} bytes of Content-Length"
 
 
 class HTTPServer(ThreadingHTTPServer):
@@ -76,7 +82,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         arrived = time.time()
         limit = self.server.exchange.max_request_bytes
-        body, size = self._read_body(limit)
+        body, size, problem = self._read_body(limit)
         target = urlsplit(self.path)
         incoming = Incoming(
             method=self.command,
@@ -86,58 +92,101 @@ class _Handler(BaseHTTPRequestHandler):
             body=body,
             body_size=size,
             arrived=arrived,
+            problem=problem,
         )
-        self._send(self.server.exchange.respond(incoming))
+        if problem is not None:
+            self.close_connection = True  # the rest of the stream cannot be framed
+        try:
+            out = self.server.exchange.respond(incoming)
+        except Exception as e:  # still answer: a client must never hang on us
+            message = f"the fake provider failed: {type(e).__name__}: {e}"
+            out = Outgoing(500, "text/plain; charset=utf-8", message.encode())
+        self._send(out)
 
-    def _read_body(self, limit: int) -> tuple[bytes | None, int]:
-        """The body and its size; ``None`` and the size seen when over ``limit``."""
+    def _read_body(self, limit: int) -> tuple[bytes | None, int, str | None]:
+        """The body (``None`` when over ``limit``), its size, and why its framing could not
+        be read, if it could not. No more than ``limit`` bytes (and one read buffer) are
+        held for a request, whatever it declares."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             return self._read_chunked(limit)
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            length = -1
-        if length < 0:
-            self.close_connection = True
-            return b"", 0
+        declared = self.headers.get_all("Content-Length") or []
+        if not declared:
+            return b"", 0, None
+        values = {v.strip() for v in declared}
+        text = values.pop()
+        if values:
+            return b"", 0, "the request has conflicting Content-Length headers"
+        if not (text.isascii() and text.isdigit() and len(text) <= 19 and int(text) <= _MAX_SIZE):
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            return b"", 0, f"the Content-Length {shown!r} is not a size in bytes"
+        length = int(text)
         if length <= limit:
-            return self.rfile.read(length), length
+            body = self._read_exactly(length)
+            if len(body) < length:
+                return body, len(body), _closed_early(len(body), length)
+            return body, length, None
         if length <= _DRAIN_LIMIT:
-            remaining = length
-            while remaining > 0:
-                got = self.rfile.read(min(_READ, remaining))
-                if not got:
-                    break
-                remaining -= len(got)
+            self._drain(length)
         else:
             self.close_connection = True
-        return None, length
+        return None, length, None
 
-    def _read_chunked(self, limit: int) -> tuple[bytes | None, int]:
-        """A chunked body; over ``limit`` the rest is read and dropped (up to the drain limit)
-        so that the client, still sending, sees the 413 instead of a broken pipe."""
+    def _read_exactly(self, length: int) -> bytes:
+        """Up to ``length`` bytes, fewer when the client hangs up."""
+        parts = []
+        remaining = length
+        while remaining > 0:
+            got = self.rfile.read(min(_READ, remaining))
+            if not got:
+                break
+            parts.append(got)
+            remaining -= len(got)
+        return b"".join(parts)
+
+    def _drain(self, length: int) -> int:
+        """Read and drop up to ``length`` bytes, a buffer at a time; how many were read."""
+        remaining = length
+        while remaining > 0:
+            got = self.rfile.read(min(_READ, remaining))
+            if not got:
+                break
+            remaining -= len(got)
+        return length - remaining
+
+    def _read_chunked(self, limit: int) -> tuple[bytes | None, int, str | None]:
+        """A chunked body; over ``limit`` the rest is read and dropped a buffer at a time
+        (up to the drain limit) so that the client, still sending, sees the 413 instead of
+        a broken pipe."""
         parts: list[bytes] = []
         size = 0
         while True:
             line = self.rfile.readline(1024).split(b";", 1)[0].strip()
             try:
-                chunk = int(line, 16)
+                chunk = int(line, 16) if len(line) <= 15 else -1
             except ValueError:
-                self.close_connection = True
-                return (b"".join(parts) if size <= limit else None), size
+                chunk = -1
+            if chunk < 0:
+                kept = b"".join(parts) if size <= limit else None
+                return kept, size, f"the chunk size {line[:40]!r} is not a hexadecimal size"
             if chunk == 0:
                 while self.rfile.readline(1024).strip():
                     pass
-                return (b"".join(parts) if size <= limit else None), size
+                return (b"".join(parts) if size <= limit else None), size, None
             size += chunk
             if size > _DRAIN_LIMIT:
                 self.close_connection = True
-                return None, size
-            data = self.rfile.read(chunk)
+                return None, size, None
             if size <= limit:
+                data = self._read_exactly(chunk)
                 parts.append(data)
+                got = len(data)
             else:
                 parts.clear()
+                got = self._drain(chunk)
+            if got < chunk:
+                size -= chunk - got
+                kept = b"".join(parts) if size <= limit else None
+                return kept, size, "the connection closed in the middle of a chunk"
             self.rfile.readline(1024)
 
     def _send(self, out: Outgoing) -> None:

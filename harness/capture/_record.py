@@ -9,6 +9,7 @@ a crashed run still leaves every finished request on disk.
 from __future__ import annotations
 
 import base64
+import contextlib
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -40,7 +41,9 @@ class Record:
     ``query`` are already redacted. ``mark``/``rule``/``nth``/``reply`` say which script
     rule answered (``rule`` ``None`` with a reply: the default reply). ``error`` is the
     message of a refusal (status other than 200); ``note`` a remark such as a body the
-    dialect could not read.
+    dialect could not read. ``body_secrets`` counts the key-shaped strings of the body
+    replaced by placeholders before it was recorded (``body`` and ``json`` are the body
+    with them replaced).
     """
 
     seq: int
@@ -61,6 +64,7 @@ class Record:
     reply: Reply | None = None
     error: str | None = None
     note: str | None = None
+    body_secrets: int = 0
     json: Any = field(default=None, compare=False, repr=False)
 
     def parse(self) -> ParsedBody:
@@ -88,6 +92,7 @@ class Record:
             "error": self.error,
             "note": self.note,
             "headers": dict(self.headers),
+            "body_secrets": self.body_secrets,
             "body_size": self.body_size,
             "body_encoding": encoding,
             "body": text,
@@ -126,40 +131,93 @@ class Record:
             reply=None if reply is None else reply_from_json(reply),
             error=_get(obj, "error", str, None),
             note=_get(obj, "note", str, None),
+            body_secrets=_get(obj, "body_secrets", int, 0),
             json=_loads(body),
         )
 
 
 class RecordWriter:
-    """Numbers records, keeps them in memory and appends each to a JSON-lines file (if any),
-    flushed at once; one lock covers numbering and writing, so the file is in ``seq`` order."""
+    """Numbers records and appends each to a JSON-lines file, flushed at once; one lock
+    covers numbering and writing, so the file is in ``seq`` order.
+
+    With a file, records are not kept in memory: ``records`` reads them back from it, so
+    what a capture holds while it runs does not grow with the bodies it was sent. Without
+    one, they are kept in memory. A file that cannot be written (a full disk) is not
+    retried: ``failure`` says why, in one sentence, and every later ``write`` raises
+    ``RecordError`` with it.
+    """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = None if path is None else Path(path)
         self._lock = threading.Lock()
         self._records: list[Record] = []
+        self._count = 0
+        self._failure: str | None = None
         self._file: IO[bytes] | None = None if self.path is None else open(self.path, "wb")  # noqa: SIM115
 
     def write(self, draft: Record) -> Record:
-        """Give ``draft`` the next sequence number, keep it, write it; returns the record."""
+        """Give ``draft`` the next sequence number, write it (keep it, without a file);
+        returns the record. ``RecordError`` when the file cannot take it."""
         with self._lock:
-            record = replace(draft, seq=len(self._records) + 1)
-            self._records.append(record)
-            if self._file is not None:
-                self._file.write(orjson.dumps(record.to_json()) + b"\n")
-                self._file.flush()
+            if self._failure is not None:
+                raise RecordError(self._failure)
+            record = replace(draft, seq=self._count + 1)
+            if self._file is None:
+                self._records.append(record)
+            else:
+                line = orjson.dumps(record.to_json()) + b"\n"
+                try:
+                    self._file.write(line)
+                    self._file.flush()
+                except OSError as e:
+                    self._fail(e)
+                    raise RecordError(self._failure or "") from None
+            self._count += 1
         return record
 
     @property
-    def records(self) -> tuple[Record, ...]:
+    def count(self) -> int:
+        """How many records were written."""
         with self._lock:
-            return tuple(self._records)
+            return self._count
+
+    @property
+    def failure(self) -> str | None:
+        """Why the record file could not be written, or ``None``."""
+        with self._lock:
+            return self._failure
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """Every record so far: read back from the file (``RecordError`` after a failure),
+        or the ones kept in memory."""
+        with self._lock:
+            if self.path is None:
+                return tuple(self._records)
+            if self._failure is not None:
+                raise RecordError(self._failure)
+            return tuple(read_record(self.path))
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            file, self._file = self._file, None
+            if file is not None:
+                try:
+                    file.close()
+                except OSError as e:
+                    self._fail(e)
+
+    def _fail(self, error: OSError) -> None:
+        """Give the file up after ``error`` (under the lock)."""
+        if self._failure is None:
+            self._failure = (
+                f"the record file {self.path} cannot be written ({error.strerror or error});"
+                f" {self._count} request{' was' if self._count == 1 else 's were'} recorded before"
+            )
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()
 
 
 def read_record(path: str | Path) -> list[Record]:

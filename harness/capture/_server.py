@@ -76,7 +76,7 @@ class FakeProvider:
     ones); each request is recorded under the dialect of the wire that served it. Use as a
     context manager, or ``start()``/``stop()``. ``base_url`` is what an SDK takes
     as its base URL; ``records`` holds every request so far; with ``record`` given, each is
-    also appended to that JSON-lines file as it arrives.
+    appended to that JSON-lines file as it arrives (and read back from it by ``records``).
     """
 
     def __init__(
@@ -174,5 +174,18 @@ class FakeProvider:
 
     @property
     def records(self) -> tuple[Record, ...]:
-        """Every request recorded so far, in sequence order."""
+        """Every request recorded so far, in sequence order: read back from the record file
+        when there is one (bodies are not held in memory), else kept in memory.
+        ``RecordError`` when the record file could not be written (``failure``)."""
         return () if self._writer is None else self._writer.records
+
+    @property
+    def recorded(self) -> int:
+        """How many requests were recorded so far."""
+        return 0 if self._writer is None else self._writer.count
+
+    @property
+    def failure(self) -> str | None:
+        """Why the record file could not be written (a full disk), or ``None``: after a
+        failure every request is answered 500 and none is recorded."""
+        return None if self._writer is None else self._writer.failure

@@ -18,7 +18,8 @@ NO_SCRIPT = "(not a model call)"
 def summarize(records: Sequence[Record]) -> str:
     """``recorded N requests`` then one line per mark and one for statuses, in first-seen
     order (and one per dialect when a provider served more than one); marks of refused
-    requests count under ``(not a model call)``."""
+    requests count under ``(not a model call)``; key-shaped strings replaced in bodies are
+    counted (``N secrets in bodies replaced``)."""
     total = len(records)
     lines = [f"recorded {total} request{'' if total == 1 else 's'}"]
     if not records:
@@ -34,6 +35,9 @@ def summarize(records: Sequence[Record]) -> str:
     lines.extend(f"  #{r.seq} {r.method} {r.path}: {r.status} {r.error}" for r in errors[:5])
     if len(errors) > 5:
         lines.append(f"  ... and {len(errors) - 5} more refused")
+    secrets = sum(r.body_secrets for r in records)
+    if secrets:
+        lines.append(f"  {secrets} secret{'' if secrets == 1 else 's'} in bodies replaced")
     notes = [r for r in records if r.note is not None]
     lines.extend(f"  #{r.seq} note: {r.note}" for r in notes[:5])
     return "\n".join(lines) + "\n"

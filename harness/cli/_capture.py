@@ -5,13 +5,13 @@ every request it makes, then group the requests and check them against the rules
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
+import secrets
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -20,6 +20,7 @@ from ..capture import (
     FakeProvider,
     LoopbackError,
     Record,
+    RecordError,
     Script,
     ScriptError,
     check_records,
@@ -28,6 +29,7 @@ from ..capture import (
     provider_environment,
     summarize,
 )
+from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
 from ..check._expect import Expectations
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
@@ -37,7 +39,8 @@ __all__ = ["add_parser", "run"]
 DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 DEFAULT_RECORD = "capture.jsonl"
 GRACE_SECONDS = 2.0
-"""How long an ended command's process group has between SIGTERM and SIGKILL."""
+"""How long the processes of an ended command have between SIGTERM and SIGKILL."""
+_POLL_SECONDS = 0.1
 
 DESCRIPTION = """\
 Start a scripted fake model provider on loopback, run COMMAND with every official SDK
@@ -132,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         outcome = _run_command(command, provider, args.timeout, to_stderr=args.json)
     finally:
         provider.stop()
-    return _report(outcome, provider.records, args, script, info, expected)
+    return _report(outcome, provider, args, script, info, expected)
 
 
 def _announce(
@@ -159,48 +162,53 @@ def _run_command(
     command: list[str], provider: FakeProvider, timeout: float, *, to_stderr: bool = False
 ) -> str | int:
     """The command's exit status, or a sentence saying why it has none. With ``to_stderr``
-    the command's standard output goes to our standard error (stdout carries JSON)."""
+    the command's standard output goes to our standard error (stdout carries JSON).
+    However it ends, everything it started is ended too (``ProcessTree``)."""
     env = child_environment(provider.origin, os.environ)
-    try:
-        process = subprocess.Popen(
-            command, env=env, start_new_session=True, stdout=2 if to_stderr else None
-        )
-    except OSError as e:
-        return f"cannot run {command[0]!r}: {e.strerror or e}"
-    try:
-        code = process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _end_group(process)
+    token = secrets.token_hex(8)
+    env[RUN_VARIABLE] = token
+    with subreaper():
+        try:
+            process = subprocess.Popen(
+                command, env=env, start_new_session=True, stdout=2 if to_stderr else None
+            )
+        except OSError as e:
+            return f"cannot run {command[0]!r}: {e.strerror or e}"
+        tree = ProcessTree(process.pid, token)
+        try:
+            code = _wait(process, provider, timeout)
+        except BaseException:
+            tree.end(GRACE_SECONDS)
+            process.wait()
+            raise
+        tree.end(GRACE_SECONDS)  # what it left running, or all of it after a time-out
+        process.wait()
+    if code is None and provider.failure is not None:
+        return provider.failure
+    if code is None:
         return (
-            f"timed out: the command did not finish within {timeout:g} s; its process group"
-            f" {process.pid} was ended (SIGTERM, then SIGKILL after {GRACE_SECONDS:g} s)"
+            f"timed out: the command did not finish within {timeout:g} s; it and every"
+            f" process it started were ended (SIGTERM, then SIGKILL after {GRACE_SECONDS:g} s)"
         )
-    except BaseException:
-        _end_group(process)
-        raise
-    _signal_group(process.pid, signal.SIGTERM)  # leftovers it started and did not wait for
     return code
 
 
-def _end_group(process: subprocess.Popen[bytes]) -> None:
-    _signal_group(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        _signal_group(process.pid, signal.SIGKILL)
-        process.wait()
-    else:
-        _signal_group(process.pid, signal.SIGKILL)
-
-
-def _signal_group(group: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, sig)
+def _wait(process: subprocess.Popen[bytes], provider: FakeProvider, timeout: float) -> int | None:
+    """The command's exit status; ``None`` on time-out or when the record cannot be
+    written (``provider.failure``): there is no point in running on."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return process.wait(timeout=max(0.0, min(_POLL_SECONDS, left)))
+        except subprocess.TimeoutExpired:
+            if provider.failure is not None or left <= _POLL_SECONDS:
+                return None
 
 
 def _report(
     outcome: str | int,
-    records: Sequence[Record],
+    provider: FakeProvider,
     args: argparse.Namespace,
     script: Script,
     info: TextIO,
@@ -211,6 +219,14 @@ def _report(
     if isinstance(outcome, int):
         status = f"killed by signal {-outcome}" if outcome < 0 else f"exited with status {outcome}"
         print(f"command {status}", file=info)
+    failure = provider.failure
+    if failure is not None:
+        ended = "" if isinstance(outcome, int) else "; the command was ended"
+        return fail(failure + ended)
+    try:
+        records: Sequence[Record] = provider.records
+    except RecordError as e:
+        return fail(str(e))
     info.write(summarize(records))
     print(f"record written to {args.record}", file=info, flush=True)
     if isinstance(outcome, str) and outcome.startswith("cannot run"):

@@ -321,7 +321,7 @@ def test_hanging_command_times_out_and_its_group_is_ended(
     assert code == 3
     assert time.monotonic() - began < 10
     assert "timed out: the command did not finish within 1 s" in err
-    assert "was ended (SIGTERM, then SIGKILL after 0.3 s)" in err
+    assert "were ended (SIGTERM, then SIGKILL after 0.3 s)" in err
     assert "recorded 0 requests" in out
     grandchild = int(pids.read_text())
     deadline = time.monotonic() + 5
@@ -380,3 +380,33 @@ def _alive(pid: int) -> bool:
         return "\nState:\tZ" not in status.read_text()
     except FileNotFoundError:
         return False
+
+
+FOREVER_AGENT = """
+import json, os, time, urllib.error, urllib.request
+url = os.environ["OPENAI_BASE_URL"] + "/chat/completions"
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+while True:  # a stubborn agent: it never stops by itself
+    request = urllib.request.Request(url, body, {"content-type": "application/json"})
+    try:
+        urllib.request.urlopen(request, timeout=10).read()
+    except urllib.error.HTTPError as e:
+        e.read()
+    time.sleep(0.05)
+"""
+
+
+def test_a_record_on_a_full_disk_stops_the_run_with_one_sentence(
+    script: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    began = time.monotonic()
+    code = capture("--dialect", "openai", "--script", script, "--record", "/dev/full",
+                   "--timeout", "60", "--", PY, "-c", FOREVER_AGENT)  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 2
+    assert time.monotonic() - began < 15  # stopped, not timed out
+    assert err == (
+        "prefix-harness: error: the record file /dev/full cannot be written (No space left on"
+        " device); 0 requests were recorded before; the command was ended\n"
+    )
+    assert "Traceback" not in out + err

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
+import pytest
 
 from harness.capture import FakeProvider, read_record
 
@@ -101,3 +102,81 @@ def test_keep_alive_connection_and_quick_stop(tmp_path: Path) -> None:
     assert time.monotonic() - began < 5  # stopping does not wait for the idle keep-alive
     connection.close()
     assert len(read_record(tmp_path / "r.jsonl")) == 3
+
+
+def _raw(provider: FakeProvider, head: bytes, body: bytes = b"") -> bytes:
+    """Send raw bytes on a fresh connection, half-close it and read the whole answer."""
+    import socket
+
+    with socket.create_connection((provider.host, provider.port), timeout=10) as sock:
+        sock.sendall(head + body)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def _post_head(length: str) -> bytes:
+    return (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+        + f"Content-Length: {length}\r\n\r\n".encode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "status", "error"),
+    [
+        ("abc", 400, "the Content-Length 'abc' is not a size in bytes"),
+        ("-5", 400, "the Content-Length '-5' is not a size in bytes"),
+        ("1e3", 400, "the Content-Length '1e3' is not a size in bytes"),
+        ("1_0", 400, "the Content-Length '1_0' is not a size in bytes"),
+        ("9" * 40, 400, "is not a size in bytes"),
+        (str(2**62), 413, "request body of 4,611,686,018,427,387,904 bytes is over"),
+        ("500", 400, "the connection closed after 2 of the 500 bytes of Content-Length"),
+    ],
+)
+def test_bad_content_lengths_get_an_answer_and_a_record(
+    serve: Serve, length: str, status: int, error: str
+) -> None:
+    provider = serve("openai", max_request_bytes=1024)
+    assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # accepted before
+    answer = _raw(provider, _post_head(length), b"{}")
+    assert answer.startswith(f"HTTP/1.1 {status} ".encode())
+    assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # still serving
+    records = read_record(provider.record_path or "")
+    assert [r.status for r in records] == [200, status, 200]
+    assert error in (records[1].error or "")
+
+
+def test_conflicting_content_lengths_and_bad_chunks(serve: Serve) -> None:
+    provider = serve("openai")
+    head = _post_head("2")[:-2] + b"Content-Length: 3\r\n\r\n"
+    assert _raw(provider, head, b"{}").startswith(b"HTTP/1.1 400 ")
+    chunked = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    assert _raw(provider, chunked, b"zz\r\n{}\r\n").startswith(b"HTTP/1.1 400 ")
+    assert _raw(provider, chunked, b"ffff\r\n{}").startswith(b"HTTP/1.1 400 ")
+    errors = [r.error for r in read_record(provider.record_path or "")]
+    assert errors == [
+        "the request has conflicting Content-Length headers",
+        "the chunk size b'zz' is not a hexadecimal size",
+        "the connection closed in the middle of a chunk",
+    ]
+
+
+def test_a_chunk_over_the_limit_is_never_held_whole(serve: Serve) -> None:
+    """A chunk far over the limit is drained a buffer at a time, not read in one piece."""
+    import tracemalloc
+
+    provider = serve("openai", max_request_bytes=1024)
+    chunked = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    size = 32 * 1024 * 1024
+    payload = chunked + b"%x\r\n" % size + b" " * size + b"\r\n0\r\n\r\n"
+    tracemalloc.start()
+    try:
+        answer = _raw(provider, payload)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert peak < size // 8

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 
 import openai
 import orjson
@@ -15,8 +16,10 @@ from harness.capture import (
     DEFAULT_MAX_REQUEST_BYTES,
     FakeProvider,
     LoopbackError,
+    RecordError,
     check_records,
     read_record,
+    summarize,
 )
 from harness.capture._server import loopback_host
 
@@ -166,3 +169,69 @@ def test_one_openai_fake_serves_both_apis_each_recorded_under_its_dialect(
         "openai-responses",
     ]
     assert SECRET not in record_text(provider)
+
+
+LEAKS = {
+    "sig": "s1g-value-0001",
+    "code": "auth-code-0002",
+    "X-Amz-Credential": "AKIAEXAMPLE%2F20260101",
+    "pwd": "hunter2-0003",
+    "jwt": "jwt-value-0004",
+}
+LEAK_HEADERS = {
+    "X-Credential": "cred-value-0005",
+    "X-JWT": "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.sig",
+    "X-Passwd": "passwd-value-0006",
+    "X-Anything": "Bearer opaque-bearer-0007",
+    "User-Agent": "agent/1 (key sk-ant-api03-leakedleakedleaked0008)",
+}
+
+
+def test_nothing_but_the_allow_list_reaches_the_record(serve: Serve) -> None:
+    """Real HTTP: query parameters, headers and key-shaped strings in a body never reach
+    the record file; a parent and a child carrying the same key still match byte for byte."""
+    provider = serve("openai")
+    query = "&".join(f"{k}={v}" for k, v in LEAKS.items())
+    key = "sk-proj-bodykeybodykeybodykey0009"
+    parent = {"model": "m", "messages": [{"role": "system", "content": f"use {key}"}]}
+    child = {"model": "m", "messages": [*parent["messages"], {"role": "user", "content": "go"}]}
+    for body in (parent, child):
+        status, _, _ = request(
+            provider,
+            "POST",
+            f"/v1/chat/completions?{query}",
+            orjson.dumps(body),
+            {"content-type": "application/json", **LEAK_HEADERS},
+        )
+        assert status == 200
+    provider.stop()
+    raw = (provider.record_path or Path()).read_bytes()
+    for secret in [*LEAKS.values(), *LEAK_HEADERS.values(), key, "leakedleaked", "opaque-bearer"]:
+        assert secret.encode() not in raw, secret
+    first, second = read_record(provider.record_path or "")
+    assert first.query == "&".join(f"{k}=<redacted>" for k in LEAKS)
+    assert first.headers["content-type"] == "application/json"
+    assert first.headers["x-credential"] == first.headers["x-passwd"] == "<redacted>"
+    assert first.headers["user-agent"] == "agent/1 (key <redacted>)"
+    assert (first.body_secrets, second.body_secrets) == (1, 1)
+    assert first.json == orjson.loads(first.body or b"")  # the body and its JSON agree
+    assert len(first.body or b"") == first.body_size
+    prefix = (first.body or b"")[: (first.body or b"").index(b"]")]
+    assert (second.body or b"").startswith(prefix)
+    assert "2 secrets in bodies replaced" in summarize([first, second])
+
+
+def test_a_full_disk_answers_every_request_and_says_why(serve: Serve) -> None:
+    provider = serve("openai", record="/dev/full")
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    for _ in range(3):
+        status, answer = post_json(provider, "/v1/chat/completions", body)
+        assert status == 500
+        assert "cannot be written (No space left on device)" in answer["error"]["message"]
+    assert provider.failure == (
+        "the record file /dev/full cannot be written (No space left on device);"
+        " 0 requests were recorded before"
+    )
+    with pytest.raises(RecordError, match="No space left"):
+        _ = provider.records
+    provider.stop()
