@@ -103,3 +103,25 @@ def test_a_wildcard_entry_is_stale_only_when_its_rule_fails_nowhere(tmp_path: Pa
         report("b", "gemini", "x", history_inherited="warning"),
     ]
     assert expect.unexpected_passes(passing_everywhere) == [(expect.entries[0], "a/openai")]
+
+
+def test_entries_that_can_never_match_are_stale(tmp_path: Path) -> None:
+    expect = load_expectations(write(tmp_path, GOOD))
+    assert expect.never_matching(scenarios={"fork-a"}, dialects={"openai"}, subject="acme") == []
+    assert expect.never_matching(scenarios={"fork-b"}, dialects={"gemini"}, subject="acme") == [
+        (expect.entries[0], "stale, never matches: no scenario 'fork-a' in this run"),
+        (
+            expect.entries[1],
+            "stale, never matches: dialect 'openai' is not checked (checked: gemini)",
+        ),
+    ]
+    # an entry for another subject is that subject's; with no subject every entry is judged
+    other = expect.never_matching(scenarios={"fork-a"}, dialects={"gemini"}, subject="zeta")
+    assert other == []
+    every = expect.never_matching(scenarios={"fork-a"}, dialects={"gemini"})
+    assert [e for e, _ in every] == [expect.entries[1]]
+    # the rules a command checks may be its own
+    entry = KnownFailure("fork-a", "tools-identical", "r")
+    assert Expectations((entry,)).never_matching(
+        scenarios={"fork-a"}, dialects={"openai"}, rules={"byte-prefix"}
+    ) == [(entry, "stale, never matches: no rule 'tools-identical' exists")]

@@ -4,9 +4,11 @@ on every outcome, expectations applied, generated failures shrunk and subject fa
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,7 @@ from harness.check import (
     run_check,
 )
 from harness.rules import catalog, evaluate
+from harness.rules._checks import CHECKS
 from harness.scenarios import Lifecycle, Scenario, load_fixtures
 from harness.subjects import (
     InProcessSubject,
@@ -358,3 +361,123 @@ def test_a_dialect_the_subject_lacks_is_not_applicable() -> None:
     assert all(f.status == "not-applicable" for r in gemini for f in r.findings)
     assert "does not speak gemini" in gemini[0].findings[0].message
     assert len(subject.asked) == len(oneshot()) + 3
+
+
+# --- subjects that crash or fool check --------------------------------------------------------
+
+
+def test_an_outcome_the_rules_cannot_evaluate_is_that_scenarios_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a check that trips on what a subject sent (here: recursion on a 500-deep body)
+    real = CHECKS["well-formed"]
+
+    def tripping(ctx: Any) -> Any:
+        if ctx.scenario.id.startswith("bad"):
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(ctx)
+
+    monkeypatch.setitem(CHECKS, "well-formed", tripping)
+    fork = fixture("fork-ends-user")
+    scenarios = [replace(fork, id="bad-deep"), fork]
+    argv = [sys.executable, str(FAKES / "deep.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=5)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"])
+    assert run.exit_code == 3
+    (failure,) = run.failures
+    assert (failure.kind, failure.scenario) == ("protocol", "bad-deep")
+    assert failure.detail == (
+        "the harness cannot evaluate the bodies it returned: rule well-formed raised "
+        "RecursionError: maximum recursion depth exceeded"
+    )
+    assert [r.scenario_id for r in run.reports] == ["bad-deep", "fork-ends-user"]
+    assert run.reports[0].finding("subject-error").status == "fail"
+    assert run.reports[1].finding("byte-prefix").status == "pass"  # the run went on
+
+
+def test_a_subject_that_hangs_on_everything_stops_after_three_in_a_row() -> None:
+    fork = fixture("fork-ends-user")
+    scenarios = [replace(fork, id=f"bad-{i}") for i in range(8)]
+    argv = [sys.executable, str(FAKES / "hang.py")]
+    started = time.monotonic()
+    with SubprocessSubject(argv, SubprocessOptions(timeout=0.3)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"], examples=5)
+    elapsed = time.monotonic() - started
+    assert run.exit_code == 3
+    assert [f.scenario for f in run.failures] == ["bad-0", "bad-1", "bad-2"]
+    assert run.stopped == (
+        "the subject hung on 3 scenarios in a row: the run is stopped, up to 10 scenario runs "
+        "not run"
+    )
+    assert (run.failures[-1].message or "").endswith(f"; {run.stopped}")
+    assert len(run.reports) == 3
+    assert elapsed < 4, f"three 0.3 s hangs took {elapsed:.1f} s"
+
+
+def test_hangs_that_are_not_in_a_row_do_not_stop_the_run() -> None:
+    fork = fixture("fork-ends-user")
+    ids = ["bad-0", "bad-1", "ok-0", "bad-2", "bad-3", "ok-1"]
+    argv = [sys.executable, str(FAKES / "hang.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=0.2)) as subject:
+        run = run_check(subject, [replace(fork, id=i) for i in ids], dialects=["openai"])
+    assert run.stopped is None
+    assert len(run.reports) == 6
+    assert [f.scenario for f in run.failures] == ["bad-0", "bad-1", "bad-2", "bad-3"]
+    unbounded = run_check(
+        Hanging(), [replace(fork, id=i) for i in ids], dialects=["openai"], max_hangs=0
+    )
+    assert unbounded.stopped is None
+    assert len(unbounded.failures) == 6
+
+
+def test_the_deadline_stops_a_run_that_goes_on_too_long() -> None:
+    fork = fixture("fork-ends-user")
+    scenarios = [replace(fork, id=f"bad-{i}") for i in range(20)]  # 0.3 s each
+    argv = [sys.executable, str(FAKES / "slow.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=5)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"], examples=3, deadline=0.5)
+    assert run.exit_code == 3
+    assert 1 <= len(run.reports) <= 4
+    assert run.stopped is not None
+    assert run.stopped.startswith("the run's deadline of 0.5 s has passed: the run is stopped")
+    (failure,) = run.failures
+    assert failure.kind == "hang"
+    assert failure.scenario == f"bad-{len(run.reports)}"  # the first one not run
+
+
+def test_a_second_reply_to_the_last_request_fails_the_run() -> None:
+    fork = fixture("fork-ends-user")
+    scenarios = [fork, replace(fork, id="bad-late")]
+    argv = [sys.executable, str(FAKES / "twice.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=5)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"])
+    assert run.exit_code == 3
+    (failure,) = run.failures
+    assert (failure.kind, failure.scenario) == ("protocol", "bad-late")
+    assert "before it exited, the subject wrote another line" in failure.detail
+
+
+def test_expectations_that_can_never_match_are_stale() -> None:
+    entries = (
+        KnownFailure("no-such-scenario", "tools-identical", "typo"),
+        KnownFailure("fork-ends-user", "tools-identical", "not checked", dialect="gemini"),
+        KnownFailure("*", "no-such-rule", "renamed"),
+        KnownFailure("no-such-scenario", "tools-identical", "another's", subject="other"),
+        KnownFailure("*", "cache-markers", "fine: every scenario"),
+    )
+    run = run_check(
+        REFERENCE,
+        [fixture("fork-ends-user")],
+        dialects=["openai"],
+        expectations=Expectations(entries, "expect.toml"),
+    )
+    assert run.stale_expectations == [
+        (entries[0], "stale, never matches: no scenario 'no-such-scenario' in this run"),
+        (
+            entries[1],
+            "stale, never matches: dialect 'gemini' is not checked (checked: openai)",
+        ),
+        (entries[2], "stale, never matches: no rule 'no-such-rule' exists"),
+    ]
+    assert run.unexpected_passes == run.stale_expectations
+    assert run.exit_code == 1

@@ -20,6 +20,7 @@ import pytest
 from harness.check import bundled_fixtures
 from harness.cli import run
 from harness.dialects import all_dialects
+from harness.rules._checks import CHECKS
 from harness.scenarios import load_fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,6 +151,75 @@ def test_a_subject_that_cannot_start_exits_3(capsys: pytest.CaptureFixture[str])
     assert check("--subject", fake("bad_start", "exit"), *QUICK) == 3
     err = capsys.readouterr().err
     assert "exited during start (exit code 4)" in err
+    assert "last lines of the subject's stderr:\n  | fake: cannot find my configuration\n" in err
+
+
+def test_a_start_failure_shows_the_stderr_with_control_characters_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check("--subject", fake("bad_start", "ansi"), *QUICK) == 3
+    err = capsys.readouterr().err
+    assert "exited during start (exit code 5)" in err
+    assert "  | fake: loading\n  | \\x1b[2J\\x1b]0;owned\\x07fake: \\x1b[31mno config" in err
+    assert "\x1b" not in err
+
+
+@pytest.mark.parametrize(
+    ("factory", "raised"),
+    [
+        ("exit_zero", "SystemExit(0)"),
+        ("generator_exit", "GeneratorExit"),
+        ("keyboard_interrupt", "KeyboardInterrupt"),
+    ],
+)
+def test_a_python_subject_that_exits_is_a_crash_not_a_silent_exit(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    factory: str,
+    raised: str,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    subject = f"python:tests.subjects.exiting_subjects:{factory}"
+    assert check("--subject", subject, *QUICK) == 3
+    out = capsys.readouterr().out
+    forks = [s.id for s in load_fixtures(ONESHOT) if s.action == "fork"]
+    assert forks
+    for scenario_id in forks:
+        assert f"subject crashed in scenario {scenario_id!r}: assemble raised {raised}" in out
+    assert out.endswith(f"({len(forks)} crash/hang/protocol errors) — exit 3\n")
+
+
+def test_the_users_ctrl_c_still_interrupts_a_python_subject(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check("--subject", "python:tests.subjects.exiting_subjects:ctrl_c", *QUICK) == 130
+    assert capsys.readouterr().err.endswith("prefix-harness: error: interrupted\n")
+
+
+def test_a_body_the_rules_cannot_evaluate_fails_that_scenario_and_the_run_goes_on(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    real = CHECKS["well-formed"]
+
+    def tripping(ctx: Any) -> Any:  # a check that trips on a 500-deep body
+        if ctx.scenario.id.startswith("bad"):
+            raise RecursionError("maximum recursion depth exceeded while encoding")
+        return real(ctx)
+
+    monkeypatch.setitem(CHECKS, "well-formed", tripping)
+    fixtures = fixtures_with(tmp_path, "ok-1", "bad-deep", "ok-2")
+    argv = ["--subject", fake("deep"), "--fixtures", str(fixtures), "--examples", "0"]
+    code, document = report_json(capsys, *argv)
+    assert code == 3
+    (failure,) = document["subject_failures"]
+    assert failure["scenario"] == "bad-deep"
+    assert failure["message"] == (
+        "protocol error in scenario 'bad-deep': the harness cannot evaluate the bodies it "
+        "returned: rule well-formed raised RecursionError: maximum recursion depth exceeded "
+        "while encoding"
+    )
+    assert [r["scenario"] for r in document["reports"]] == ["ok-1", "bad-deep", "ok-2"]
 
 
 def test_a_subject_that_skips_everything_is_inconclusive_and_exits_4(
@@ -318,6 +388,29 @@ def test_expect_turns_known_failures_into_a_pass(
     assert "UNEXPECTED PASSES (" in capsys.readouterr().out
 
 
+def test_expectations_that_can_never_match_are_stale_and_exit_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    expect = tmp_path / "stale.toml"
+    expect.write_text(
+        "[[known-failure]]\n"
+        'scenario = "fork-ends-usr"\n'
+        'rule = "tools-identical"\n'
+        'reason = "a typo"\n'
+        "[[known-failure]]\n"
+        'scenario = "*"\n'
+        'rule = "cache-markers"\n'
+        'dialect = "anthropic"\n'
+        'reason = "not checked in this run"\n',
+        encoding="utf-8",
+    )
+    assert check(*QUICK, "--expect", str(expect)) == 1
+    out = capsys.readouterr().out
+    assert "stale, never matches: no scenario 'fork-ends-usr' in this run" in out
+    assert "stale, never matches: dialect 'anthropic' is not checked (checked: openai)" in out
+    assert out.endswith("verdict: NOT conforming (2 unexpected results) — exit 1\n")
+
+
 def test_a_bad_expectations_file_is_bad_input(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -390,10 +483,58 @@ def test_a_hanging_subject_times_out_and_exits_3(
     assert elapsed < 5, f"a 0.3 s timeout took {elapsed:.1f} s (the default is 10 s)"
 
 
-@pytest.mark.parametrize("timeout", ["0", "-1"])
-def test_a_timeout_must_be_positive(capsys: pytest.CaptureFixture[str], timeout: str) -> None:
-    assert check(*QUICK, "--timeout", timeout) == 2
-    assert "--timeout must be more than 0 seconds" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("flag", "seconds", "problem"),
+    [
+        ("--timeout", "0", "--timeout must be more than 0 seconds, not 0"),
+        ("--timeout", "-1", "--timeout must be more than 0 seconds, not -1"),
+        ("--timeout", "inf", "--timeout must be at most 86400 seconds (a day), not inf"),
+        ("--timeout", "nan", "--timeout must be a number of seconds, not nan"),
+        ("--deadline", "inf", "--deadline must be at most 86400 seconds (a day), not inf"),
+        ("--deadline", "0", "--deadline must be more than 0 seconds, not 0"),
+    ],
+)
+def test_a_timeout_must_be_a_finite_positive_number(
+    capsys: pytest.CaptureFixture[str], flag: str, seconds: str, problem: str
+) -> None:
+    # an infinite timeout would accept a correct subject only to blame it later
+    assert check(*QUICK, flag, seconds) == 2
+    err = capsys.readouterr().err
+    assert err == f"prefix-harness: error: {problem}\n"
+
+
+def test_max_hangs_must_not_be_negative(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(*QUICK, "--max-hangs", "-1") == 2
+    assert capsys.readouterr().err == (
+        "prefix-harness: error: --max-hangs must be 0 (never stop) or more\n"
+    )
+
+
+def test_a_subject_that_hangs_on_everything_is_stopped_after_three(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fixtures = fixtures_with(tmp_path, *(f"bad-{i}" for i in range(10)))
+    argv = ["--subject", fake("hang"), "--fixtures", str(fixtures), "--examples", "25"]
+    started = time.monotonic()
+    assert check(*argv, "--timeout", "0.3") == 3
+    elapsed = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert (
+        "subject hung in scenario 'bad-2': no reply to seq 3 within 0.3 s; the subject is "
+        "restarted for the next scenario; the subject hung on 3 scenarios in a row: the run is "
+        "stopped, up to 32 scenario runs not run"
+    ) in out
+    assert out.endswith("verdict: subject failed (3 crash/hang/protocol errors) — exit 3\n")
+    assert elapsed < 5, f"a subject hanging on everything took {elapsed:.1f} s"
+
+
+def test_the_deadline_stops_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    fixtures = fixtures_with(tmp_path, *(f"bad-{i}" for i in range(10)))  # 0.3 s each
+    argv = ["--subject", fake("slow"), "--fixtures", str(fixtures), "--examples", "0"]
+    assert check(*argv, "--deadline", "0.5") == 3
+    out = capsys.readouterr().out
+    assert "the run's deadline of 0.5 s has passed: the run is stopped" in out
+    assert out.endswith("verdict: subject failed (1 crash/hang/protocol errors) — exit 3\n")
 
 
 def test_validate_protocol_checks_replies_against_the_schema(

@@ -1,7 +1,11 @@
 from dataclasses import dataclass
 
+import pytest
+
 from harness.rules import Cost, Finding, catalog, evaluate, run_subject
-from harness.rules._engine import by_cost
+from harness.rules._checks import CHECKS
+from harness.rules._context import Context
+from harness.rules._engine import EvaluationError, by_cost
 from harness.scenarios import Lifecycle, Scenario
 from harness.subjects import Outcome
 
@@ -86,3 +90,37 @@ def test_no_reported_error_claims_zero_bytes_lost() -> None:
                 for f in report(case.subject, scenario, dialect).findings:
                     if f.status == "fail" and f.cost is not None:
                         assert 0 < f.cost.lost_bytes <= f.cost.child_bytes, (f.rule, f.message)
+
+
+def test_a_rule_that_raises_is_one_evaluation_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def tripping(ctx: object) -> Finding:
+        raise TypeError("unhashable type: 'list'\n(somewhere deep)")
+
+    monkeypatch.setitem(CHECKS, "tools-identical", tripping)
+    scenario = BY_ID["fork-model"]
+    outcome = REFERENCE.assemble(scenario, "openai")
+    with pytest.raises(EvaluationError) as caught:
+        evaluate(scenario, "openai", outcome)
+    assert str(caught.value) == (
+        "rule tools-identical raised TypeError: unhashable type: 'list' (somewhere deep)"
+    )
+    # run_subject reports it as the subject's error instead of raising
+    (result,) = run_subject(Narrow(), [scenario])
+    assert result.finding("subject-error").status == "fail"
+    assert "the harness cannot evaluate its bodies: rule tools-identical raised TypeError" in (
+        result.finding("subject-error").message
+    )
+
+
+def test_reading_bodies_that_raises_is_an_evaluation_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unreadable(*args: object) -> object:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(Context, "read", unreadable)
+    scenario = BY_ID["fork-model"]
+    with pytest.raises(EvaluationError, match=r"^reading the bodies raised RecursionError: max"):
+        evaluate(scenario, "openai", REFERENCE.assemble(scenario, "openai"))
