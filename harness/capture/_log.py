@@ -129,6 +129,13 @@ def _record_line(
         raise LogError(f"{where}: not a capture record: {e}") from None
     except RecursionError:
         raise LogError(f"{where}: not a capture record: the reply is nested too deeply") from None
+    if record.reply is not None:
+        try:  # no fake wrote it: its answer could not have been sent
+            orjson.dumps(record.reply.to_json())
+        except orjson.JSONEncodeError:
+            raise LogError(
+                f"{where}: not a capture record: the reply is nested deeper than it can be sent"
+            ) from None
     if record.status == 200 and record.reply is not None and record.body:
         if record.json is None:
             return Ignored(record.seq, f"the body is not JSON ({_json_error(record.body)})")
@@ -159,7 +166,10 @@ def _minimal_line(
         route_dialect = next((d for d, r in routes.items() if r is not None), None)
     name = obj.get("dialect") or default or route_dialect
     if name is None:
-        detected, _ = detect_dialect(decoded)
+        try:
+            detected, _ = detect_dialect(decoded)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            detected = None  # a body too odd to tell: as one of no known shape
         if detected is None:
             raise LogError(
                 f'{where}: cannot tell the body\'s wire format; give --dialect or a "dialect" field'

@@ -201,6 +201,19 @@ def test_a_body_object_too_deep_to_reencode_is_left_out(tmp_path: Path) -> None:
         (["x".encode("utf-16")], "the file is UTF-16"),
         ([b'{"body": "\xff"}'], "line 1: not valid JSON (str is not valid UTF-8"),
         ([{"body": OPENAI, "dialect": ["openai"]}], 'line 1: "dialect" must be a string'),
+        (
+            [b'{"body": {"input": [{"type": "message", "content": [{"type": []}]}]}}'],
+            "line 1: cannot tell the body's wire format",
+        ),
+        (
+            [
+                b'{"v": 1, "seq": 1, "time": "", "dialect": "openai", "method": "POST",'
+                b' "path": "/", "query": "", "status": 200, "headers": {}, "body_size": 0,'
+                b' "reply": {"call":'
+                b' [{"name": "fork", "args": {"d": ' + nested(300).encode() + b"}}]}}"
+            ],
+            "line 1: not a capture record: the reply is nested deeper than it can be sent",
+        ),
     ],
 )
 def test_lines_that_cannot_be_read_are_refused_with_the_line(
