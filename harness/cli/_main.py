@@ -1,10 +1,23 @@
-"""The ``prefix-harness`` command line."""
+"""The ``prefix-harness`` command line.
+
+The exit code is the verdict, whatever became of the report. While a command runs, its
+standard streams are guarded (``_Streams``): output that cannot be written — standard output
+closed (``>&-``), on a full disk (``/dev/full``), or a pipe whose reader has gone (``| head
+-1``) — is dropped instead of raising, the command finishes and exits with its own code, and
+one sentence on stderr says the report was lost (none for a broken pipe: the reader chose to
+stop reading). The stream is then pointed at ``os.devnull`` so that the interpreter's last
+flush cannot fail either. Standard input that is closed or cannot be read, for a command that
+reads ``-``, is a bad input: exit 2 with one sentence.
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO, TextIO, cast
 
 from .. import __version__
 from . import _capture, _check, _check_log, _diff, _rules
@@ -29,7 +42,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (SPEC §8)."""
+    """Run the command line; returns the exit code (SPEC §8). ``SystemExit`` from the argument
+    parser (``--help``, ``--version``, a usage error) passes through, its streams guarded too."""
+    _occupy_closed_descriptors()
+    streams = _Streams.install()
+    try:
+        return _dispatch(argv)
+    except _StdinError as e:
+        return fail(str(e), code=EXIT_BAD_INPUT)
+    finally:
+        streams.finish()
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
@@ -41,6 +66,276 @@ def run(argv: Sequence[str] | None = None) -> int:
         return fail("out of memory reading the input; lower --max-body-size")
     except KeyboardInterrupt:
         return fail("interrupted", code=130)
-    except BrokenPipeError:
-        return 0
     return code
+
+
+def _occupy_closed_descriptors() -> None:
+    """Open ``os.devnull`` on each of descriptors 0, 1 and 2 that is closed, so that no file the
+    command opens later (a record, a report) takes its number and receives what a child process
+    or a stray write meant for a standard stream."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+
+
+def _silence(stream: Any) -> None:
+    """Point the descriptor under ``stream`` at ``os.devnull``: what is still buffered, and the
+    interpreter's flush at exit, then go nowhere instead of failing again."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's capture): nothing is flushed at exit
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
+
+
+class _StdinError(Exception):
+    """Standard input is closed or cannot be read: ``str()`` is the sentence to print."""
+
+
+class _Output:
+    """A standard output stream that never raises: the first error that loses output is kept
+    in ``error``, and everything written after it is dropped. ``buffer`` takes bytes."""
+
+    def __init__(self, stream: TextIO | None, name: str) -> None:
+        self.stream = stream
+        self.name = name
+        self.error: OSError | None = None
+        if stream is None:
+            self.error = OSError(errno.EBADF, f"{name} is closed")
+        self.lost = False
+        """Whether anything written was dropped."""
+        self.buffer = _OutputBuffer(self)
+
+    def _lose(self, error: OSError) -> None:
+        if self.error is None:
+            self.error = error
+            _silence(self.stream)
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        if self.error is None and self.stream is not None:
+            try:
+                self.stream.write(text)
+            except UnicodeEncodeError:
+                self.write_bytes(text.encode(self.encoding, "backslashreplace"))
+            except ValueError:  # the stream was closed
+                self._lose(OSError(errno.EBADF, f"{self.name} is closed"))
+            except OSError as e:
+                self._lose(e)
+        if self.error is not None:
+            self.lost = True
+        return len(text)
+
+    def write_bytes(self, data: bytes) -> int:
+        if not data:
+            return 0
+        if self.error is None and self.stream is not None:
+            try:
+                self.stream.flush()  # what was written as text goes first
+                self.stream.buffer.write(data)
+            except ValueError:
+                self._lose(OSError(errno.EBADF, f"{self.name} is closed"))
+            except OSError as e:
+                self._lose(e)
+        if self.error is not None:
+            self.lost = True
+        return len(data)
+
+    def writelines(self, lines: Iterator[str] | Sequence[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except ValueError:
+            self._lose(OSError(errno.EBADF, f"{self.name} is closed"))
+            self.lost = True
+        except OSError as e:
+            self._lose(e)
+            self.lost = True
+
+    def isatty(self) -> bool:
+        try:
+            return self.stream is not None and self.error is None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self.stream is None:
+            raise OSError(errno.EBADF, f"{self.name} is closed")
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:
+        return getattr(self.stream, "errors", None)
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+class _OutputBuffer:
+    """The binary side of an ``_Output``."""
+
+    def __init__(self, output: _Output) -> None:
+        self._output = output
+
+    def write(self, data: bytes) -> int:
+        return self._output.write_bytes(bytes(data))
+
+    def flush(self) -> None:
+        self._output.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._output.isatty()
+
+    def fileno(self) -> int:
+        return self._output.fileno()
+
+
+class _Input:
+    """Standard input, for a command that reads ``-``: closed, or failing to read, it raises
+    ``_StdinError`` with the sentence to print."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.buffer = _InputBuffer(self)
+
+    def binary(self) -> BinaryIO:
+        if self.stream is None:
+            raise _StdinError("cannot read from stdin (-): stdin is closed")
+        return self.stream.buffer
+
+    def fail(self, error: OSError) -> _StdinError:
+        return _StdinError(f"cannot read from stdin (-): {error.strerror or error}")
+
+    def read(self, size: int = -1) -> str:
+        if self.stream is None:
+            raise _StdinError("cannot read from stdin (-): stdin is closed")
+        try:
+            return self.stream.read(size)
+        except OSError as e:
+            raise self.fail(e) from None
+
+    def readline(self, size: int = -1) -> str:
+        if self.stream is None:
+            raise _StdinError("cannot read from stdin (-): stdin is closed")
+        try:
+            return self.stream.readline(size)
+        except OSError as e:
+            raise self.fail(e) from None
+
+    def __iter__(self) -> Iterator[str]:
+        while line := self.readline():
+            yield line
+
+    def isatty(self) -> bool:
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self.stream is None:
+            raise OSError(errno.EBADF, "stdin is closed")
+        return self.stream.fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+class _InputBuffer:
+    """The binary side of an ``_Input``."""
+
+    def __init__(self, source: _Input) -> None:
+        self._source = source
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self._source.binary().read(size)
+        except OSError as e:
+            raise self._source.fail(e) from None
+
+    def readline(self, size: int = -1) -> bytes:
+        try:
+            return self._source.binary().readline(size)
+        except OSError as e:
+            raise self._source.fail(e) from None
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
+    def fileno(self) -> int:
+        return self._source.fileno()
+
+
+class _Streams:
+    """The standard streams as they were, and the guarded ones that stand in for them while a
+    command runs."""
+
+    def __init__(self) -> None:
+        self.saved = (sys.stdin, sys.stdout, sys.stderr)
+        self.stdin = _Input(sys.stdin)
+        self.stdout = _Output(sys.stdout, "stdout")
+        self.stderr = _Output(sys.stderr, "stderr")
+
+    @classmethod
+    def install(cls) -> _Streams:
+        streams = cls()
+        sys.stdin = cast(TextIO, streams.stdin)
+        sys.stdout = cast(TextIO, streams.stdout)
+        sys.stderr = cast(TextIO, streams.stderr)
+        return streams
+
+    def finish(self) -> None:
+        """Flush what is buffered; say in one sentence on stderr if the report was lost; put
+        the streams back as they were (silenced where they failed)."""
+        self.stdout.flush()
+        error = self.stdout.error
+        if self.stdout.lost and error is not None and error.errno != errno.EPIPE:
+            why = error.strerror or str(error)
+            self.stderr.write(
+                f"prefix-harness: error: the report could not be written to stdout ({why});"
+                " the exit code is still the verdict\n"
+            )
+        self.stderr.flush()
+        sys.stdin, sys.stdout, sys.stderr = self.saved
