@@ -8,6 +8,7 @@ import sys
 
 from .._bodies import DEFAULT_MAX_BODY_BYTES
 from ..dialects import all_dialects
+from ..reports._escape import printable_lines
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -60,6 +61,7 @@ def add_body_options(parser: argparse.ArgumentParser) -> None:
 
 
 def fail(message: str, *, code: int = EXIT_BAD_INPUT) -> int:
-    """Print one sentence to stderr and return the exit code."""
-    print(f"prefix-harness: error: {message}", file=sys.stderr)
+    """Print one sentence to stderr and return the exit code. A control character in it (from a
+    file name, a body or a subject's stderr) is escaped; its line breaks are kept."""
+    print(f"prefix-harness: error: {printable_lines(message)}", file=sys.stderr)
     return code

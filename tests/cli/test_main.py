@@ -43,6 +43,13 @@ def test_unknown_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "invalid choice" in capsys.readouterr().err
 
 
+def test_an_error_sentence_escapes_control_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    name = "\x1b]0;pwned\x07\x1b[2K\r.json"
+    assert run(["diff", name, str(OPENAI / "fork.json")]) == 2
+    err = capsys.readouterr().err
+    assert err == "prefix-harness: error: \\x1b]0;pwned\\x07\\x1b[2K\\r.json: no such file\n"
+
+
 # --- real processes: what the output goes to ---------------------------------------------------
 
 
