@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from ..reports import rules_json, rules_junit, rules_text
+from ..reports._escape import printable, xml_safe
 from ._check import CheckResult
 from ._roles import Roles
 
@@ -25,7 +26,8 @@ def _conversation_lines(roles: Roles) -> list[str]:
         marks = list(dict.fromkeys(r.mark for r in conv.requests if r.mark is not None))
         shown = f" · marks {', '.join(marks)}" if marks else ""
         noun = "request" if len(conv.seqs) == 1 else "requests"
-        lines.append(f"  {conv.name} ({roles.role(conv.index)}): {noun} {seqs}{shown}")
+        line = f"  {conv.name} ({roles.role(conv.index)}): {noun} {seqs}{shown}"
+        lines.append(printable(line))
     return lines
 
 
@@ -53,7 +55,7 @@ def verdict_line(result: CheckResult) -> str:
         )
     word = verdict_word(result)
     if word == "inconclusive":
-        reasons = "".join(f"\n  {reason}" for reason in result.inconclusive)
+        reasons = "".join(f"\n  {printable(reason)}" for reason in result.inconclusive)
         return f"check INCONCLUSIVE: {counts}{reasons}"
     return f"check {'FAILED' if result.failed else 'passed'}: {counts}"
 
@@ -69,20 +71,22 @@ def verdict_text(result: CheckResult) -> str:
     ]
     for roles in result.roles:
         lines += _conversation_lines(roles)
-    lines += [f"  left out: request {i.seq}: {i.reason}" for i in result.ignored]
+    lines += [f"  left out: request {i.seq}: {printable(i.reason)}" for i in result.ignored]
     if not count and not result.ignored:
         lines.append("  (no model call was recorded)")
     shown = (*result.checks, *result.turns)
     if shown:
         width = max(len(c.id) for c in shown)
         lines.append("checks:")
-        lines += [f"  {c.id:<{width}}  {c.what}" for c in shown]
+        lines += [printable(f"  {c.id:<{width}}  {c.what}") for c in shown]
     text = "\n".join(lines) + "\n"
     if shown:
         text += "\n" + rules_text(result.reports)
     if result.not_checked:
         text += "\nnot checked:\n"
-        text += "".join(f"  {n.what}\n    {n.reason}\n" for n in result.not_checked)
+        text += "".join(
+            f"  {printable(n.what)}\n    {printable(n.reason)}\n" for n in result.not_checked
+        )
     return text + "\n" + verdict_line(result) + "\n"
 
 
@@ -129,8 +133,8 @@ def verdict_junit(result: CheckResult) -> bytes:
         attributes = {"name": _VERDICT, "tests": "1", "failures": "0", "errors": "1"}
         suite = ET.SubElement(root, "testsuite", attributes)
         case = ET.SubElement(suite, "testcase", classname=_VERDICT, name="inconclusive")
-        error = ET.SubElement(case, "error", message=result.inconclusive[0])
-        error.text = "\n".join(result.inconclusive)
+        error = ET.SubElement(case, "error", message=xml_safe(result.inconclusive[0]))
+        error.text = xml_safe("\n".join(result.inconclusive))
         for key in ("tests", "errors"):
             root.set(key, str(int(root.get(key, "0")) + 1))
     if result.not_checked:
@@ -138,8 +142,8 @@ def verdict_junit(result: CheckResult) -> bytes:
         attributes = {"name": _SUITE, "tests": count, "failures": "0", "errors": "0"}
         suite = ET.SubElement(root, "testsuite", {**attributes, "skipped": count})
         for item in result.not_checked:
-            case = ET.SubElement(suite, "testcase", classname=_SUITE, name=item.what)
-            ET.SubElement(case, "skipped", message=f"not checked: {item.reason}")
+            case = ET.SubElement(suite, "testcase", classname=_SUITE, name=xml_safe(item.what))
+            ET.SubElement(case, "skipped", message=xml_safe(f"not checked: {item.reason}"))
         for key in ("tests", "skipped"):
             root.set(key, str(int(root.get(key, "0")) + len(result.not_checked)))
         ET.indent(root)

@@ -31,6 +31,7 @@ from ..capture import (
 )
 from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
 from ..check._expect import Expectations
+from ..reports._escape import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
@@ -155,7 +156,7 @@ def _announce(
         *(f"  {k}={v}" for k, v in provider_environment(provider.origin).items()),
         f"running: {shlex.join(command)} (timeout {args.timeout:g} s)",
     ]
-    print("\n".join(lines), file=info, flush=True)
+    print(printable_lines("\n".join(lines)), file=info, flush=True)
 
 
 def _run_command(

@@ -17,6 +17,7 @@ from ..check import (
 )
 from ..dialects import all_dialects
 from ..reports import check_json, check_junit, check_text
+from ..reports._escape import printable
 from ..scenarios import ScenarioFormatError, load_fixtures
 from ..subjects import SubjectStartError, SubprocessOptions, load_subject, timeout_problem
 from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, fail
@@ -145,7 +146,8 @@ def _dialects(asked: list[str] | None, supported: tuple[str, ...]) -> list[str]:
     for name in asked:
         if name not in supported:
             print(
-                f"prefix-harness: note: the subject has no {name} dialect; skipped", file=sys.stderr
+                printable(f"prefix-harness: note: the subject has no {name} dialect; skipped"),
+                file=sys.stderr,
             )
     return [d for d in dict.fromkeys(asked) if d in supported]
 

@@ -137,3 +137,18 @@ def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
     assert message.get("message", "").startswith("not checked: ")
     rules = int(suites[0].get("tests", "0")) + int(suites[1].get("tests", "0"))
     assert root.get("tests") == str(rules + 1 + 2)
+
+
+def test_what_an_agent_wrote_is_escaped_in_text_and_junit() -> None:
+    """A script mark and a directive are the agent's bytes: no terminal control sequence
+    reaches the terminal raw, and the JUnit file still parses."""
+    rt = Runtime()
+    evil = "A\x1b[2J\x07"
+    turn = rt.send([ASK], calls(call("fork", directive=evil)), mark="par\x1b]0;x\x07ent")
+    rt.send(child_history([ASK], turn, evil), text("done"))
+    result = check_records(rt.records, subject="agent")
+    out = verdict_text(result)
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "\\x1b" in out
+    ET.fromstring(verdict_junit(result))
