@@ -1,14 +1,17 @@
 """Peak memory of ``prefix-harness check-log`` reading a large log.
 
 Writes a JSON-lines log of OpenAI chat-completions requests in the minimal format (body as
-text): conversations of growing histories, as an agent sends them, plus one request with a
-large tool result, so that the largest record is far above the typical one. Then, each in a
+text): conversations of growing histories, as an agent sends them, then one request with a
+large user message, so that the largest record is far above the typical one and is read
+when everything else is already kept. Then, each in a
 fresh process, prints:
 
 - ``read``: peak and retained memory (tracemalloc) of ``read_log`` alone, and the reading
   overhead (peak - retained) as a ratio to the largest record: the file is read a line at a
-  time, so the overhead stays a small multiple of the largest record, whatever the file's
-  size;
+  time, so the overhead stays a multiple of the largest record, whatever the file's size;
+- ``floor``: what ``orjson.loads`` of the largest line and of its body text take alone
+  (orjson holds about 13 bytes per byte of a long string while it reads it), which the
+  reading overhead cannot go below;
 - ``check-log``: the peak resident set of the whole command, against the file's size.
 
 What is kept of each request (its body as sent and its neutral request) grows with the
@@ -29,12 +32,20 @@ from harness.dialects import get_dialect
 from harness.model import Message, Preset, Request, Text, Tool, freeze
 
 READ_SCRIPT = """
-import sys, tracemalloc
+import sys, tracemalloc, orjson
 from harness.capture import read_log
 tracemalloc.start()
 used, ignored = read_log(sys.argv[1])
 current, peak = tracemalloc.get_traced_memory()
-print(peak, current, len(used), len(ignored))
+tracemalloc.stop()
+del used
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        pass  # the last line is the largest
+tracemalloc.start()
+orjson.loads(orjson.loads(line)["body"])
+floor = tracemalloc.get_traced_memory()[1]
+print(peak, current, len(ignored), floor)
 """
 RSS_SCRIPT = """
 import contextlib, io, resource, sys
@@ -58,23 +69,27 @@ def write_log(path: Path, size: int, large: int) -> tuple[int, int]:
     written = lines = largest = 0
     conversation = 0
     with path.open("wb") as out:
+
+        def send(history: list[Message]) -> None:
+            nonlocal written, lines, largest
+            body = render(Request(preset, tuple(history))).decode()
+            line = orjson.dumps({"body": body, "dialect": "openai"}) + b"\n"
+            out.write(line)
+            written += len(line)
+            lines += 1
+            largest = max(largest, len(line))
+
         while written < size:
             conversation += 1
             history = [Message("user", (Text(f"Task {conversation}: tidy up the repository."),))]
             for turn in range(30):
                 history.append(Message("model", (Text(f"Step {turn}. " + "lorem ipsum " * 40),)))
                 history.append(Message("user", (Text(f"Go on ({turn})."),)))
-                sent = history
-                if conversation == 3 and turn == 10:  # one large request, not kept after it
-                    sent = [*history[:-1], Message("user", (Text("x" * large),))]
-                body = render(Request(preset, tuple(sent))).decode()
-                line = orjson.dumps({"body": body, "dialect": "openai"}) + b"\n"
-                out.write(line)
-                written += len(line)
-                lines += 1
-                largest = max(largest, len(line))
+                send(history)
                 if written >= size:
                     break
+        # last, so that everything else is kept by the time it is read
+        send([*history[:-1], Message("user", (Text("x" * large),))])
     return lines, largest
 
 
@@ -109,12 +124,17 @@ def main() -> None:
         )
         if done.returncode:
             sys.exit(f"read_log failed:\n{done.stderr}")
-        peak, current, used, ignored = map(int, done.stdout.split())
+        peak, current, ignored, parse = map(int, done.stdout.split())
         overhead = peak - current
         print(
             f"read:      peak {peak / 1e6:,.1f} MB, retained {current / 1e6:,.1f} MB "
-            f"({used:,} requests, {ignored} left out); reading overhead "
+            f"({lines - ignored:,} requests, {ignored} left out); reading overhead "
             f"{overhead / 1e6:,.1f} MB = {overhead / largest:.2f}x the largest record"
+        )
+        print(
+            f"floor:     orjson.loads of the largest record and its body alone: "
+            f"{parse / 1e6:,.1f} MB = {parse / largest:.2f}x the largest record "
+            f"(the overhead is {overhead / parse:.2f}x this floor)"
         )
         floor = max_rss([])
         rss = max_rss(["check-log", str(path)])
