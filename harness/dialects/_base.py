@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, ClassVar, Literal, TypeAlias
+from functools import cached_property, wraps
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
 
@@ -109,8 +109,44 @@ class ParsedBody:
         return f"<ParsedBody {self.dialect.name} segments={len(self.segments)}>"
 
 
+_Reader = TypeVar("_Reader", bound=Callable[..., Any])
+
+_READERS = ("segments", "settings", "cache_markers", "cache_marks", "to_request")
+"""The methods that read a decoded body: whatever the body holds, each returns or raises
+``DialectError``, never another exception (see ``Dialect.__init_subclass__``)."""
+
+
+def _reader(method: _Reader) -> _Reader:
+    """``method`` refusing a body that is not a JSON object, and one nested too deeply for
+    Python's recursion limit, with a ``DialectError``."""
+
+    @wraps(method)
+    def read(self: Dialect, body: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(body, Mapping):
+            raise DialectError(f"the body is {json_kind(body)}, not a JSON object")
+        try:
+            return method(self, body, *args, **kwargs)
+        except RecursionError:
+            raise DialectError("the body is nested too deeply to read") from None
+
+    read.__dict__["_reads_bodies"] = True
+    return read  # type: ignore[return-value]
+
+
 class Dialect(ABC):
-    """A provider wire format. One module per dialect, exporting ``DIALECT``."""
+    """A provider wire format. One module per dialect, exporting ``DIALECT``.
+
+    Every method that reads a body (``segments``, ``settings``, ``cache_markers``,
+    ``cache_marks``, ``to_request``, ``parse``) raises ``DialectError`` for a body that is not
+    of the dialect, whatever JSON it holds: never ``TypeError``, ``KeyError`` or the like.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _READERS:
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "_reads_bodies", False):
+                setattr(cls, name, _reader(method))
 
     name: ClassVar[str]
     title: ClassVar[str]

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from ..model import Json, Message, Text, freeze, join_path, json_kind
+from ..model._json import shown
 from ._base import DialectError
 
 __all__ = ["absorb_system", "arguments", "field", "obj", "show", "string"]
@@ -72,7 +73,4 @@ def show(value: Any) -> str:
     """A JSON value as it appears in a body, for error messages (never raises)."""
     if value is None:
         return "missing"
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # an integer beyond 64 bits, in a body decoded elsewhere
-        return repr(value)
+    return shown(value, 200)

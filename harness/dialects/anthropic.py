@@ -70,6 +70,7 @@ from ..model import (
     json_kind,
     thaw,
 )
+from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "AnthropicDialect"]
@@ -236,7 +237,7 @@ class AnthropicDialect(Dialect):
         )
         body.update((key, thaw(value)) for key, value in extra.items() if key not in _HEAD_KEYS)
         body["messages"] = _render_history(request.history, marks)
-        return orjson.dumps(body)
+        return dumps(body)
 
 
 # --- envelope: cheap checks shared by segments() and to_request() ---------------------------
@@ -278,7 +279,8 @@ def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
     role = message.get("role")
     if not isinstance(role, str) or role not in _ROLES:
         raise DialectError(
-            f"unknown role {role!r}: Anthropic messages are user, assistant or system",
+            f"unknown role {repr(role) if isinstance(role, str) else shown(role)}:"
+            " Anthropic messages are user, assistant or system",
             path=join_path(path, "role"),
         )
     if "content" not in message:
@@ -484,7 +486,7 @@ def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
         (key, freeze(value))
         for key, value in body.items()
         if key not in _KNOWN_KEYS
-        or (key in _SETTING_KEYS and orjson.dumps(rendered.get(key)) != orjson.dumps(value))
+        or (key in _SETTING_KEYS and dumps(rendered.get(key)) != dumps(value))
     )
     return FrozenDict({AnthropicDialect.name: fields}) if fields else FrozenDict()
 
@@ -527,7 +529,7 @@ def _part(block: Any, path: str, names: dict[str, str]) -> Part:
 
 def _same(a: Any, b: Any) -> bool:
     """Whether two JSON values encode to the same bytes (key order included)."""
-    return orjson.dumps(a) == orjson.dumps(b)
+    return dumps(a) == dumps(b)
 
 
 def _extras(block: dict[str, Any], known: tuple[str, ...]) -> FrozenDict:
@@ -795,7 +797,7 @@ def _render_response(response: Json) -> Any:
     """A string or a block list as is; any other JSON as its compact encoding."""
     if isinstance(response, str | tuple):
         return thaw(response)
-    return orjson.dumps(response).decode()
+    return dumps(response).decode()
 
 
 def _render_source(image: Image) -> dict[str, Any]:

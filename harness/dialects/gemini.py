@@ -29,8 +29,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal
 
-import orjson
-
 from ..model import (
     FrozenDict,
     FunctionCall,
@@ -55,6 +53,7 @@ from ..model import (
     json_kind,
     thaw,
 )
+from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
 
 __all__ = ["DIALECT", "GeminiDialect"]
@@ -224,7 +223,7 @@ class GeminiDialect(Dialect):
         if config:
             body["generationConfig"] = config
         body.update((k, v) for k, v in extra.items() if k not in _MERGED)
-        return orjson.dumps(body)
+        return dumps(body)
 
 
 # --- typed field access --------------------------------------------------------------------
@@ -279,8 +278,9 @@ def _strings(obj: Mapping[str, Any], key: str, base: str) -> tuple[str, ...] | N
 def _role(content: Mapping[str, Any], path: str) -> Role:
     """The content's role; a blank or missing role means ``user`` in Gemini."""
     role = content.get("role") or "user"
-    if role not in _ROLES:
-        reason = f"unknown role {role!r}; Gemini roles are user and model"
+    if not isinstance(role, str) or role not in _ROLES:
+        said = repr(role) if isinstance(role, str) else shown(role)
+        reason = f"unknown role {said}; Gemini roles are user and model"
         raise DialectError(reason, path=join_path(path, "role"))
     return "user" if role == "user" else "model"
 
@@ -405,7 +405,7 @@ _PART_META: Final = frozenset({"thought", "thoughtSignature", "partMetadata", "m
 
 
 def _same(a: Any, b: Any) -> bool:
-    return orjson.dumps(a) == orjson.dumps(b)
+    return dumps(a) == dumps(b)
 
 
 def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> FrozenDict:

@@ -26,8 +26,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
-import orjson
-
 from ..model import (
     FrozenDict,
     FunctionCall,
@@ -51,6 +49,7 @@ from ..model import (
     json_kind,
     thaw,
 )
+from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
@@ -147,7 +146,7 @@ class OpenAIChat(Dialect):
         settings = _settings(body, tool_extras)
         leading = messages[: _leading_count(messages)]
         plain = [{"role": "system", "content": b} for b in system]
-        if leading and orjson.dumps(plain) != orjson.dumps(leading):
+        if leading and dumps(plain) != dumps(leading):
             own = dict(settings.extra.get(self.name, FrozenDict()))
             own[_SYSTEM_KEPT] = freeze(leading)
             settings = replace(settings, extra=FrozenDict({self.name: FrozenDict(own)}))
@@ -178,7 +177,7 @@ class OpenAIChat(Dialect):
         for key, value in extra.items():
             if key not in _OWN_FIELDS and key != _SYSTEM_KEPT:
                 body.setdefault(key, value)
-        return orjson.dumps(body)
+        return dumps(body)
 
 
 # --- validation helpers ---------------------------------------------------------------
@@ -314,7 +313,7 @@ def _content_part(part: Any, path: str) -> Part:
         parsed = _image(part, path)
     elif kind == "text":
         parsed = Text(_text_part(part, path))
-    if parsed is not None and orjson.dumps(_render_part(parsed)) == orjson.dumps(part):
+    if parsed is not None and dumps(_render_part(parsed)) == dumps(part):
         return parsed
     if not isinstance(kind, str):
         raise DialectError(f"a content part's type must be a string, not {_show(kind)}", path=path)
@@ -552,7 +551,7 @@ def _render_user(message: Message) -> Iterator[dict[str, Any]]:
         if response.id is not None:
             tool["tool_call_id"] = response.id
         value = response.response
-        tool["content"] = value if isinstance(value, str) else orjson.dumps(value).decode()
+        tool["content"] = value if isinstance(value, str) else dumps(value).decode()
         yield tool
     rest = [p for p in message.parts if not isinstance(p, FunctionCall | FunctionResponse)]
     if rest or not responses:
@@ -602,7 +601,7 @@ def _render_assistant(message: Message) -> dict[str, Any]:
 
 def _render_call(call: FunctionCall) -> dict[str, Any]:
     """A ``tool_calls`` entry; non-string arguments are encoded compactly."""
-    args = call.args if isinstance(call.args, str) else orjson.dumps(call.args).decode()
+    args = call.args if isinstance(call.args, str) else dumps(call.args).decode()
     out: dict[str, Any] = {} if call.id is None else {"id": call.id}
     own = call.extra.get(OpenAIChat.name)
     if isinstance(own, FrozenDict) and own.get("type") == "custom":

@@ -60,6 +60,7 @@ from ..model import (
     json_kind,
     thaw,
 )
+from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
@@ -266,7 +267,7 @@ class OpenAIResponses(Dialect):
         for key, value in extra.items():
             if key not in _OWN_FIELDS and key not in (_SYSTEM_KEPT, _TOOL_EXTRAS, _CHOICE_KEPT):
                 body.setdefault(key, value)
-        return orjson.dumps(body)
+        return dumps(body)
 
 
 # --- validation helpers ---------------------------------------------------------------
@@ -806,7 +807,7 @@ def _render_output(response: FunctionResponse) -> dict[str, Any]:
     ):
         out["output"] = thaw(value)
     else:
-        out["output"] = orjson.dumps(value).decode()
+        out["output"] = dumps(value).decode()
     return out
 
 
@@ -850,7 +851,7 @@ def _render_reasoning_item(part: Thinking) -> dict[str, Any]:
 
 
 def _render_call(call: FunctionCall) -> dict[str, Any]:
-    args = call.args if isinstance(call.args, str) else orjson.dumps(call.args).decode()
+    args = call.args if isinstance(call.args, str) else dumps(call.args).decode()
     own = call.extra.get(_NAME)
     custom = isinstance(own, FrozenDict) and own.get("type") == "custom"
     out: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, TypeAlias
 
-__all__ = ["FrozenDict", "Json", "freeze", "json_kind", "thaw"]
+import orjson
+
+__all__ = ["FrozenDict", "Json", "dumps", "freeze", "json_kind", "shown", "thaw"]
 
 Json: TypeAlias = "bool | int | float | str | FrozenDict | tuple[Json, ...] | None"
 
@@ -100,3 +102,75 @@ _KINDS: dict[type, str] = {
 def json_kind(value: Any) -> str:
     """How a JSON value's type reads in a sentence: ``an object``, ``a string``, ``null``."""
     return _KINDS.get(type(value), type(value).__name__)
+
+
+def dumps(value: Any) -> bytes:
+    """The compact JSON of a decoded value, key order kept: orjson's bytes, at any depth.
+
+    orjson refuses a value nested more than 254 levels deep and an integer beyond 64 bits;
+    such a value is encoded here piece by piece, each piece by orjson, so the bytes are the
+    ones orjson would give (an integer in its exact decimal digits). A value that is not
+    JSON raises ``TypeError``, an integer too long to print (see
+    ``sys.set_int_max_str_digits``) ``ValueError``.
+    """
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return b"".join(_pieces(value))
+
+
+def _pieces(value: Any) -> list[bytes]:
+    """``value`` encoded without recursion: orjson for each subtree it accepts."""
+    out: list[bytes] = []
+    stack: list[tuple[bool, Any]] = [(False, value)]  # (literal bytes?, item)
+    while stack:
+        literal, item = stack.pop()
+        if literal:
+            out.append(item)
+            continue
+        if isinstance(item, int) and not isinstance(item, bool):
+            out.append(str(item).encode())
+            continue
+        if isinstance(item, dict | list | tuple):
+            try:
+                out.append(orjson.dumps(item))
+                continue
+            except orjson.JSONEncodeError:
+                pass
+            todo: list[tuple[bool, Any]] = []
+            if isinstance(item, dict):
+                todo.append((True, b"{"))
+                for i, (key, member) in enumerate(item.items()):
+                    if not isinstance(key, str):
+                        raise TypeError(f"not a JSON object key: {type(key).__name__}")
+                    todo.append((True, (b"," if i else b"") + orjson.dumps(key) + b":"))
+                    todo.append((False, member))
+                todo.append((True, b"}"))
+            else:
+                todo.append((True, b"["))
+                for i, member in enumerate(item):
+                    if i:
+                        todo.append((True, b","))
+                    todo.append((False, member))
+                todo.append((True, b"]"))
+            stack.extend(reversed(todo))
+            continue
+        try:
+            out.append(orjson.dumps(item))
+        except orjson.JSONEncodeError as e:
+            raise TypeError(f"not a JSON value: {type(item).__name__}") from e
+    return out
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """A JSON value as it reads in a message, cut to ``width`` characters; never raises.
+
+    A value too deep or too long to encode is named by its kind only.
+    """
+    if value is None:
+        return "null"
+    try:
+        text = dumps(value).decode()
+    except (TypeError, ValueError):
+        return json_kind(value)
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ..dialects import ParsedBody
+from ..model._json import dumps
 from ._locate import Divergence, locate
 from ._stream import PrefixStream, prefix_stream
 
@@ -78,14 +77,13 @@ def compare_settings(
 ) -> tuple[tuple[str, ...], tuple[SettingChange, ...]]:
     """The names compared (parent's order, then the fork's own) and those that differ.
 
-    Values compare by their compact encoding, so key order inside a setting counts.
+    Values compare by their compact encoding, so key order inside a setting counts (and an
+    integer beyond 64 bits by its exact digits).
     """
     names = tuple(dict.fromkeys([*parent, *fork]))
     changes = tuple(
         SettingChange(name, parent.get(name, MISSING), fork.get(name, MISSING))
         for name in names
-        if name not in parent
-        or name not in fork
-        or orjson.dumps(parent[name]) != orjson.dumps(fork[name])
+        if name not in parent or name not in fork or dumps(parent[name]) != dumps(fork[name])
     )
     return names, changes

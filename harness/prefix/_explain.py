@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from ..model._json import shown
 from ._locate import Divergence
 from ._stream import Frame
 
@@ -62,18 +61,21 @@ def structural_diff(divergence: Divergence, *, max_lines: int = 12) -> list[str]
         return []
     from deepdiff import DeepDiff  # imported late: it costs ~0.2 s and most runs never need it
 
-    tree = DeepDiff(
-        divergence.parent_frame.value,
-        divergence.fork_frame.value,
-        view="tree",
-        threshold_to_diff_deeper=0,
-    )
     root = divergence.parent_frame.name
-    lines = [
-        _describe(kind, _path(level.path(), root), level.t1, level.t2)
-        for kind, levels in sorted(tree.items())
-        for level in sorted(levels, key=lambda lv: str(lv.path()))
-    ]
+    try:
+        tree = DeepDiff(
+            divergence.parent_frame.value,
+            divergence.fork_frame.value,
+            view="tree",
+            threshold_to_diff_deeper=0,
+        )
+        lines = [
+            _describe(kind, _path(level.path(), root), level.t1, level.t2)
+            for kind, levels in sorted(tree.items())
+            for level in sorted(levels, key=lambda lv: str(lv.path()))
+        ]
+    except RecursionError:
+        return ["(the segment is nested too deeply for a structural diff)"]
     if len(lines) > max_lines:
         lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more changes"]
     return lines
@@ -107,7 +109,7 @@ def _short(value: Any, around: int = 0, width: int = 48) -> str:
         cut = value[start : start + width]
         tail = "…" if start + width < len(value) else ""
         return f'"{"…" if start else ""}{_printable(cut)}{tail}"'
-    text = _printable(orjson.dumps(value).decode()) if _is_json(value) else repr(value)
+    text = _printable(shown(value, width + 1)) if _is_json(value) else type(value).__name__
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -1,7 +1,9 @@
 """The prefix stream: what a provider's cache sees, as comparable bytes (SPEC §4).
 
 Each segment is re-encoded compactly by orjson with its key order kept, so whitespace and
-string escapes of the original body drop out while key order stays significant. A frame
+string escapes of the original body drop out while key order stays significant. A segment
+orjson refuses (nested more than 254 levels deep, or holding an integer beyond 64 bits) is
+encoded piece by piece to the same bytes (``harness.model._json.dumps``), integers exactly. A frame
 ``<name>=<json>\\n`` makes every segment boundary visible; ``\\n`` never occurs inside
 compact JSON, so frames cannot run into each other.
 """
@@ -15,12 +17,13 @@ from typing import Any
 import orjson
 
 from ..dialects import ParsedBody, Segment
+from ..model._json import dumps
 
 __all__ = ["Frame", "PrefixStream", "StreamError", "prefix_stream"]
 
 
 class StreamError(ValueError):
-    """A segment orjson cannot re-encode (nested deeper than it allows)."""
+    """A segment that cannot be re-encoded as JSON (an integer too long to print)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +86,8 @@ class PrefixStream:
             try:
                 self._blob = orjson.dumps([s.value for s in self.segments])
             except orjson.JSONEncodeError:
-                self._frames = _frames(self.segments)  # raises, naming the segment
-                raise
+                self._frames = _frames(self.segments)  # raises, naming the segment, if any
+                self._blob = dumps([s.value for s in self.segments])
         return self._blob
 
     def starts_with(self, other: PrefixStream) -> bool:
@@ -131,14 +134,11 @@ class PrefixStream:
 def _frames(segments: tuple[Segment, ...]) -> tuple[Frame, ...]:
     frames: list[Frame] = []
     start = 0
-    dumps = orjson.dumps
     for segment in segments:
         try:
             encoded = dumps(segment.value)
-        except orjson.JSONEncodeError as e:
-            raise StreamError(
-                f"{segment.name} cannot be re-encoded ({e}): nested too deeply"
-            ) from None
+        except (TypeError, ValueError) as e:
+            raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
         frames.append(Frame(segment.name, segment.value, start, encoded))
         start += len(segment.name.encode()) + len(encoded) + 2
     return tuple(frames)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from ..model._json import dumps, shown
 from ..prefix import MISSING, PrefixComparison, byte_window, structural_diff
 
 __all__ = ["DiffSubjects", "diff_json", "diff_text"]
@@ -28,8 +30,7 @@ def _n(value: int) -> str:
 def _setting(value: Any) -> str:
     if value is MISSING:
         return "(absent)"
-    text = orjson.dumps(value).decode()
-    return text if len(text) <= 60 else text[:59] + "…"
+    return shown(value, 60)
 
 
 def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: int = 40) -> str:
@@ -87,7 +88,20 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
 
 
 def diff_json(comparison: PrefixComparison, subjects: DiffSubjects) -> bytes:
-    """The same report for machines; stable keys, indented, ending in a newline."""
+    """The same report for machines; stable keys, indented, ending in a newline.
+
+    A setting orjson cannot encode inside the report (nested too deeply, or an integer
+    beyond 64 bits) is written as its own compact JSON, exactly.
+    """
+    try:
+        return _diff_json(comparison, subjects, lambda value: value)
+    except orjson.JSONEncodeError:
+        return _diff_json(comparison, subjects, lambda value: orjson.Fragment(dumps(value)))
+
+
+def _diff_json(
+    comparison: PrefixComparison, subjects: DiffSubjects, setting: Callable[[Any], Any]
+) -> bytes:
     c = comparison
     d = c.divergence
     divergence = None
@@ -120,8 +134,8 @@ def diff_json(comparison: PrefixComparison, subjects: DiffSubjects) -> bytes:
             "changed": [
                 {
                     "name": s.name,
-                    "parent": None if s.parent is MISSING else s.parent,
-                    "fork": None if s.fork is MISSING else s.fork,
+                    "parent": None if s.parent is MISSING else setting(s.parent),
+                    "fork": None if s.fork is MISSING else setting(s.fork),
                     "parent_present": s.parent is not MISSING,
                     "fork_present": s.fork is not MISSING,
                 }

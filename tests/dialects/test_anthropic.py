@@ -34,6 +34,8 @@ from harness.model import (
 )
 from harness.strategies import json_objects, requests
 
+from .mutations import mutated_bodies, reads_or_refuses
+
 READ_SCHEMA = {
     "type": "object",
     "properties": {
@@ -553,7 +555,7 @@ def test_parse_rejects_a_body_that_is_not_an_object() -> None:
         (
             {"messages": [{"role": ["user"], "content": "x"}]},
             "messages[0].role",
-            "unknown role ['user']",
+            'unknown role ["user"]',
         ),
         ({"messages": [{"role": "user"}]}, "messages[0].content", "the content field is missing"),
         (
@@ -709,3 +711,11 @@ def test_detect_never_raises_and_parse_raises_only_dialect_errors(body: Any) -> 
     assert DIALECT.detect(body) >= 0
     with contextlib.suppress(DialectError):
         _ = DIALECT.parse(body).request
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_bodies("anthropic"))
+def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
+    """A role that is a list, a content that is a number, a tool that is a string, a
+    setting of the wrong type...: each reading method returns or raises DialectError."""
+    reads_or_refuses(DIALECT, body)

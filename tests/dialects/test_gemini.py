@@ -33,6 +33,8 @@ from harness.model import (
 )
 from harness.strategies import json_values, requests
 
+from .mutations import mutated_bodies, reads_or_refuses
+
 WEATHER_SCHEMA = {
     "type": "object",
     "required": ["city"],
@@ -704,3 +706,11 @@ _junk_bodies = st.one_of(
 @given(_junk_bodies)
 def test_detect_never_raises(body: Any) -> None:
     assert DIALECT.detect(body) >= 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_bodies("gemini"))
+def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
+    """A role that is a list, a content that is a number, a tool that is a string, a
+    setting of the wrong type...: each reading method returns or raises DialectError."""
+    reads_or_refuses(DIALECT, body)

@@ -31,6 +31,8 @@ from harness.model import (
 )
 from harness.strategies import requests
 
+from .mutations import mutated_bodies, reads_or_refuses
+
 WEATHER_SCHEMA = {
     "type": "object",
     "required": ["city"],
@@ -705,3 +707,11 @@ def test_detect_never_raises_on_junk_messages(body: dict[str, Any]) -> None:
     before = copy.deepcopy(body)
     assert DIALECT.detect(body) >= 0
     assert body == before
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_bodies("openai"))
+def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
+    """A role that is a list, a content that is a number, a tool that is a string, a
+    setting of the wrong type...: each reading method returns or raises DialectError."""
+    reads_or_refuses(DIALECT, body)

@@ -37,6 +37,8 @@ from harness.model import (
 from harness.prefix import locate, prefix_stream
 from harness.strategies import requests
 
+from .mutations import mutated_bodies, reads_or_refuses
+
 SHELL = {"type": "object", "properties": {"command": {"type": "array"}}, "required": ["command"]}
 BREAK = {"mode": "explicit"}
 
@@ -632,3 +634,11 @@ def test_a_string_input_parent_is_a_prefix_of_its_continuation() -> None:
     child = {"instructions": "S", "previous_response_id": "resp_1", "input": "Go on."}
     expanded = DIALECT.parse(DIALECT.expand(child, parent, [answer]))
     assert locate(prefix_stream(DIALECT.parse(parent)), prefix_stream(expanded)) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_bodies("openai-responses"))
+def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
+    """A role that is a list, a content that is a number, a tool that is a string, a
+    setting of the wrong type...: each reading method returns or raises DialectError."""
+    reads_or_refuses(DIALECT, body)

@@ -2,7 +2,7 @@ import orjson
 import pytest
 
 from harness.dialects import get_dialect
-from harness.prefix import StreamError, prefix_stream
+from harness.prefix import prefix_stream
 
 BODY = {
     "model": "m",
@@ -67,20 +67,50 @@ def test_anthropic_cache_markers_are_left_out() -> None:
     assert b'system[0]={"type":"text","text":"sys"}' in stream
 
 
-def test_too_deep_for_orjson_to_encode_is_a_clear_error() -> None:
+def deep_list(depth: int) -> object:
     deep: object = "x"
-    for _ in range(300):
+    for _ in range(depth):
         deep = [deep]
+    return deep
+
+
+@pytest.mark.parametrize("depth", [200, 253, 254, 300, 1_000, 1_023])
+def test_segments_too_deep_for_orjson_are_encoded_as_orjson_would(depth: int) -> None:
+    """orjson refuses to encode more than 254 levels; such a segment gets the same bytes."""
     body = {
         "messages": [{"role": "user", "content": "hi"}],
-        "tools": [{"type": "function", "function": {"name": "a", "parameters": {"d": deep}}}],
+        "tools": [
+            {"type": "function", "function": {"name": "a", "parameters": {"d": deep_list(depth)}}}
+        ],
     }
     stream = prefix_stream(get_dialect("openai").parse(body))
-    for encode in (lambda: stream.length, lambda: stream.frames, stream.blob):
-        with pytest.raises(
-            StreamError, match=r"tools\[0\] cannot be re-encoded .*nested too deeply"
-        ):
-            encode()
+    expected = '{"d":' + "[" * depth + '"x"' + "]" * depth + "}"
+    frame = stream.frames[0]
+    assert frame.json == b'{"type":"function","function":{"name":"a","parameters":' + (
+        expected.encode() + b"}}"
+    )
+    assert stream.length == len(bytes(stream))
+    fresh = prefix_stream(get_dialect("openai").parse(body))
+    assert fresh.length == stream.length  # from the whole-stream blob, not the frames
+    assert fresh.starts_with(stream)
+    assert stream.starts_with(fresh)
+
+
+def test_integers_beyond_64_bits_are_encoded_exactly() -> None:
+    """orjson cannot encode them; two that differ in their last digit are two streams."""
+
+    def body(n: int) -> dict[str, object]:
+        return {
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "a", "parameters": {"max": n}}}],
+        }
+
+    big = 2**64 + 1
+    one, other = (prefix_stream(get_dialect("openai").parse(body(n))) for n in (big, big + 1))
+    assert f'"max":{big}}}'.encode() in bytes(one)
+    assert one.length == len(bytes(one))
+    assert not other.starts_with(one)
+    assert prefix_stream(get_dialect("openai").parse(body(big))).starts_with(one)
 
 
 def test_starts_with_agrees_with_the_frames() -> None:
