@@ -16,9 +16,11 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ._fuzz import assert_clean, fuzz_settings, json_values, run_cli
+from ._fuzz import assert_clean, dumps, fuzz_settings, json_values, mutated_value, run_cli
 
 HERE = Path(__file__).parent
+OPENAI = HERE.parents[1] / "examples" / "openai"
+BODIES = [orjson.loads((OPENAI / name).read_bytes()) for name in ("parent.json", "fork.json")]
 SUBJECT = HERE / "garbling_subject.py"
 SCENARIOS = HERE / "scenarios.json"
 ALLOWED = {0, 1, 2, 3, 4}
@@ -65,9 +67,15 @@ def command(plan: dict[str, Any]) -> list[str]:
 @st.composite
 def plans(draw: st.DrawFn) -> dict[str, Any]:
     plan: dict[str, Any] = {"reply": draw(st.integers(0, 2))}
-    how = draw(st.sampled_from(["ops", "ops", "bytes", "cut", "crash", "extra", "stderr"]))
+    how = draw(st.sampled_from(["ops", "ops", "body", "bytes", "cut", "crash", "extra", "stderr"]))
     plan["how"] = how
-    if how == "ops":
+    if how == "body":  # an assembled reply whose parent or child body is mutated
+        plan["reply"] = draw(st.integers(1, 2))
+        plan["how"] = "ops"
+        text = dumps(draw(mutated_value(draw(st.sampled_from(BODIES))))).decode("utf-8", "replace")
+        key = draw(st.sampled_from(["parent", "children"]))
+        plan["ops"] = [["set", key, text if key == "parent" else [text]]]
+    elif how == "ops":
         ops = st.one_of(
             st.tuples(st.just("set"), st.sampled_from(KEYS), json_values()),
             st.tuples(st.just("drop"), st.sampled_from(KEYS)),

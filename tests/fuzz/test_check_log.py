@@ -121,3 +121,22 @@ def test_mutated_logs_exit_with_a_code_of_the_table_without_a_traceback(
 ) -> None:
     lines, options = case
     check_log(lines, *options)
+
+
+def test_as_a_process_of_its_own() -> None:
+    """The pinned inputs once more through ``python -m harness``: the same one sentence."""
+    import subprocess
+    import sys
+
+    for lines in (DEEP_REPLY, ODD_TYPE):
+        path = Path(tempfile.mkdtemp()) / "log.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "check-log", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("prefix-harness: error: ")
+        assert done.stderr.count("\n") == 1

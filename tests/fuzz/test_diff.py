@@ -72,3 +72,26 @@ def test_mutated_bodies_exit_0_1_or_2_without_a_traceback(
 ) -> None:
     parent, fork, options = case
     diff(parent, fork, *options)
+
+
+def test_as_a_process_of_its_own(tmp_path: Path) -> None:
+    """A body nested 5,000 deep and one of bad UTF-8 through ``python -m harness``."""
+    import subprocess
+    import sys
+
+    _, parent, fork = SEEDS[0]
+    good = tmp_path / "parent.json"
+    good.write_bytes(orjson.dumps(parent))
+    for name, data in [
+        ("deep.json", b'{"messages": ' + b"[" * 5000 + b"]" * 5000 + b"}"),
+        ("utf8.json", orjson.dumps(fork).replace(b"agent", b"ag\xffent", 1)),
+    ]:
+        (tmp_path / name).write_bytes(data)
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "diff", str(good), str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode in ALLOWED, done.stderr
+        assert "Traceback" not in done.stderr
