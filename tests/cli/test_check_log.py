@@ -129,6 +129,9 @@ def test_grouping_options_are_used(tmp_path: Path, capfd: pytest.CaptureFixture[
             "empty.jsonl: line 2: not valid JSON",
         ),
         (b'{"no": "body"}\n', 'empty.jsonl: line 1: the line has no "body"'),
+        ("{}".encode("utf-16"), "empty.jsonl: the file is UTF-16"),
+        (b'{"body": ' + b"[" * 2000 + b"]" * 2000 + b"}\n", "line 1: nested deeper than"),
+        (b'{"body": "\xff"}\n', "line 1: not valid JSON (str is not valid UTF-8"),
     ],
 )
 def test_bad_input_exits_2_with_the_file_and_line(
@@ -217,3 +220,15 @@ def test_a_bad_expect_file_is_one_sentence(
     assert check_log(planted(tmp_path), "--expect", str(bad)) == 2
     _, err = capfd.readouterr()
     assert err.startswith("prefix-harness: error: ")
+
+
+def test_a_body_that_cannot_be_read_is_left_out_and_inconclusive(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    body = {"model": "m", "messages": [{"role": ["user"], "content": "hi"}]}
+    log = write(tmp_path / "odd.jsonl", [{"body": body, "dialect": "openai"}])
+    assert check_log(log) == 4
+    out, err = capfd.readouterr()
+    assert err == ""
+    assert "left out: request 1: the openai dialect cannot read the body" in out
+    assert "check INCONCLUSIVE" in out

@@ -6,7 +6,7 @@
 start reply, 1 the first assemble reply, ...) is replaced according to HOW:
 
 - ``ops``: the reply object with ``ops`` applied, each ``["set", key, value]`` or
-  ``["drop", key]`` (``value`` may be any JSON);
+  ``["drop", key]`` (``value`` may be any JSON, huge integers and ``NaN`` included);
 - ``bytes``: the line replaced by ``data`` (hex) as is (with no newline added);
 - ``cut``: the reply line cut after ``at`` bytes, then the output closed and the process
   ended;
@@ -20,12 +20,11 @@ The other replies are the reference's.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 from typing import Any
-
-import orjson
 
 from harness.subjects import ReferenceSubject, serve
 
@@ -56,13 +55,14 @@ class _Garbling:
         how = self.plan.get("how")
         data = bytes.fromhex(self.plan.get("data", ""))
         if how == "ops":
-            reply = orjson.loads(line)
+            reply = json.loads(line)
             for op in self.plan.get("ops", []):
                 if op[0] == "set":
                     reply[op[1]] = op[2]
                 else:
                     reply.pop(op[1], None)
-            self.sink.write(orjson.dumps(reply) + b"\n")
+            text = json.dumps(reply, ensure_ascii=False)  # huge integers, NaN as Python writes
+            self.sink.write(text.encode("utf-8", "surrogatepass") + b"\n")
         elif how == "bytes":
             self.sink.write(data)
         elif how == "cut":
@@ -86,5 +86,5 @@ class _Garbling:
 
 
 if __name__ == "__main__":
-    plan = orjson.loads(bytes.fromhex(sys.argv[1])) if len(sys.argv) > 1 else {}
+    plan = json.loads(bytes.fromhex(sys.argv[1])) if len(sys.argv) > 1 else {}
     sys.exit(serve(ReferenceSubject(), stdout=_Garbling(sys.stdout.buffer, plan)))  # type: ignore[arg-type]

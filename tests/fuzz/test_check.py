@@ -45,7 +45,7 @@ GARBAGE = [
 
 
 def command(plan: dict[str, Any]) -> list[str]:
-    subject = f"cmd:{sys.executable} {SUBJECT} {orjson.dumps(plan).hex()}"
+    subject = f"cmd:{sys.executable} {SUBJECT} {dumps(plan).hex()}"
     return [
         "check",
         "--subject",
@@ -96,6 +96,7 @@ def test_the_subject_conforms_untouched() -> None:
 @given(plans())
 @example({"reply": 1, "how": "ops", "ops": [["set", "children", ["{"]]]})
 @example({"reply": 0, "how": "bytes", "data": b"\xff\n".hex()})
+@example({"reply": 0, "how": "ops", "ops": [("set", "seq", -(2**63) - 1)]})
 def test_garbled_replies_exit_with_a_code_of_the_table(plan: dict[str, Any]) -> None:
     assert_clean(run_cli(command(plan)), ALLOWED)
 

@@ -100,16 +100,12 @@ def logs(draw: st.DrawFn) -> tuple[list[bytes], list[str]]:
     return lines, options
 
 
-def test_the_seeds_pass() -> None:
+def test_the_seeds_pass(tmp_path: Path) -> None:
     for records in LOGS.values():
-        ran = run_cli(["check-log", _write(records)])
+        path = tmp_path / "log.jsonl"
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        ran = run_cli(["check-log", str(path)])
         assert ran.code == 0, ran.out
-
-
-def _write(records: list[dict[str, Any]]) -> str:
-    path = Path(tempfile.mkdtemp()) / "log.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    return str(path)
 
 
 @fuzz_settings(150)
@@ -123,13 +119,13 @@ def test_mutated_logs_exit_with_a_code_of_the_table_without_a_traceback(
     check_log(lines, *options)
 
 
-def test_as_a_process_of_its_own() -> None:
+def test_as_a_process_of_its_own(tmp_path: Path) -> None:
     """The pinned inputs once more through ``python -m harness``: the same one sentence."""
     import subprocess
     import sys
 
     for lines in (DEEP_REPLY, ODD_TYPE):
-        path = Path(tempfile.mkdtemp()) / "log.jsonl"
+        path = tmp_path / "log.jsonl"
         path.write_bytes(b"\n".join(lines) + b"\n")
         done = subprocess.run(
             [sys.executable, "-m", "harness", "check-log", str(path)],
