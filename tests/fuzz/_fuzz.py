@@ -25,6 +25,7 @@ __all__ = [
     "FUZZ",
     "Deep",
     "Pairs",
+    "Raw",
     "assert_clean",
     "dumps",
     "fuzz_settings",
@@ -154,7 +155,7 @@ def _text(value: Any) -> str:
         return "{" + ",".join(f"{_text(k)}:{_text(v)}" for k, v in value) + "}"
     if isinstance(value, dict):
         return "{" + ",".join(f"{_text(k)}:{_text(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return "[" + ",".join(_text(v) for v in value) + "]"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)

@@ -16,7 +16,7 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ._fuzz import assert_clean, dumps, fuzz_settings, json_values, mutated_value, run_cli
+from ._fuzz import Raw, assert_clean, dumps, fuzz_settings, json_values, mutated_value, run_cli
 
 HERE = Path(__file__).parent
 OPENAI = HERE.parents[1] / "examples" / "openai"
@@ -97,6 +97,7 @@ def test_the_subject_conforms_untouched() -> None:
 @example({"reply": 1, "how": "ops", "ops": [["set", "children", ["{"]]]})
 @example({"reply": 0, "how": "bytes", "data": b"\xff\n".hex()})
 @example({"reply": 0, "how": "ops", "ops": [("set", "seq", -(2**63) - 1)]})
+@example({"reply": 0, "how": "ops", "ops": [("set", "seq", Raw("1e400"))]})
 def test_garbled_replies_exit_with_a_code_of_the_table(plan: dict[str, Any]) -> None:
     assert_clean(run_cli(command(plan)), ALLOWED)
 
