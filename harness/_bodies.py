@@ -6,7 +6,9 @@ instead of a traceback; sizes are checked before reading so memory stays bounded
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO
@@ -79,16 +81,105 @@ def read_body(
     return data
 
 
-def decode_body(data: bytes, *, source: str) -> Any:
-    """The decoded JSON of a body, with orjson's parse errors turned into plain sentences."""
+def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) -> Any:
+    """The decoded JSON of a body, with orjson's parse errors turned into plain sentences.
+
+    A leading UTF-8 byte-order mark is skipped. Integers beyond 64 bits are read exactly
+    (orjson would read them as floats, and two bodies differing only there would compare
+    equal). A key that an object holds twice is read as its last value, as orjson does;
+    each one found is said as a sentence naming the source, appended to ``warnings`` when
+    a list is given.
+    """
+    data = data.removeprefix(_BOM)
     if not data.strip():
         raise BodyError(source, "is empty, not a JSON request body")
     try:
-        return orjson.loads(data)
+        decoded = orjson.loads(data)
     except orjson.JSONDecodeError as e:
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None
+    if warnings is not None:
+        warnings.extend(f"{_display(source)}: {d}" for d in _duplicate_keys(data, decoded))
+    if _LONG_NUMBER.search(data) is not None:
+        decoded = _exact(data, source)
+    return decoded
+
+
+_BOM = b"\xef\xbb\xbf"
+_LONG_NUMBER = re.compile(rb"\d{19}")
+"""19 digits in a row: maybe an integer orjson cannot hold (it holds -2**63 to 2**64 - 1)."""
+_MAX_SHOWN_DUPLICATES = 3
+
+
+def _stdlib_loads(data: bytes, **hooks: Any) -> Any:
+    """``json.loads`` of a body orjson has read (so it is valid JSON, at most 1,024 levels
+    deep), with room on the stack for that depth."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _depth_of_stack() + 1_200))
+    try:
+        return json.loads(data, **hooks)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _depth_of_stack() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
+    return depth
+
+
+def _exact(data: bytes, source: str) -> Any:
+    """The body with its integers exact (Python ints of any size)."""
+    try:
+        return _stdlib_loads(data)
+    except ValueError as e:  # an integer longer than sys.get_int_max_str_digits()
+        raise BodyError(
+            source, f"holds a number too long to read ({e}); no request body does"
+        ) from None
+
+
+def _duplicate_keys(data: bytes, decoded: Any) -> list[str]:
+    """A sentence naming the keys that an object of the body holds twice (the first few), if any.
+
+    Cheap when there are none: a key read twice drops at least one ``:`` that stands
+    outside strings, so the compact re-encoding then has fewer colons than the body (a
+    colon written as an escape inside a string aside). Only then is the body read again,
+    slowly, to find them.
+    """
+    if b"u003" not in data:
+        try:
+            if orjson.dumps(decoded).count(b":") == data.count(b":"):
+                return []
+        except orjson.JSONEncodeError:
+            pass
+    found: dict[str, None] = {}  # keys held twice, in the order first seen
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    found[key] = None
+                seen.add(key)
+        return obj
+
+    try:
+        _stdlib_loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return []
+    if not found:
+        return []
+    keys = list(found)
+    shown = ", ".join(orjson.dumps(k).decode() for k in keys[:_MAX_SHOWN_DUPLICATES])
+    more = len(keys) - _MAX_SHOWN_DUPLICATES
+    named = f"{shown} and {more} more" if more > 0 else shown
+    return [
+        f"an object holds the same key twice ({named}); only the last of each is compared,"
+        " and a provider may read another"
+    ]
 
 
 def _json_problem(error: orjson.JSONDecodeError, size: int) -> str:

@@ -3,6 +3,7 @@
 import io
 from pathlib import Path
 
+import orjson
 import pytest
 
 from harness._bodies import BodyError, choose_dialect, decode_body, read_body
@@ -68,3 +69,56 @@ def test_unknown_dialect_name() -> None:
 def test_body_of_no_dialect() -> None:
     with pytest.raises(BodyError, match="does not look like a request of any known dialect"):
         choose_dialect({"p.json": {"hello": 1}, "f.json": [1, 2]})
+
+
+def test_a_byte_order_mark_is_skipped() -> None:
+    assert decode_body(b'\xef\xbb\xbf{"a": 1}', source="f.json") == {"a": 1}
+    with pytest.raises(BodyError, match="is empty"):
+        decode_body(b"\xef\xbb\xbf  ", source="f.json")
+
+
+@pytest.mark.parametrize("n", [2**64, 2**64 + 1, -(2**63) - 1, 10**40, -(10**300)])
+def test_integers_beyond_64_bits_are_read_exactly(n: int) -> None:
+    decoded = decode_body(
+        f'{{"a": [{n}, 1.5, "x"], "b": 18446744073709551615}}'.encode(), source="f"
+    )
+    assert decoded == {"a": [n, 1.5, "x"], "b": 2**64 - 1}
+    assert type(decoded["a"][0]) is int
+
+
+def test_a_number_too_long_to_read_is_one_sentence() -> None:
+    with pytest.raises(BodyError, match=r"^f\.json: is not valid JSON: number is infinity"):
+        decode_body(b'{"a": ' + b"9" * 5_000 + b"}", source="f.json")
+
+
+@pytest.mark.parametrize(
+    ("data", "keys"),
+    [
+        (b'{"model": "a", "model": "b"}', '"model"'),
+        (b'{"m": [{"role": "user", "content": "x", "role": "user"}]}', '"role"'),
+        (b'{"a": {"k": 1, "k": 2}, "b": 1, "b": 2, "c": 1, "c": 2, "d": 0, "d": 0}', "and 1 more"),
+        (b'{"a": "\\u003a", "a": 1}', '"a"'),  # an escaped colon defeats the cheap check
+    ],
+)
+def test_duplicate_keys_are_said_last_one_wins(data: bytes, keys: str) -> None:
+    warnings: list[str] = []
+    decoded = decode_body(data, source="f.json", warnings=warnings)
+    assert decoded == orjson.loads(data)  # the last value of each key, as before
+    assert len(warnings) == 1
+    assert warnings[0].startswith("f.json: an object holds the same key twice (")
+    assert keys in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": "x:y", "b": {"c": ":"}}',
+        b'{"a": "\\u003a", "b": "\\\\u003a"}',
+        b'{"a": [' + b"[" * 300 + b"]" * 300 + b"]}",
+        b'{"a": 123456789012345678901234567890, "b": "19 digits: 1234567890123456789"}',
+    ],
+)
+def test_no_duplicate_keys_no_warning(data: bytes) -> None:
+    warnings: list[str] = []
+    decode_body(data, source="f.json", warnings=warnings)
+    assert warnings == []

@@ -48,9 +48,12 @@ def run(args: argparse.Namespace) -> int:
     if args.context < 0:
         return fail("--context must be 0 or more")
     gc.disable()  # a short run that creates no cycles: collections would only cost time
+    warnings: list[str] = []
     try:
         decoded = {
-            source: decode_body(read_body(source, max_bytes=args.max_body_size), source=source)
+            source: decode_body(
+                read_body(source, max_bytes=args.max_body_size), source=source, warnings=warnings
+            )
             for source in (args.parent, args.fork)
         }
         dialect, guessed = choose_dialect(decoded, name=args.dialect)
@@ -61,9 +64,11 @@ def run(args: argparse.Namespace) -> int:
     except BodyError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:
-        return fail(str(e), code=EXIT_BAD_INPUT)
+        return fail(f"{_name(args.parent)} or {_name(args.fork)}: {e}", code=EXIT_BAD_INPUT)
     finally:
         gc.enable()
+    for warning in warnings:
+        print(f"prefix-harness: warning: {warning}", file=sys.stderr)
     subjects = DiffSubjects(_name(args.parent), _name(args.fork), guessed)
     if args.json:
         sys.stdout.buffer.write(diff_json(comparison, subjects))

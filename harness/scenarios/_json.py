@@ -266,15 +266,19 @@ def scenario_from_json(data: Any, *, source: str = "<scenario>") -> Scenario:
 
 
 def _load_file(file: Path) -> list[Scenario]:
+    """The scenarios of one fixture file (a leading UTF-8 byte-order mark is skipped)."""
     source = str(file)
     try:
-        data = orjson.loads(file.read_bytes())
+        data = orjson.loads(file.read_bytes().removeprefix(b"\xef\xbb\xbf"))
     except FileNotFoundError:
         raise ScenarioFormatError(source, "no such file") from None
     except orjson.JSONDecodeError as e:
         raise ScenarioFormatError(source, f"is not valid JSON: {e}") from None
-    check_schema("fixtures.schema.json", data, source=source)
-    return [_build(d, source, i) for i, d in enumerate(data["scenarios"])]
+    try:
+        check_schema("fixtures.schema.json", data, source=source)
+        return [_build(d, source, i) for i, d in enumerate(data["scenarios"])]
+    except RecursionError:
+        raise ScenarioFormatError(source, "is nested too deeply to read") from None
 
 
 def load_fixtures(path: str | Path) -> list[Scenario]:

@@ -6,6 +6,7 @@ import io
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -188,3 +189,138 @@ def test_console_script_runs_as_a_real_process() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert orjson.loads(done.stdout)["divergence"]["path"] == "messages[0].content"
+
+
+def _snapshot_parent(dialect: str) -> dict[str, Any]:
+    snapshot = Path(__file__).parents[2] / "snapshots" / dialect / "continuable-follow-ups.json"
+    parent: dict[str, Any] = orjson.loads(snapshot.read_bytes())["parent"]
+    return parent
+
+
+WRONG_TYPES = {
+    "anthropic": [("messages", 0, "role"), ("messages", 0, "content"), ("tools", 0)],
+    "openai": [("messages", 0, "role"), ("messages", 1, "content"), ("tools", 0)],
+    "gemini": [("contents", 0, "role"), ("contents", 0, "parts"), ("tools", 0)],
+    "openai-responses": [("input", 0, "role"), ("input", 0, "content"), ("tools", 0)],
+}
+
+
+def _put(body: Any, path: tuple[str | int, ...], value: Any) -> Any:
+    body = orjson.loads(orjson.dumps(body))
+    holder = body
+    for step in path[:-1]:
+        holder = holder[step]
+    holder[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize(
+    ("dialect", "path", "value"),
+    [
+        (dialect, path, value)
+        for dialect, found in WRONG_TYPES.items()
+        for path in found
+        for value in (["user"], {"a": 1}, 7, "text", None)
+    ],
+)
+def test_a_value_of_the_wrong_type_is_bad_input_naming_the_file(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    dialect: str,
+    path: tuple[str | int, ...],
+    value: Any,
+) -> None:
+    """Class 1: wrong JSON types exit 2 with one sentence, in every dialect, never 1."""
+    parent = _snapshot_parent(dialect)
+    body = _put(parent, path, value)
+    (tmp_path / "p.json").write_bytes(orjson.dumps(parent))
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(orjson.dumps(body))
+    code, out, err = diff(capsys, str(tmp_path / "p.json"), str(bad), "--dialect", dialect)
+    if code != 2:  # a value the dialect may read (a text as a string): judged, not a crash
+        assert code in (0, 1), err
+        assert "Traceback" not in err
+        return
+    assert out == ""
+    assert err.startswith(f"prefix-harness: error: {bad}: is not a valid ")
+    assert err.count("\n") == 1
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a":' * depth + b"0" + b"}" * depth
+
+
+@pytest.mark.parametrize("depth", [200, 254, 255, 600, 1_000, 1_015])
+@pytest.mark.parametrize("where", ["role", "setting", "tool schema", "content"])
+def test_deep_nesting_is_judged_or_refused_naming_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, depth: int, where: str
+) -> None:
+    """Class 2: a value nested from 200 levels to orjson's decoding limit (1,024) is compared
+    (exit 0 or 1) or refused naming the file (exit 2), never a traceback."""
+    parent = _snapshot_parent("openai")
+    path: tuple[str | int, ...] = {
+        "role": ("messages", 0, "role"),
+        "setting": ("tool_choice",),
+        "tool schema": ("tools", 0, "function", "parameters", "properties"),
+        "content": ("messages", 1, "content"),
+    }[where]
+    raw = orjson.dumps(_put(parent, path, "@@")).replace(b'"@@"', _nested(depth - len(path)))
+    (tmp_path / "p.json").write_bytes(orjson.dumps(parent))
+    for pair in (("p.json", "f.json"), ("f.json", "f.json")):
+        (tmp_path / "f.json").write_bytes(raw)
+        code, out, err = diff(capsys, *(str(tmp_path / n) for n in pair), "--json")
+        assert "Traceback" not in err
+        if code == 2:
+            assert err.startswith(f"prefix-harness: error: {tmp_path / 'f.json'}: ")
+            assert err.count("\n") == 1
+        else:
+            report = orjson.loads(out)
+            assert (code == 0) is report["preserved"]
+            assert (code == 0) is (pair[0] == "f.json" or where == "setting")
+    if where == "tool schema":  # compared byte for byte: the same deep schema keeps the prefix
+        assert code == 0
+
+
+def test_integers_beyond_64_bits_are_compared_exactly(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Class 3: two bodies differing only in the last digit of a 65-bit integer."""
+    parent = _snapshot_parent("openai")
+    path = ("tools", 0, "function", "parameters", "maximum")
+    big = 2**64 + 1
+    for name, n in (("p.json", big), ("f.json", big + 1), ("same.json", big)):
+        (tmp_path / name).write_text(
+            orjson.dumps(_put(parent, path, "@@")).decode().replace('"@@"', str(n))
+        )
+    code, out, err = diff(capsys, str(tmp_path / "p.json"), str(tmp_path / "f.json"))
+    assert code == 1, err
+    assert "PREFIX BROKEN" in out
+    assert f"{big} in the parent, {big + 1} in the fork" in out
+    code, out, err = diff(capsys, str(tmp_path / "p.json"), str(tmp_path / "same.json"), "--json")
+    assert code == 0, err
+    code, out, err = diff(capsys, str(tmp_path / "p.json"), str(tmp_path / "f.json"), "--json")
+    assert code == 1
+    assert orjson.loads(out)["divergence"]["path"] == "tools[0].function.parameters.maximum"
+
+
+def test_a_byte_order_mark_is_skipped_and_duplicate_keys_are_warned(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Class 4: a BOM is no longer "not valid UTF-8"; a key sent twice is a warning on
+    stderr naming the file, and the verdict is unchanged (the last value is compared)."""
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + Path(FORK).read_bytes())
+    code, out, err = diff(capsys, PARENT, str(bom))
+    assert code == 0, err
+    assert err == ""
+    text = Path(BROKEN).read_text()
+    dup = tmp_path / "dup.json"
+    dup.write_text(text.replace('"model":', '"model": "other", "model":', 1))
+    assert text != dup.read_text()
+    code, out, err = diff(capsys, PARENT, str(dup))
+    assert code == 1
+    assert "PREFIX BROKEN" in out
+    assert err == (
+        f'prefix-harness: warning: {dup}: an object holds the same key twice ("model");'
+        " only the last of each is compared, and a provider may read another\n"
+    )

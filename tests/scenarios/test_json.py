@@ -265,3 +265,37 @@ def test_missing_paths_and_empty_folders_are_errors(tmp_path: Path) -> None:
         load_fixtures(tmp_path)
     with pytest.raises(ScenarioFormatError, match="no such file"):
         load_fixtures(tmp_path / "missing.json")
+
+
+CORPUS = Path(__file__).parents[2] / "fixtures"
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    data = (CORPUS / "oneshot.json").read_bytes()
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + data)
+    assert load_fixtures(tmp_path / "bom.json") == load_fixtures(CORPUS / "oneshot.json")
+
+
+@pytest.mark.parametrize("depth", [200, 254, 300, 600, 1_000, 1_020])
+@pytest.mark.parametrize("where", ["tool schema", "setting"])
+def test_deep_nesting_is_read_or_refused_naming_the_file(
+    tmp_path: Path, depth: int, where: str
+) -> None:
+    """Up to some 300 levels a deep schema is read; deeper, one sentence names the file."""
+    fixture = orjson.loads((CORPUS / "oneshot.json").read_bytes())
+    scenario = fixture["scenarios"][0]
+    preset = scenario["preset"]
+    if where == "tool schema":
+        preset["tools"][0]["parameters"] = {"type": "object", "x": "@@"}
+    else:
+        preset.setdefault("settings", {})["output_schema"] = {"schema": {"x": "@@"}, "name": "a"}
+    fixture["scenarios"] = [scenario]
+    file = tmp_path / "deep.json"
+    file.write_bytes(orjson.dumps(fixture).replace(b'"@@"', b"[" * depth + b"]" * depth))
+    if depth <= 300:
+        (loaded,) = load_fixtures(file)
+        assert loaded.id == scenario["id"]
+        return
+    with pytest.raises(ScenarioFormatError, match=r"nested too deeply|depth limit exceeded") as e:
+        load_fixtures(file)
+    assert str(e.value).startswith(f"{file}: ")
