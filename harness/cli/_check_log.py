@@ -188,7 +188,18 @@ class _Expected:
                 else:
                     known.append((r, f, entry))
         stale = expected.unexpected_passes(result.reports)
-        stale += [(e, "no check matched it") for e in expected.entries if id(e) not in used]
+        why = {
+            id(e): reason
+            for e, reason in expected.never_matching(
+                scenarios={r.scenario_id for r in result.reports},
+                dialects={r.dialect for r in result.reports},
+            )
+        }
+        stale += [
+            (e, why.get(id(e), "no check matched it"))
+            for e in expected.entries
+            if id(e) not in used
+        ]
         return cls(known, unexpected, stale)
 
     def exit_code(self, result: CheckResult) -> int:

@@ -960,8 +960,9 @@ def _item_features(item: dict[str, Any]) -> set[str]:
         found.add(kind)
     content = item.get("content")
     for part in content if isinstance(content, list) else ():
-        if isinstance(part, dict) and part.get("type") in _DETECT_ITEMS:
-            found.add(str(part["type"]))
+        kind = part.get("type") if isinstance(part, dict) else None
+        if isinstance(kind, str) and kind in _DETECT_ITEMS:
+            found.add(kind)
     return found
 
 

@@ -91,7 +91,8 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
         f"{after.label} rewrites {before.label} at byte {d.offset:,} "
         f"({evidence.segment or evidence.against_segment}): {d.reason}"
     )
-    cost = Cost(before.stream.length - d.offset, after.stream.length)
+    reusable = min(before.stream.length, after.stream.length)  # never more than it holds
+    cost = Cost(max(0, reusable - d.offset), after.stream.length)
     return Finding(rule, "fail", message, evidence, cost)
 
 

@@ -202,7 +202,7 @@ def test_a_body_object_too_deep_to_reencode_is_left_out(tmp_path: Path) -> None:
         ([b'{"body": "\xff"}'], "line 1: not valid JSON (str is not valid UTF-8"),
         ([{"body": OPENAI, "dialect": ["openai"]}], 'line 1: "dialect" must be a string'),
         (
-            [b'{"body": {"input": [{"type": "message", "content": [{"type": []}]}]}}'],
+            [b'{"body": {"input": 3, "contents": {"type": []}}}'],
             "line 1: cannot tell the body's wire format",
         ),
         (

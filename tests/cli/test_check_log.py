@@ -208,7 +208,9 @@ def test_an_entry_that_passes_or_matches_nothing_fails_the_run(
     assert check_log(str(recorded), "--expect", expect) == 1
     out, _ = capfd.readouterr()
     assert "UNEXPECTED PASSES (2)" in out
-    assert "  fork-99 · byte-prefix (no check matched it)" in out
+    assert (
+        "  fork-99 · byte-prefix (stale, never matches: no scenario 'fork-99' in this run)" in out
+    )
     assert ": NOT as expected: " in out
 
 

@@ -642,3 +642,9 @@ def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
     """A role that is a list, a content that is a number, a tool that is a string, a
     setting of the wrong type...: each reading method returns or raises DialectError."""
     reads_or_refuses(DIALECT, body)
+
+
+def test_detect_never_fails_on_a_part_type_of_another_json_type() -> None:
+    body = {"model": "m", "input": [{"type": "message", "role": "user", "content": [{"type": []}]}]}
+    assert DIALECT.detect(body) >= 1
+    assert detect_dialect(body)[0] is DIALECT

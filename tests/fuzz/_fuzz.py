@@ -49,18 +49,10 @@ def fuzz_settings(examples: int, **kwargs: Any) -> Callable[[Any], Any]:
     )
 
 
-KNOWN: list[tuple[type[BaseException], str, str]] = [
-    # Open failures outside the command line's own code, each with a reproducer in its
-    # test module: inputs that reach them are left out of the targets until they are fixed.
-    # (exception type, text in its message, source file it is raised from)
-    # check-log: a conversation whose later request is shorter than the bytes an earlier
-    # one loses (an earlier turn's tool schema grown to 70,000 bytes) fails the append-only
-    # check's Cost with "ValueError: a cost of 70103 bytes out of 682".
-    (ValueError, "a cost of", "harness/rules/_report.py"),
-    # diff / detection: an openai-responses content part whose "type" is an array or an
-    # object makes detection raise "TypeError: unhashable type" (diff without --dialect).
-    (TypeError, "unhashable type", "harness/dialects/openai_responses.py"),
-]
+KNOWN: list[tuple[type[BaseException], str, str]] = []
+"""Open failures outside the command line's own code, as (exception type, text in its
+message, source file it is raised from): inputs that reach them are left out of the
+targets until they are fixed, each with a reproducer in its test module. None is open."""
 
 
 def _known(error: BaseException) -> bool:

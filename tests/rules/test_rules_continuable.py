@@ -5,6 +5,8 @@ import pytest
 
 from harness.dialects import get_dialect
 from harness.model import Message, Request, Text
+from harness.rules._body import read_body
+from harness.rules._rules_continuable import extends
 from harness.subjects import Outcome
 
 from .bad_subjects import CASES
@@ -104,3 +106,25 @@ def test_a_follow_up_with_other_settings_fails_append_only() -> None:
         found.message
         == "follow_ups[1] changes the settings temperature of follow_ups[0] (1 of 2 bodies)"
     )
+
+
+def test_a_shorter_later_request_costs_at_most_its_own_bytes() -> None:
+    """A later request shorter than what it rewrites of the one before (an earlier turn's
+    tool schema of 70,000 bytes, then dropped) loses at most every byte it holds."""
+    dialect = get_dialect("anthropic")
+    big = {"type": "object", "properties": {"q": {"type": "string", "description": "a" * 70000}}}
+    first = {
+        "model": "m",
+        "max_tokens": 8,
+        "tools": [{"name": "t", "input_schema": big}],
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    later = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    before = read_body("first", orjson.dumps(first), dialect)
+    after = read_body("later", orjson.dumps(later), dialect)
+    assert not isinstance(before, str)
+    assert not isinstance(after, str)
+    found = extends(before, after)
+    assert found.status == "fail"
+    assert found.cost is not None
+    assert found.cost.lost_bytes <= after.stream.length
