@@ -10,6 +10,7 @@ import orjson
 
 from ..model._json import dumps, shown
 from ..prefix import MISSING, PrefixComparison, byte_window, structural_diff
+from ._escape import printable
 
 __all__ = ["DiffSubjects", "diff_json", "diff_text"]
 
@@ -64,9 +65,9 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         lines += [
             f"PREFIX BROKEN at byte {_n(d.offset)} of the prefix stream",
             f"  shared   {shared}",
-            f"  segment  {segment}",
-            f"  path     {d.path}",
-            f"  why      {d.reason}",
+            f"  segment  {printable(segment)}",
+            f"  path     {printable(str(d.path))}",
+            f"  why      {printable(d.reason)}",
             "",
             f"  parent   {p_win.text}",
             f"           {' ' * p_win.caret}^",
@@ -75,13 +76,17 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         ]
         changes = structural_diff(d)
         if changes:
-            lines += ["", "structure (deepdiff of the segment):"] + [f"  {x}" for x in changes]
+            lines += ["", "structure (deepdiff of the segment):"] + [
+                f"  {printable(x)}" for x in changes
+            ]
     lines.append("")
     if c.settings_changed:
         lines.append(f"settings: {len(c.settings_changed)} of {len(c.settings_compared)} differ")
         name_width = max(len(s.name) for s in c.settings_changed)
         for s in c.settings_changed:
-            lines.append(f"  {s.name:<{name_width}}  {_setting(s.parent)} -> {_setting(s.fork)}")
+            lines.append(
+                printable(f"  {s.name:<{name_width}}  {_setting(s.parent)} -> {_setting(s.fork)}")
+            )
     else:
         lines.append(f"settings: identical ({len(c.settings_compared)} compared)")
     return "\n".join(lines) + "\n"

@@ -324,3 +324,17 @@ def test_a_byte_order_mark_is_skipped_and_duplicate_keys_are_warned(
         f'prefix-harness: warning: {dup}: an object holds the same key twice ("model");'
         " only the last of each is compared, and a provider may read another\n"
     )
+
+
+def test_control_characters_of_a_body_are_escaped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A key and a text holding terminal escapes reach the terminal escaped."""
+    parent = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    fork = {"model": "m", "messages": [{"role": "user", "content": "hi", "n\x1b[2J": "\x07"}]}
+    (tmp_path / "p.json").write_bytes(orjson.dumps(parent))
+    (tmp_path / "f.json").write_bytes(orjson.dumps(fork))
+    code, out, _ = diff(capsys, str(tmp_path / "p.json"), str(tmp_path / "f.json"))
+    assert code == 1
+    assert "\x1b" not in out
+    assert "\x07" not in out
