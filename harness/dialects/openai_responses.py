@@ -79,7 +79,7 @@ _BREAKPOINT = "prompt_cache_breakpoint"
 _CALL_TYPES = ("function_call", "custom_tool_call")
 _OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 _SETTING_KEYS = (
-    *("model", "temperature", "top_p", "max_output_tokens", "reasoning", "tool_choice"),
+    *("model", "temperature", "top_p", "max_output_tokens", "tool_choice"),
     *("parallel_tool_calls", "prompt_cache_key", "prompt_cache_retention"),
     *("prompt_cache_options", "previous_response_id", "conversation", "store", "include"),
     *("truncation", "service_tier", "max_tool_calls", "top_logprobs", "background"),
@@ -179,10 +179,11 @@ class OpenAIResponses(Dialect):
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """The cache-relevant fields outside the prefix, raw; ``text`` without its format."""
+        """The cache-relevant fields outside the prefix, raw; each field of ``reasoning`` and of
+        ``text`` (but its format, a prefix segment) by its own dotted name."""
         out = {key: body[key] for key in _SETTING_KEYS if key in body}
         for nested in ("reasoning", "text"):
-            value = out.pop(nested, body.get(nested))
+            value = body.get(nested)
             if isinstance(value, dict):
                 out.update((f"{nested}.{k}", v) for k, v in value.items() if k != "format")
             elif value is not None:

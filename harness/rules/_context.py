@@ -71,8 +71,10 @@ class Context:
         ) -> Body | None:
             if raw is None:
                 return None
-            judged = resolve(label, raw, dialect, parent, answer)
-            body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
+            body: Body | str = read_body(label, raw, dialect)
+            if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
+                judged = resolve(label, body.parsed.body, dialect, parent, answer)
+                body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
             if isinstance(body, str):
                 problems.append((label, body))
                 return None

@@ -10,12 +10,12 @@ body must be self-contained, since nothing in a scenario names what it would con
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import orjson
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..dialects import Dialect
 from ..model import Message
+from ..model._json import dumps
 from ._body import Body
 
 __all__ = ["resolve"]
@@ -23,21 +23,15 @@ __all__ = ["resolve"]
 
 def resolve(
     label: str,
-    raw: bytes,
+    body: Mapping[str, Any],
     dialect: Dialect,
     parent: Body | None,
     answer: Sequence[Message] | None,
 ) -> bytes | str:
-    """The body to judge: ``raw`` itself, its expansion against the parent (``answer`` is
+    """The continuation ``body`` to judge: its expansion against the parent (``answer`` is
     the model's answer to the parent's request; None where a body may not continue), or one
     sentence saying why it cannot be judged."""
-    try:
-        decoded = orjson.loads(raw)
-        response = dialect.continued(decoded) if isinstance(decoded, dict) else None
-    except (orjson.JSONDecodeError, RecursionError):
-        return raw  # read_body says what is wrong with it
-    if response is None:
-        return raw
+    response = dialect.continued(body)
     if answer is None:
         return (
             f"{label} continues a stored response (previous_response_id {response!r}); only a"
@@ -52,6 +46,6 @@ def resolve(
             " the parent was sent with store: false, so the provider keeps nothing to continue"
         )
     try:
-        return orjson.dumps(dialect.expand(decoded, parent.parsed.body, answer))
+        return dumps(dialect.expand(body, parent.parsed.body, answer))
     except ValueError as e:  # a DialectError in the child's own input
         return f"{label} is not a request of the {dialect.name} dialect: {e}"
