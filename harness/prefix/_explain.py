@@ -17,7 +17,9 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """A printable excerpt of a frame; ``caret`` is the column of the first differing byte."""
+    """A printable excerpt of a frame; ``caret`` is the index in ``text`` of the character
+    holding the first differing byte (a character index: a renderer counts the columns up to
+    it by display width, ``harness.reports._escape.caret_pad``)."""
 
     text: str
     caret: int
@@ -27,8 +29,8 @@ def byte_window(frame: Frame | None, offset: int, *, context: int = 40) -> Windo
     """Up to ``context`` bytes either side of stream ``offset`` within ``frame``."""
     if frame is None:
         return Window("(the prefix ends here)", 0)
-    local = offset - frame.start
     data = frame.data
+    local = _char_start(data, offset - frame.start)  # bytes may part inside a character
     start = _char_start(data, max(0, local - context))
     end = _char_start(data, min(len(data), local + context))
     before = _printable(data[start:local].decode("utf-8", "replace"))

@@ -13,13 +13,26 @@ XML 1.0 forbids most C0 controls even as character references, and lone surrogat
 encoded at all: ``xml_safe`` escapes exactly those, so that a JUnit report always parses.
 Backslashes are left alone in every case (paths and JSON escapes stay as they were), so an
 escape is for a person to read, not a lossless encoding.
+
+A caret printed under a window of text must count terminal columns, not characters: East
+Asian wide and fullwidth characters and emoji take two, combining marks and joiners none.
+``display_width`` counts them (``unicodedata``, no table of its own) and ``caret_pad`` gives
+the spaces that put a ``^`` under a given character.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["printable", "printable_json", "printable_lines", "xml_safe"]
+__all__ = [
+    "caret_pad",
+    "display_width",
+    "printable",
+    "printable_json",
+    "printable_lines",
+    "xml_safe",
+]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -65,3 +78,49 @@ def xml_safe(text: str) -> str:
     """``text`` with the characters XML 1.0 cannot hold (C0 controls other than tab, line feed
     and carriage return; lone surrogates; U+FFFE and U+FFFF) escaped as in ``printable``."""
     return _NOT_XML.sub(_escape, text)
+
+
+_ZWJ = "\u200d"
+_EMOJI_PRESENTATION = "\ufe0f"
+_SKIN_TONES = range(0x1F3FB, 0x1F400)
+
+
+def _width(char: str) -> int:
+    """Columns of one character on its own: 0 for a combining mark or a format character
+    (joiners, variation selectors), 2 for East Asian wide or fullwidth (most emoji), else 1."""
+    if unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _widths(text: str) -> list[int]:
+    """The columns of each character of ``text`` where it stands: a skin-tone modifier or a
+    character after a zero-width joiner joins the emoji before it (no column of its own); an
+    emoji presentation selector widens a narrow symbol before it to two."""
+    widths: list[int] = []
+    for i, char in enumerate(text):
+        previous = text[i - 1] if i else ""
+        if previous and (previous == _ZWJ or ord(char) in _SKIN_TONES):
+            widths.append(0)
+        elif char == _EMOJI_PRESENTATION:
+            base = next((w for w in reversed(widths) if w), 0)
+            widths.append(1 if base == 1 else 0)
+        else:
+            widths.append(_width(char))
+    return widths
+
+
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes (one line, controls already escaped): ``"ab"`` 2,
+    ``"日本"`` 4, ``"e\u0301"`` 1, ``"👍🏽"`` 2, ``"❤\ufe0f"`` 2."""
+    return sum(_widths(text))
+
+
+def caret_pad(text: str, index: int) -> str:
+    """The spaces that put a caret printed after them under ``text[index]`` (a character
+    index): a difference in a combining mark, a joiner or a modifier is marked under the
+    character it belongs to."""
+    widths = _widths(text)
+    while 0 < index < len(text) and widths[index] == 0:
+        index -= 1
+    return " " * sum(widths[:index])

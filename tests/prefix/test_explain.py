@@ -1,5 +1,8 @@
+import pytest
+
 from harness.dialects import get_dialect
 from harness.prefix import byte_window, compare, structural_diff
+from harness.reports._escape import caret_pad, display_width
 
 
 def diverge(parent_text: str, fork_text: str, **extra: object):  # type: ignore[no-untyped-def]
@@ -60,3 +63,27 @@ def test_structural_diff_shows_a_long_string_around_where_it_changes() -> None:
     parent, fork = line.split(" -> ")
     assert "tail one" in parent
     assert "tail two" in fork
+
+
+@pytest.mark.parametrize(
+    ("parent_text", "fork_text", "under"),
+    [
+        ("日本語の説明", "日本語の解説", "解"),  # wide characters that part in their last byte
+        ("ＡＢＣ", "ＡＢＤ", "Ｄ"),  # fullwidth
+        ("ok 👍 then 😀", "ok 👍 then 😁", "😁"),  # emoji, two columns each
+        ("ok 👍🏽 then X", "ok 👍🏽 then Y", "Y"),  # an emoji with a skin tone before it
+        ("cafe\u0301 au lait", "cafe\u0300 au lait", "e"),  # the combining mark differs
+        ("na\u0308ive X", "na\u0308ive Y", "Y"),  # a combining mark before the difference
+    ],
+)
+def test_caret_sits_under_the_first_differing_character(
+    parent_text: str, fork_text: str, under: str
+) -> None:
+    d = diverge(parent_text, fork_text)
+    window = byte_window(d.fork_frame, d.offset, context=12)
+    assert "\ufffd" not in window.text
+    column = len(caret_pad(window.text, window.caret))
+    # the characters left of the caret take exactly its columns, and the next one is `under`
+    i = next(i for i in range(len(window.text)) if display_width(window.text[:i]) >= column)
+    assert display_width(window.text[:i]) == column
+    assert window.text[i] == under

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from harness.reports._escape import printable, printable_json, printable_lines, xml_safe
+from harness.reports._escape import (
+    caret_pad,
+    display_width,
+    printable,
+    printable_json,
+    printable_lines,
+    xml_safe,
+)
 
 HOSTILE = (
     "red \x1b[31mALERT\x1b[0m, title \x1b]0;pwned\x07, back\x08\x08, over\rwritten,"
@@ -49,3 +56,24 @@ def test_xml_safe_text_always_parses() -> None:
     assert parsed.get("message", "").startswith("red \\x1b[31mALERT")
     assert "lone \\ud800" in (parsed.text or "")
     assert "\\ufffe\\uffff" in (parsed.text or "")
+
+
+def test_display_width_counts_terminal_columns() -> None:
+    assert display_width("ascii") == 5
+    assert display_width("日本語") == 6  # East Asian wide
+    assert display_width("ＡＢ") == 4  # fullwidth
+    assert display_width("cafe\u0301") == 4  # a combining acute accent takes no column
+    assert display_width("👍") == display_width("👍🏽") == 2  # a skin tone joins its emoji
+    assert display_width("❤\ufe0f") == 2  # emoji presentation of a narrow symbol
+    assert display_width("👨\u200d👩\u200d👧") == 2  # one family glyph
+    assert display_width("…") == 1
+
+
+def test_caret_pad_puts_the_caret_under_the_character() -> None:
+    assert caret_pad("abX", 2) == "  "
+    assert caret_pad("日本X", 2) == " " * 4
+    assert caret_pad("a👍X", 2) == " " * 3
+    # the difference is in the combining mark: the caret goes under the letter it marks
+    assert caret_pad("cafe\u0301", 4) == " " * 3
+    assert caret_pad("x👍🏽", 2) == " "  # the modifier: under its emoji
+    assert caret_pad("", 0) == ""
