@@ -10,7 +10,7 @@ import orjson
 
 from ..model._json import dumps, shown
 from ..prefix import MISSING, PrefixComparison, byte_window, structural_diff
-from ._escape import printable
+from ._escape import caret_pad, printable
 
 __all__ = ["DiffSubjects", "diff_json", "diff_text"]
 
@@ -70,9 +70,9 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
             f"  why      {printable(d.reason)}",
             "",
             f"  parent   {p_win.text}",
-            f"           {' ' * p_win.caret}^",
+            f"           {caret_pad(p_win.text, p_win.caret)}^",
             f"  fork     {f_win.text}",
-            f"           {' ' * f_win.caret}^",
+            f"           {caret_pad(f_win.text, f_win.caret)}^",
         ]
         changes = structural_diff(d)
         if changes:

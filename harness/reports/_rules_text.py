@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..prefix import Window
 from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
-from ._escape import printable
+from ._escape import caret_pad, printable
 
 __all__ = ["MARKS", "cost_text", "finding_details", "rules_text"]
 
@@ -34,7 +34,8 @@ def cost_text(cost: Cost) -> str:
 def _window(label: str, window: Window, width: int) -> list[str]:
     before = printable(window.text[: window.caret])
     after = printable(window.text[window.caret :])
-    return [f"{label:<{width}}  {before}{after}", f"{'':<{width}}  {' ' * len(before)}^"]
+    pad = caret_pad(before + after, len(before))
+    return [f"{label:<{width}}  {before}{after}", f"{'':<{width}}  {pad}^"]
 
 
 def finding_details(finding: Finding) -> list[str]:
