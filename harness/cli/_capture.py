@@ -13,29 +13,22 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ..capture import (
-    DEFAULT_MAX_REQUEST_BYTES,
-    FakeProvider,
-    LoopbackError,
-    Record,
-    RecordError,
-    Script,
-    ScriptError,
-    check_records,
-    child_environment,
-    load_script,
-    provider_environment,
-    summarize,
-)
-from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
-from ..check._expect import Expectations
 from ..reports._escape import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
+if TYPE_CHECKING:
+    from ..capture import FakeProvider, Record, Script
+    from ..check._expect import Expectations
+
 __all__ = ["add_parser", "run"]
+
+DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
+"""``harness.capture.DEFAULT_MAX_REQUEST_BYTES``, the --max-request-size default, kept here so
+that building the parser does not load the capture machinery (tests/cli/test_startup.py holds
+the two equal)."""
 
 DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 DEFAULT_RECORD = "capture.jsonl"
@@ -100,6 +93,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..capture import FakeProvider, LoopbackError, ScriptError, load_script
+
     command: list[str] = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
@@ -146,6 +141,8 @@ def _announce(
     rules: int,
     info: TextIO,
 ) -> None:
+    from ..capture import provider_environment
+
     dialects = [w.dialect for w in provider.wires]
     served = f" (requests recorded as {', '.join(dialects)})" if len(dialects) > 1 else ""
     lines = [
@@ -165,6 +162,9 @@ def _run_command(
     """The command's exit status, or a sentence saying why it has none. With ``to_stderr``
     the command's standard output goes to our standard error (stdout carries JSON).
     However it ends, everything it started is ended too (``ProcessTree``)."""
+    from ..capture import child_environment
+    from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
+
     env = child_environment(provider.origin, os.environ)
     token = secrets.token_hex(8)
     env[RUN_VARIABLE] = token
@@ -217,6 +217,8 @@ def _report(
 ) -> int:
     """Print how the command ended and what was recorded, then check the requests; the
     exit code (a time-out or a command that never called wins over the rules)."""
+    from ..capture import RecordError, check_records, summarize
+
     if isinstance(outcome, int):
         status = f"killed by signal {-outcome}" if outcome < 0 else f"exited with status {outcome}"
         print(f"command {status}", file=info)

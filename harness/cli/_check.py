@@ -5,24 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..check import (
-    MAX_HANGS,
-    CheckRun,
-    ExpectationError,
-    Expectations,
-    bundled_fixtures,
-    load_expectations,
-    run_check,
-)
 from ..dialects import all_dialects
-from ..reports import check_json, check_junit, check_text
 from ..reports._escape import printable
-from ..scenarios import ScenarioFormatError, load_fixtures
-from ..subjects import SubjectStartError, SubprocessOptions, load_subject, timeout_problem
 from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, fail
 
+if TYPE_CHECKING:
+    from ..check import CheckRun
+
 __all__ = ["add_parser"]
+
+MAX_HANGS = 3
+"""``harness.check.MAX_HANGS``, the --max-hangs default, kept here so that building the
+parser does not load the checker (tests/cli/test_startup.py holds the two equal)."""
 
 DESCRIPTION = """\
 Run a subject over the fixture corpus and N generated scenarios per dialect, evaluate every
@@ -102,6 +98,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..check import (
+        ExpectationError,
+        Expectations,
+        bundled_fixtures,
+        load_expectations,
+        run_check,
+    )
+    from ..scenarios import ScenarioFormatError, load_fixtures
+    from ..subjects import SubjectStartError, SubprocessOptions, load_subject, timeout_problem
+
     if args.examples < 0:
         return fail("--examples must be 0 or more")
     for flag, seconds in (("--timeout", args.timeout), ("--deadline", args.deadline)):
@@ -163,6 +169,8 @@ def _bar(done: int, total: int, what: str) -> None:
 
 
 def _report(result: CheckRun, args: argparse.Namespace) -> int:
+    from ..reports import check_json, check_junit, check_text
+
     if args.junit_xml is not None:
         try:
             args.junit_xml.write_bytes(check_junit(result))

@@ -7,26 +7,21 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import orjson
-
-from ..capture import (
-    DEFAULT_FORK_TAG,
-    CheckResult,
-    GroupOptions,
-    LogError,
-    check_requests,
-    read_log,
-    verdict_json,
-    verdict_junit,
-    verdict_text,
-)
-from ..check._expect import ExpectationError, Expectations, KnownFailure, load_expectations
 from ..dialects import all_dialects
-from ..rules import Finding, ScenarioReport
 from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, fail
 
+if TYPE_CHECKING:
+    from ..capture import CheckResult, GroupOptions
+    from ..check._expect import Expectations, KnownFailure
+    from ..rules import Finding, ScenarioReport
+
 __all__ = ["add_check_options", "add_parser", "expectations", "group_options", "report", "run"]
+
+DEFAULT_FORK_TAG = "<fork-boilerplate>"
+"""``harness.capture.DEFAULT_FORK_TAG``, the --fork-tag default, kept here so that building the
+parser does not load the capture machinery (tests/cli/test_startup.py holds the two equal)."""
 
 DESCRIPTION = """\
 Group the requests of a JSON-lines log into conversations (parent, fork children, siblings,
@@ -103,6 +98,8 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
 
 def expectations(args: argparse.Namespace) -> Expectations | str:
     """The ``--expect`` file's known failures (none without it), or why it cannot be read."""
+    from ..check._expect import ExpectationError, Expectations, load_expectations
+
     if not args.expect:
         return Expectations()
     try:
@@ -113,6 +110,8 @@ def expectations(args: argparse.Namespace) -> Expectations | str:
 
 def group_options(args: argparse.Namespace, fork_tag: str = DEFAULT_FORK_TAG) -> GroupOptions:
     """The grouping options given on the command line (``fork_tag`` when none is given)."""
+    from ..capture import GroupOptions
+
     return GroupOptions(
         fork_tag=args.fork_tag or fork_tag,
         directive_key=args.directive_key,
@@ -128,6 +127,11 @@ def report(
     """Print the report (text or JSON), write the JUnit XML file if asked; the exit code.
     With ``expected``, known failures do not fail the run, and entries that passed or
     matched nothing do; the report then ends with the verdict the expectations give."""
+    import orjson
+
+    from ..capture import verdict_json, verdict_junit, verdict_text
+    from ..check._expect import Expectations
+
     expected = expected or Expectations()
     found = _Expected.of(result, expected)
     code = found.exit_code(result)
@@ -229,6 +233,8 @@ class _Expected:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..capture import LogError, check_requests, read_log
+
     if args.fork_tag == "":
         return fail("--fork-tag must not be empty", code=EXIT_BAD_INPUT)
     try:

@@ -7,8 +7,6 @@ import gc
 import sys
 
 from .._bodies import STDIN, BodyError, choose_dialect, decode_body, parse_body, read_body
-from ..prefix import StreamError, compare
-from ..reports import DiffSubjects, diff_json, diff_text
 from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_body_options, fail
 
 __all__ = ["add_parser"]
@@ -43,6 +41,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..prefix import StreamError, compare
+    from ..reports._diff import DiffSubjects, diff_json, diff_text
+
     if args.parent == STDIN and args.fork == STDIN:
         return fail("only one of PARENT and FORK can be read from stdin (-)")
     if args.context < 0:

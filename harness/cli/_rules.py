@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
-from ..rules import RuleInfo, SeenIn, catalog, rule_info
 from ._common import EXIT_BAD_INPUT, EXIT_OK, fail
+
+if TYPE_CHECKING:
+    from ..rules import RuleInfo, SeenIn
 
 __all__ = ["add_parser", "run"]
 
@@ -75,6 +78,8 @@ def explanation(info: RuleInfo) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..rules import catalog, rule_info
+
     if args.rule is None:
         sys.stdout.write(listing(catalog()))
         return EXIT_OK

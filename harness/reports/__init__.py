@@ -1,10 +1,20 @@
-"""Reports for people (terminal text), machines (JSON) and CI (JUnit XML)."""
+"""Reports for people (terminal text), machines (JSON) and CI (JUnit XML).
 
-from ._check import check_json, check_junit, check_text
-from ._diff import DiffSubjects, diff_json, diff_text
-from ._rules_json import rules_json
-from ._rules_junit import rules_junit
-from ._rules_text import rules_text
+The names are loaded on first use (module ``__getattr__``): a command imports only the report
+it prints, so that ``diff`` never loads the checker behind the ``check`` reports.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._check import check_json, check_junit, check_text
+    from ._diff import DiffSubjects, diff_json, diff_text
+    from ._rules_json import rules_json
+    from ._rules_junit import rules_junit
+    from ._rules_text import rules_text
 
 __all__ = [
     "DiffSubjects",
@@ -17,3 +27,29 @@ __all__ = [
     "rules_junit",
     "rules_text",
 ]
+
+_MODULES = {
+    "DiffSubjects": "_diff",
+    "check_json": "_check",
+    "check_junit": "_check",
+    "check_text": "_check",
+    "diff_json": "_diff",
+    "diff_text": "_diff",
+    "rules_json": "_rules_json",
+    "rules_junit": "_rules_junit",
+    "rules_text": "_rules_text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the private module that defines ``name``, on first use."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,95 @@
+"""Start-up: each command imports only what it uses (harness/cli/_main.py builds the parser from
+``argparse``-level modules; each command imports its machinery when it runs). Each case is a
+real ``python -X importtime -m harness`` process, and the modules it loaded are read from the
+import-time report on stderr."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import capture, check
+from harness.cli import _capture, _check, _check_log
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "openai"
+PARENT, FORK, BROKEN = (str(EXAMPLES / n) for n in ("parent.json", "fork.json", "fork-broken.json"))
+
+MACHINERY = (
+    "hypothesis",
+    "jsonschema",
+    "harness.assemblers",
+    "harness.capture",
+    "harness.check",
+    "harness.protocol",
+    "harness.rules",
+    "harness.scenarios",
+    "harness.strategies",
+    "harness.subjects",
+)
+"""What no command loads before it runs: the generators, the schemas and the checkers."""
+
+COMMANDS = ("diff", "check", "capture", "check-log", "rules")
+
+
+def imported(*argv: str) -> tuple[int, set[str]]:
+    """The exit code of ``prefix-harness ARGV`` and every module the process imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "harness", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    assert "harness.cli._main" in modules, done.stderr[-2000:]
+    return done.returncode, modules
+
+
+def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    """The modules of ``packages`` (each package and what is under it) among ``modules``."""
+    return sorted(m for m in modules if any(m == p or m.startswith(f"{p}.") for p in packages))
+
+
+@pytest.mark.parametrize("fork", [FORK, BROKEN])
+def test_diff_loads_no_checker_generator_or_schema(fork: str) -> None:
+    code, modules = imported("diff", PARENT, fork)
+    assert code == (0 if fork == FORK else 1)
+    assert "harness.prefix" in modules  # the report was built in this process
+    assert loaded(modules, MACHINERY) == []
+
+
+def test_diff_json_loads_no_checker_generator_or_schema() -> None:
+    code, modules = imported("diff", "--json", PARENT, BROKEN)
+    assert code == 1
+    assert loaded(modules, MACHINERY) == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in COMMANDS)])
+def test_help_loads_no_command_machinery(argv: list[str]) -> None:
+    code, modules = imported(*argv)
+    assert code == 0
+    assert loaded(modules, (*MACHINERY, "harness.prefix", "deepdiff")) == []
+    assert not any(
+        m.startswith("harness.reports.") and m != "harness.reports._escape" for m in modules
+    )
+
+
+def test_rules_loads_the_catalog_only_when_it_runs() -> None:
+    code, modules = imported("rules")
+    assert code == 0
+    assert "harness.rules" in modules
+    assert loaded(modules, ("hypothesis", "harness.capture", "harness.check")) == []
+
+
+def test_parser_defaults_match_the_library() -> None:
+    """The defaults the parser shows are kept in the CLI so that building it loads nothing
+    heavy: they must stay those of the library."""
+    assert _check.MAX_HANGS == check.MAX_HANGS
+    assert _check_log.DEFAULT_FORK_TAG == capture.DEFAULT_FORK_TAG
+    assert _capture.DEFAULT_MAX_REQUEST_BYTES == capture.DEFAULT_MAX_REQUEST_BYTES
