@@ -1,0 +1,158 @@
+"""The HTML report of ``check``, ``capture`` and ``check-log``: one self-contained page for
+people (docs/html.md).
+
+A header (command, subject, dialects, seed, the verdict and what its exit code means,
+counts), the rules × dialects matrix, then each failure with both sides of the divergence
+and a bar of the prefix its child kept and lost; for a capture or a log, a timeline of the
+requests of each conversation showing how much of each the cache could serve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ._html_check import Failure, failure_cards, failures_of, matrix
+from ._html_page import esc, page, section
+from ._html_timeline import left_out, timeline
+
+if TYPE_CHECKING:  # harness.capture reports through harness.reports: no import at run time
+    from ..capture import CheckResult
+    from ..check import CheckRun, Expectations
+
+__all__ = ["EXIT_MEANINGS", "capture_html", "check_html"]
+
+EXIT_MEANINGS = {
+    0: "conforming: every rule that applied held, and something was checked",
+    1: "a rule failed (or an expected failure passed)",
+    2: "bad usage or input",
+    3: "the subject crashed, hung or broke the protocol (or the command timed out)",
+    4: "inconclusive: nothing was checked, so there is no verdict either way",
+}
+
+
+def _header(command: str, facts: Sequence[tuple[str, str]], code: int, why: Sequence[str]) -> str:
+    verdict = f"exit {code} — {EXIT_MEANINGS.get(code, 'unknown exit code')}"
+    items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)
+    reasons = "".join(f"<li>{esc(r)}</li>" for r in why)
+    listed = f'<ul class="plain">{reasons}</ul>' if reasons else ""
+    return (
+        f"<header><h1>prefix-harness {esc(command)}</h1>"
+        f'<div class="verdict code-{code}" data-exit="{code}">{esc(verdict)}</div>{listed}'
+        f'<dl class="facts">{items}</dl></header>'
+    )
+
+
+def _failures(failures: list[Failure]) -> str:
+    unexpected = [x for x in failures if x.known is None]
+    known = [x for x in failures if x.known is not None]
+    parts = []
+    if unexpected:
+        parts.append(
+            section(f"Failures ({len(unexpected)})", failure_cards(unexpected), id_="failures")
+        )
+    else:
+        parts.append(
+            section("Failures", '<p class="muted">no unexpected failure.</p>', id_="failures")
+        )
+    if known:
+        parts.append(
+            section(f"Expected failures ({len(known)})", failure_cards(known), id_="expected")
+        )
+    return "\n".join(parts)
+
+
+def _listing(heading: str, lines: Sequence[str], id_: str) -> str:
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return section(f"{heading} ({len(lines)})", f'<ul class="plain">{items}</ul>', id_=id_)
+
+
+def check_html(run: CheckRun, *, seed: int | None = None) -> str:
+    """The page of a ``check`` run (``seed`` as given on the command line)."""
+    failures = failures_of(
+        run.reports,
+        lambda r, f: None if (e := run.expected_failure(r, f)) is None else e.reason,
+    )
+    unexpected = sum(x.known is None for x in failures)
+    facts = [
+        ("subject", run.subject),
+        ("dialects", ", ".join(run.dialects)),
+        ("seed", "derandomized (none given)" if seed is None else str(seed)),
+        ("scenario runs", f"{len(run.reports):,} ({run.generated:,} generated)"),
+        ("failures", f"{unexpected} unexpected, {len(failures) - unexpected} expected"),
+        ("unexpected passes", str(len(run.unexpected_passes))),
+        ("subject failures", f"{len(run.failures)} (crashed, hung or broke the protocol)"),
+    ]
+    if run.stopped:
+        facts.append(("stopped", run.stopped))
+    body = [
+        _header("check", facts, run.exit_code, run.inconclusive),
+        section("Rules × dialects", matrix(run.reports, run.dialects, failures), id_="matrix"),
+        _failures(failures),
+        _listing(
+            "Unexpected passes",
+            [
+                f"{where} · {e.rule}: expected to fail ({e.reason})"
+                for e, where in run.unexpected_passes
+            ],
+            "unexpected-passes",
+        ),
+        _listing(
+            "Subject failures",
+            [f"{f.kind} · {f.scenario or '(no scenario)'}: {f.message}" for f in run.failures],
+            "subject-failures",
+        ),
+    ]
+    return page(f"prefix-harness check: {run.subject}", "\n".join(b for b in body if b))
+
+
+def capture_html(
+    result: CheckResult,
+    *,
+    command: str,
+    exit_code: int,
+    subject: str,
+    expected: Expectations | None = None,
+) -> str:
+    """The page of a ``capture`` or ``check-log`` check (``command`` names which); the exit
+    code is the command's, expectations and a time-out included."""
+    failures = failures_of(
+        result.reports,
+        lambda r, f: (
+            None
+            if expected is None
+            or (e := expected.expected(r.subject, r.scenario_id, r.dialect, f.rule)) is None
+            else e.reason
+        ),
+    )
+    dialects = list(dict.fromkeys(c.first.dialect for r in result.roles for c in r.conversations))
+    count = sum(len(r.conversations) for r in result.roles)
+    failed = sum(c.report.failed for c in result.checks)
+    unexpected = sum(x.known is None for x in failures)
+    facts = [
+        ("subject", subject),
+        ("dialects", ", ".join(dialects) or "(none)"),
+        ("requests", f"{result.requests:,} used, {len(result.ignored):,} left out"),
+        ("conversations", f"{count:,}"),
+        (
+            "groups",
+            f"{len(result.checks)} checked, {failed} failed, {len(result.not_checked)} not checked",
+        ),
+        ("turns", f"{len(result.turns)} conversations checked append-only"),
+        ("failures", f"{unexpected} unexpected, {len(failures) - unexpected} expected"),
+    ]
+    checks = [f"{c.id}: {c.what}" for c in (*result.checks, *result.turns)]
+    body = [
+        _header(command, facts, exit_code, result.inconclusive),
+        section("Requests per conversation", timeline(result), id_="timeline"),
+        section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
+        _failures(failures),
+        _listing("Checks", checks, "checks"),
+        _listing(
+            "Not checked", [f"{n.what}: {n.reason}" for n in result.not_checked], "not-checked"
+        ),
+        _listing("Left out", left_out(result), "left-out"),
+    ]
+    return page(f"prefix-harness {command}: {subject}", "\n".join(b for b in body if b))

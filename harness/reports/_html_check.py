@@ -1,0 +1,203 @@
+"""The HTML report's rules part: the rules × dialects matrix and one card per failure.
+
+A cell is ``fail`` when a failure in it is not expected, ``expected`` when every failure in
+it is a known one, ``pass`` when a rule held (warnings and notes included, counted) and
+``na`` when it applied nowhere; a failing or expected cell links to its failures. A card
+shows the rule and scenario, the one-line reason, both sides of the divergence in the byte
+window the text report shows (``Evidence.window``/``against_window``, from
+``harness.prefix.byte_window``), the structural diff, and a bar of the child's prefix: the
+part it shares with what it is compared against, and the part lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..prefix import Window
+from ..rules import BYTES_PER_TOKEN, Cost, Evidence, Finding, ScenarioReport, catalog, rule_info
+from ._html_page import anchor, bar, esc, esc_lines, percent
+from ._rules_text import MARKS
+
+__all__ = ["Failure", "Known", "cost_bar", "failure_cards", "failures_of", "matrix"]
+
+Known = Callable[[ScenarioReport, Finding], "str | None"]
+"""The reason a failure is expected (known), or None when it is not."""
+
+_ENDED = "(the prefix ends here)"
+_CELL_TITLES = {
+    "fail": "failed",
+    "expected": "expected failure",
+    "pass": "passed",
+    "na": "not applicable",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A failed finding of a report; ``known`` is the reason it was expected, if it was."""
+
+    report: ScenarioReport
+    finding: Finding
+    known: str | None = None
+
+
+def failures_of(reports: Sequence[ScenarioReport], known: Known) -> list[Failure]:
+    """Every failed finding, in catalog order of its rule, then in the reports' order."""
+    order = {info.id: i for i, info in enumerate(catalog())}
+    found = [Failure(r, f, known(r, f)) for r in reports for f in r.findings if f.status == "fail"]
+    return sorted(found, key=lambda x: order.get(x.finding.rule, len(order)))
+
+
+def _target(failure: Failure) -> str:
+    kind = "expected" if failure.known is not None else "fail"
+    return anchor(kind, failure.finding.rule, failure.report.dialect)
+
+
+def _cell(rule: str, dialect: str, findings: list[Finding], failures: list[Failure]) -> str:
+    mine = [x for x in failures if x.finding.rule == rule and x.report.dialect == dialect]
+    unexpected = [x for x in mine if x.known is None]
+    counts = {s: sum(f.status == s for f in findings) for s in MARKS}
+    shown = " ".join(f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable")
+    if unexpected:
+        kind, link = "fail", _target(unexpected[0])
+    elif mine:
+        kind, link = "expected", _target(mine[0])
+    elif any(f.status != "not-applicable" for f in findings):
+        kind, link = "pass", None
+    else:
+        kind, link = "na", None
+    text = esc(shown or MARKS["not-applicable"])
+    if link is not None:
+        text = f'<a href="#{link}">{text}</a>'
+    title = f"{rule} in {dialect}: {_CELL_TITLES[kind]}"
+    return (
+        f'<td class="cell {kind}" data-rule="{esc(rule)}" data-dialect="{esc(dialect)}"'
+        f' data-status="{kind}" title="{esc(title)}">{text}</td>'
+    )
+
+
+def matrix(
+    reports: Sequence[ScenarioReport], dialects: Sequence[str], failures: list[Failure]
+) -> str:
+    """The rules × dialects table; counts are scenario runs (or checked groups)."""
+    head = "".join(f"<th>{esc(d)}</th>" for d in dialects)
+    by_cell: dict[tuple[str, str], list[Finding]] = {}
+    for r in reports:
+        for f in r.findings:
+            by_cell.setdefault((f.rule, r.dialect), []).append(f)
+    rows = []
+    for info in catalog():
+        cells = "".join(
+            _cell(info.id, d, by_cell.get((info.id, d), []), failures) for d in dialects
+        )
+        rows.append(
+            f'<tr><th scope="row" title="{esc(info.title)}"><code>{esc(info.id)}</code></th>'
+            f"{cells}</tr>"
+        )
+    legend = (
+        '<p class="legend"><span class="pass">✓ passed (! warning, i note)</span>'
+        '<span class="fail">✗ failed</span><span class="expected">✗ expected failure</span>'
+        '<span class="na">- not applicable</span> <span class="muted">counts are runs;'
+        " a failing cell links to its failures</span></p>"
+    )
+    return (
+        f'<table class="matrix"><thead><tr><th>rule</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>\n{legend}"
+    )
+
+
+def _side(label: str, window: Window) -> str:
+    if window.text == _ENDED:
+        shown = f'<span class="muted">{esc(window.text)}</span>'
+    else:
+        before = esc(window.text[: window.caret])
+        at = esc(window.text[window.caret : window.caret + 1])
+        after = esc(window.text[window.caret + 1 :])
+        shown = f'{before}<span class="after"><span class="caret">{at}</span>{after}</span>'
+    return (
+        f'<div class="side" data-side="{esc(label)}"><div class="label">{esc(label)}</div>'
+        f'<pre class="window">{shown}</pre></div>'
+    )
+
+
+def _facts(e: Evidence, message: str) -> str:
+    rows = []
+    against = f" (against {e.against})" if e.against else ""
+    rows.append(("body", f"{e.body}{against}"))
+    if e.offset is not None:
+        rows.append(("offset", f"byte {e.offset:,} of the body's prefix stream"))
+    if e.segment or e.against_segment:
+        other = e.against_segment if e.against_segment not in (None, e.segment) else None
+        theirs = f" ({e.against}: {other})" if other else ""
+        rows.append(("segment", f"{e.segment or '(none)'}{theirs}"))
+    if e.path:
+        rows.append(("path", e.path))
+    if e.reason and e.reason not in message:
+        rows.append(("why", e.reason))
+    items = "".join(f"<dt>{esc(k)}</dt><dd><code>{esc(v)}</code></dd>" for k, v in rows)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def cost_bar(label: str, cost: Cost) -> str:
+    """The child's prefix as a bar: shared (kept) then lost, widths from the cost in bytes."""
+    kept = cost.child_bytes - cost.lost_bytes
+    what = (
+        f"{kept:,} of {cost.child_bytes:,} bytes of prefix shared"
+        f" ({percent(kept, cost.child_bytes):g}%), {cost.lost_bytes:,} lost"
+        f" (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
+    )
+    return (
+        f'<div class="barline cost" data-body="{esc(label)}">'
+        f'<div class="what">{esc(label)}</div>'
+        f"<div>{bar([('kept', kept), ('lost', cost.lost_bytes)], cost.child_bytes, title=what)}"
+        f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'
+        f" — {esc(what)}</div></div></div>"
+    )
+
+
+def _card(failure: Failure) -> str:
+    r, f = failure.report, failure.finding
+    info = rule_info(f.rule)
+    kind = "failure expected" if failure.known is not None else "failure"
+    parts = [
+        f"<h3><code>{esc(f.rule)}</code> — {esc(info.title)}</h3>",
+        f'<div class="muted">{esc(r.dialect)} · scenario <code>{esc(r.scenario_id)}</code>'
+        f" · {esc(info.severity)} · subject {esc(r.subject)}</div>",
+        f'<p class="reason">{esc(f.message)}</p>',
+    ]
+    if failure.known is not None:
+        parts.append(f"<p>expected failure: {esc(failure.known)}</p>")
+    e = f.evidence
+    if e is not None:
+        parts.append(_facts(e, f.message))
+        if e.against_window is not None and e.against:
+            parts.append(_side(e.against, e.against_window))
+        if e.window is not None:
+            parts.append(_side(e.body, e.window))
+    if f.cost is not None:
+        parts.append(cost_bar(e.body if e is not None else "child", f.cost))
+    if e is not None and e.diff:
+        parts.append(
+            f'<div class="label">structure</div><pre>{esc_lines(chr(10).join(e.diff))}</pre>'
+        )
+    data = f'data-rule="{esc(f.rule)}" data-dialect="{esc(r.dialect)}"'
+    data += f' data-scenario="{esc(r.scenario_id)}"'
+    return f'<article class="{kind}" {data}>{"".join(parts)}</article>'
+
+
+def failure_cards(failures: Sequence[Failure]) -> str:
+    """The cards, grouped by rule and dialect; each group's id is what its cell links to."""
+    groups: dict[str, list[Failure]] = {}
+    for x in failures:
+        groups.setdefault(_target(x), []).append(x)
+    blocks = []
+    for target, items in groups.items():
+        first = items[0]
+        where = f"{first.finding.rule} · {first.report.dialect} ({len(items)})"
+        cards = "".join(_card(x) for x in items)
+        blocks.append(
+            f'<details class="group" id="{target}" open><summary>{esc(where)}</summary>'
+            f"{cards}</details>"
+        )
+    return "\n".join(blocks)
