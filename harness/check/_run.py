@@ -1,9 +1,12 @@
 """Running a subject over the fixture corpus and generated scenarios, rules on every outcome.
 
-Generated scenarios come from ``harness.strategies.scenarios`` through Hypothesis itself, so a
-failing one is shrunk by Hypothesis to a minimal scenario before it is shown; generation in a
-dialect stops at its first failure. A scenario the subject hung on (or could not start for) is
-not shrunk, as every try would cost a timeout; nor is one that did not fail when replayed.
+Generated scenarios come from ``harness.strategies.scenarios`` through Hypothesis, drawn once
+before any is run (the same ones in every dialect, and whatever the number of jobs); the
+first that fails in a dialect ends that dialect's generated runs, and is shrunk by Hypothesis
+to a minimal scenario before it is shown: the generation is run again up to it, then it and
+the smaller scenarios Hypothesis tries are run by the subject. A scenario the subject hung
+on (or could not start for) is not shrunk, as every try would cost a timeout; nor is one
+that did not fail when replayed.
 
 A fixture whose lifecycle the subject lacks, or a dialect it does not speak, gives a report
 whose every rule is not applicable, as ``harness.rules.run_subject`` does; the subject is not
@@ -30,12 +33,13 @@ from hypothesis.errors import Flaky
 
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
-from ..scenarios import ACTIONS, Scenario, lifecycle_of
+from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
 from ..strategies import scenarios
 from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
 from ._expect import Expectations, KnownFailure
+from ._jobs import Workers
 
-__all__ = ["CheckRun", "Progress", "ShrunkFailure", "run_check"]
+__all__ = ["CheckRun", "Progress", "ShrunkFailure", "generate", "run_check"]
 
 Progress = Callable[[int, int, str], None]
 """Called as ``progress(done, total, what)`` after each scenario run; ``total`` is fixed and
@@ -45,6 +49,7 @@ _UNSHRINKABLE: Final = {
     "hang": "the subject hung, and each try would cost a timeout",
     "start": "the subject could not be started",
 }
+_NOT_AGAIN: Final = "it did not fail again when replayed (the subject is not deterministic)"
 _REASONS_SHOWN: Final = 3
 MAX_HANGS: Final = 3
 """Hangs in a row after which a run stops (``max_hangs``; 0 never stops)."""
@@ -197,42 +202,18 @@ def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioRepo
     return ScenarioReport(scenario.id, dialect, subject.name, findings)
 
 
-def _generated(
-    subject: Subject,
-    dialect: str,
+def _hypothesis_run(
+    actions: Sequence[Action],
     examples: int,
     rng_seed: int | None,
-    tick: Callable[[str], None],
-    budget: _Budget,
-) -> tuple[list[ScenarioReport], ShrunkFailure | None, list[SubjectFailure]]:
-    actions = [a for a in ACTIONS if lifecycle_of(a) in subject.lifecycles]
-    reports: list[ScenarioReport] = []
-    failures: list[SubjectFailure] = []
-    failing: list[tuple[Scenario, ScenarioReport]] = []
-    stopped: list[str] = []  # why the first failure is not shrunk
-    if not actions or examples <= 0 or dialect not in subject.dialects:
-        return reports, None, failures
+    visit: Callable[[Scenario], None],
+) -> None:
+    """One Hypothesis run of ``visit`` over ``scenarios(actions=...)``: the same settings and
+    the same test function each time (derandomized, Hypothesis seeds from the function's
+    code), so that the same seed draws the same scenarios in the same order."""
 
     def probe(scenario: Scenario) -> None:
-        if stopped:  # not shrinking: only the failing scenario fails, without the subject
-            if failing and scenario == failing[0][0]:
-                raise _Failed
-            return
-        if not failing and budget.over():  # the run stops: generate no more
-            stopped.append(budget.spent or "")
-            return
-        report, crashed = _one(subject, scenario, dialect)
-        if not failing:  # after the first failure Hypothesis is shrinking: not new examples
-            reports.append(report)
-            failures.extend(crashed)
-            budget.count(crashed)
-            tick(f"{dialect} generated")
-        if report.failed or crashed:
-            failing.append((scenario, report))
-            why = next((_UNSHRINKABLE[f.kind] for f in crashed if f.kind in _UNSHRINKABLE), None)
-            if why is not None and len(failing) == 1:
-                stopped.append(why)
-            raise _Failed
+        visit(scenario)
 
     test = settings(
         max_examples=examples,
@@ -246,21 +227,98 @@ def _generated(
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
+    test()
+
+
+def generate(
+    actions: Sequence[Action], examples: int, rng_seed: int | None = None
+) -> tuple[Scenario, ...]:
+    """The scenarios a check generates for a subject with ``actions``, in order: up to
+    ``examples``, the same for every dialect and every ``--jobs``."""
+    drawn: list[Scenario] = []
+    if actions and examples > 0:
+        _hypothesis_run(actions, examples, rng_seed, drawn.append)
+    return tuple(drawn)
+
+
+def _shrink(
+    subject: Subject,
+    dialect: str,
+    actions: Sequence[Action],
+    examples: int,
+    rng_seed: int | None,
+    found: _Found,
+) -> ShrunkFailure:
+    """The failure ``found`` shrunk by Hypothesis: the generation is run again without the
+    subject up to the failing scenario (drawn at the same place), which then fails, and
+    Hypothesis shrinks it as if it had failed during generation."""
+    why = next((_UNSHRINKABLE[f.kind] for f in found.crashed if f.kind in _UNSHRINKABLE), None)
+    if why is not None:
+        return ShrunkFailure(dialect, found.scenario, found.report, why)
+    failing: list[tuple[Scenario, ScenarioReport]] = []
+    seen = [0]
+    replayed: list[bool] = []
+
+    def probe(scenario: Scenario) -> None:
+        index = seen[0]
+        seen[0] += 1
+        if index < found.index or (replayed and not failing):
+            return  # before the failure, or after a replay that passed: no subject
+        report, crashed = _one(subject, scenario, dialect)
+        if index == found.index:
+            replayed.append(scenario == found.scenario)
+        if report.failed or crashed:
+            failing.append((scenario, report))
+            raise _Failed
+
     try:
-        test()
+        _hypothesis_run(actions, examples, rng_seed, probe)
     except (_Failed, Flaky) as e:
         if not failing:
             raise
-        if stopped:
-            scenario, report = failing[0]
-            return reports, ShrunkFailure(dialect, scenario, report, stopped[0]), failures
-        if isinstance(e, Flaky):  # the replay passed: show the failure that was seen
-            scenario, report = failing[0]
-            why = "it did not fail again when replayed (the subject is not deterministic)"
-            return reports, ShrunkFailure(dialect, scenario, report, why), failures
+        if isinstance(e, Flaky):  # the minimal one passed when replayed at the end
+            return ShrunkFailure(dialect, found.scenario, found.report, _NOT_AGAIN)
         scenario, report = failing[-1]  # the last failure Hypothesis replays is the minimal one
-        return reports, ShrunkFailure(dialect, scenario, report), failures
-    return reports, None, failures
+        return ShrunkFailure(dialect, scenario, report)
+    return ShrunkFailure(dialect, found.scenario, found.report, _NOT_AGAIN)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """The first generated scenario of a dialect that failed: where it was drawn, and why."""
+
+    index: int
+    scenario: Scenario
+    report: ScenarioReport
+    crashed: Sequence[SubjectFailure]
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One scenario run of the plan: ``generated`` is its place among the generated scenarios
+    (None for a fixture); ``report`` is given when the subject cannot run it."""
+
+    scenario: Scenario
+    dialect: str
+    generated: int | None = None
+    report: ScenarioReport | None = None
+
+
+def _plan(
+    subject: Subject,
+    fixtures: Sequence[Scenario],
+    dialects: Sequence[str],
+    drawn: Sequence[Scenario],
+) -> list[list[_Item]]:
+    """Per dialect, its fixtures then the generated scenarios (none in a dialect the subject
+    does not speak): the run's order, whatever the number of jobs."""
+    plan = []
+    for dialect in dialects:
+        items = [_Item(s, dialect, report=_not_run(subject, s, dialect)) for s in fixtures]
+        if dialect in subject.dialects:
+            items += [_Item(s, dialect, generated=i) for i, s in enumerate(drawn)]
+        plan.append(items)
+    return plan
 
 
 def run_check(
@@ -274,16 +332,25 @@ def run_check(
     progress: Progress | None = None,
     max_hangs: int = MAX_HANGS,
     deadline: float | None = None,
+    jobs: int = 1,
+    spawn: Callable[[], Subject] | None = None,
 ) -> CheckRun:
     """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``.
 
+    The scenarios are generated once, before any is run, and are the same in every dialect.
     Generation in a dialect stops at its first failure, so fewer may run; ``progress`` then
     skips ahead, so that its last call is at the total. The run stops after ``max_hangs``
     hangs in a row (0: never) or once ``deadline`` seconds have passed (checked between
     scenarios: one under way runs to its end or its timeout); the failure it stops at says
     so, and the run exits 3. A subject with a ``finish()`` is stopped at the end, and its
     failures (output after its last reply) are the run's too.
+
+    With ``jobs`` above 1 the scenario runs are spread over that many processes, each with
+    the subject ``spawn()`` gives; results are read in the run's order, so the report is the
+    same. Failures are shrunk afterwards with ``subject``, as with one job.
     """
+    if jobs > 1 and spawn is None:
+        raise ValueError("run_check: jobs above 1 need spawn, a factory of the subject")
     per_dialect = len(fixtures) + max(examples, 0)
     total = per_dialect * len(dialects)
     done = 0
@@ -295,33 +362,69 @@ def run_check(
         if progress is not None and done > before:
             progress(done, total, what)
 
+    actions = [a for a in ACTIONS if lifecycle_of(a) in subject.lifecycles]
+    speaks = any(d in subject.dialects for d in dialects)
+    drawn = generate(actions, examples, rng_seed) if speaks else ()
+    plan = _plan(subject, fixtures, dialects, drawn)
+    work = [(item.scenario, item.dialect) for items in plan for item in items]
+    flat = [item for items in plan for item in items]
     reports: list[ScenarioReport] = []
     failures: list[SubjectFailure] = []
-    shrunk: list[ShrunkFailure] = []
+    found: dict[str, _Found] = {}
     ids: dict[str, None] = dict.fromkeys(s.id for s in fixtures)
     budget = _Budget(max_hangs, deadline)
+
+    def wanted(position: int) -> bool:
+        item = flat[position]
+        first = found.get(item.dialect)
+        beyond = first is not None and item.generated is not None and item.generated > first.index
+        return item.report is None and not beyond and budget.spent is None
+
+    pool = None
+    if jobs > 1 and spawn is not None and any(i.report is None for i in flat):
+        pool = Workers(jobs, spawn, work, _one, _name(subject), wanted)
+    position = 0
     generated_runs = 0
-    for i, dialect in enumerate(dialects):
-        for scenario in fixtures:
-            report = _not_run(subject, scenario, dialect)
-            if report is None:
+    try:
+        for i, items in enumerate(plan):
+            for item in items:
+                position += 1
+                if item.generated is not None and item.dialect in found:
+                    continue
+                if item.report is not None:
+                    if budget.spent is not None:
+                        break
+                    reports.append(item.report)
+                    tick(f"{item.dialect} {item.scenario.id}")
+                    continue
                 if budget.over():
                     break
-                report, crashed = _one(subject, scenario, dialect)
+                if pool is None:
+                    report, crashed = _one(subject, item.scenario, item.dialect)
+                else:
+                    report, crashed = pool.result(position - 1)
+                reports.append(report)
                 failures.extend(crashed)
                 budget.count(crashed)
-            reports.append(report)
-            tick(f"{dialect} {scenario.id}")
-        if budget.over():
-            break
-        generated, minimal, crashed = _generated(subject, dialect, examples, rng_seed, tick, budget)
-        reports.extend(generated)
-        ids.update(dict.fromkeys(r.scenario_id for r in generated))
-        failures.extend(crashed)
-        generated_runs += len(generated)
-        if minimal is not None:
-            shrunk.append(minimal)
-        tick(f"{dialect} done", upto=per_dialect * (i + 1))
+                if item.generated is None:
+                    tick(f"{item.dialect} {item.scenario.id}")
+                    continue
+                generated_runs += 1
+                ids[report.scenario_id] = None
+                tick(f"{item.dialect} generated")
+                if report.failed or crashed:
+                    found[item.dialect] = _Found(item.generated, item.scenario, report, crashed)
+            if budget.spent is not None:
+                break
+            tick(f"{plan[i][0].dialect if plan[i] else ''} done", upto=per_dialect * (i + 1))
+    finally:
+        if pool is not None:
+            pool.close()
+    shrunk = [
+        _shrink(subject, dialect, actions, examples, rng_seed, found[dialect])
+        for dialect in dialects
+        if dialect in found
+    ]
     stopped: str | None = None
     if budget.over():
         stopped = f"{budget.spent}: the run is stopped, up to {total - done} scenario runs not run"
@@ -330,6 +433,8 @@ def run_check(
     finish = getattr(subject, "finish", None)
     if callable(finish):
         failures.extend(f for f in finish() if isinstance(f, SubjectFailure))
+    if pool is not None:
+        failures.extend(pool.failures)
     return CheckRun(
         subject=subject.name,
         dialects=tuple(dialects),
