@@ -1,4 +1,4 @@
-"""Reports for people (terminal text), machines (JSON) and CI (JUnit XML).
+"""Reports for people (terminal text, an HTML page), machines (JSON) and CI (JUnit XML).
 
 The names are loaded on first use (module ``__getattr__``): a command imports only the report
 it prints, so that ``diff`` never loads the checker behind the ``check`` reports.
@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._check import check_json, check_junit, check_text
     from ._diff import DiffSubjects, diff_json, diff_text
+    from ._html import capture_html, check_html, write_html
     from ._rules_json import rules_json
     from ._rules_junit import rules_junit
     from ._rules_text import rules_text
 
 __all__ = [
     "DiffSubjects",
+    "capture_html",
+    "check_html",
     "check_json",
     "check_junit",
     "check_text",
@@ -26,10 +29,14 @@ __all__ = [
     "rules_json",
     "rules_junit",
     "rules_text",
+    "write_html",
 ]
 
 _MODULES = {
     "DiffSubjects": "_diff",
+    "capture_html": "_html",
+    "check_html": "_html",
+    "write_html": "_html",
     "check_json": "_check",
     "check_junit": "_check",
     "check_text": "_check",

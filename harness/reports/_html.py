@@ -10,6 +10,7 @@ requests of each conversation showing how much of each the cache could serve.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._html_check import Failure, failure_cards, failures_of, matrix
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # harness.capture reports through harness.reports: no import 
     from ..capture import CheckResult
     from ..check import CheckRun, Expectations
 
-__all__ = ["EXIT_MEANINGS", "capture_html", "check_html"]
+__all__ = ["EXIT_MEANINGS", "capture_html", "check_html", "write_html"]
 
 EXIT_MEANINGS = {
     0: "conforming: every rule that applied held, and something was checked",
@@ -156,3 +157,12 @@ def capture_html(
         _listing("Left out", left_out(result), "left-out"),
     ]
     return page(f"prefix-harness {command}: {subject}", "\n".join(b for b in body if b))
+
+
+def write_html(path: str | Path, document: str) -> str | None:
+    """Write the page to ``path`` (UTF-8); None, or one sentence saying why it could not be."""
+    try:
+        Path(path).write_bytes(document.encode("utf-8", "backslashreplace"))
+    except OSError as e:
+        return f"cannot write the HTML report {path}: {e.strerror or e}"
+    return None
