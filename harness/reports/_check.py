@@ -7,35 +7,27 @@ What a subject or a fixture supplies (messages, ids, the subject's stderr) is sh
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import orjson
 
 from ..check import CheckRun
-from ..rules import STATUSES, Finding, ScenarioReport, catalog
+from ..rules import Finding, ScenarioReport, catalog
 from ..scenarios import scenario_to_json
 from ..subjects import SubjectFailure
 from ._escape import printable, printable_json, printable_lines
-from ._rules_json import rules_json
+from ._outcomes import check_outcomes
+from ._rules_json import outcomes_json, rules_document
 from ._rules_junit import rules_junit
-from ._rules_text import MARKS, finding_details
+from ._rules_text import MARKS, attention_lines, finding_details, status_cell
 
 __all__ = ["check_json", "check_junit", "check_text"]
 
 
-def _cell(reports: list[ScenarioReport], rule: str) -> str:
-    counts = dict.fromkeys(STATUSES, 0)
-    for report in reports:
-        for finding in report.findings:
-            if finding.rule == rule:
-                counts[finding.status] += 1
-    shown = [f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable"]
-    return " ".join(shown) or MARKS["not-applicable"]
-
-
 def _table(run: CheckRun) -> list[str]:
     by_dialect = {d: [r for r in run.reports if r.dialect == d] for d in run.dialects}
-    rows = [(info.id, [_cell(by_dialect[d], info.id) for d in run.dialects]) for info in catalog()]
+    rows = [
+        (info.id, [status_cell(by_dialect[d], info.id) for d in run.dialects]) for info in catalog()
+    ]
     rule_width = max(len(rule) for rule, _ in rows)
     widths = [
         max(len(d), *(len(cells[i]) for _, cells in rows)) for i, d in enumerate(run.dialects)
@@ -61,8 +53,10 @@ def _table(run: CheckRun) -> list[str]:
     return lines
 
 
-def check_text(run: CheckRun) -> str:
-    """The table, unexpected failures expanded, expectations, shrunk scenarios, verdict."""
+def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure") -> str:
+    """The table, unexpected failures expanded, expectations, shrunk scenarios, a line
+    counting accepted divergences, warnings and skipped scenarios (each listed with
+    ``verbose``), the verdict; then why ``--fail-on warning`` fails the run, if it does."""
     lines = [
         printable(f"subject: {run.subject}    dialects: {', '.join(run.dialects)}"),
         f"{len(run.reports)} scenario runs ({run.generated} of them generated)",
@@ -123,7 +117,10 @@ def check_text(run: CheckRun) -> str:
             f"SUBJECT FAILURES ({len(run.failures)}): crashed, hung or broke the protocol",
         ]
         lines += [f"  {_failure_report(f)}" for f in run.failures]
-    lines += ["", _verdict(run)]
+    outcomes = check_outcomes(run, fail_on=fail_on)
+    gated = outcomes.failed_on_warning
+    verdict = _verdict(run) if gated is None else f"verdict: NOT conforming, {printable(gated)}"
+    lines += ["", *attention_lines(outcomes, verbose=verbose), verdict]
     return "\n".join(lines) + "\n"
 
 
@@ -151,22 +148,13 @@ def _verdict(run: CheckRun) -> str:
     return "verdict: conforming — exit 0"
 
 
-def check_json(run: CheckRun) -> bytes:
-    """The rule reports as ``rules_json`` gives them, plus the check's own findings."""
-    document: dict[str, Any] = orjson.loads(rules_json(run.reports))
-    document["subject"] = run.subject
-    document["dialects"] = list(run.dialects)
+def check_json(run: CheckRun, *, fail_on: str = "failure") -> bytes:
+    """The rule reports as ``rules_json`` gives them, completed by ``outcomes_json``, plus
+    the check's own findings: generated and shrunk scenarios, subject failures."""
+    document = rules_document(run.reports)
     document["generated"] = run.generated
-    document["exit_code"] = run.exit_code
     document["inconclusive"] = list(run.inconclusive)
-    document["unexpected_failures"] = [
-        {"dialect": r.dialect, "scenario": r.scenario_id, "rule": f.rule, "message": f.message}
-        for r, f in run.unexpected_failures
-    ]
-    document["unexpected_passes"] = [
-        {"where": where, "scenario": e.scenario, "rule": e.rule, "reason": e.reason}
-        for e, where in run.unexpected_passes
-    ]
+    document["stopped"] = run.stopped
     document["shrunk"] = [
         {"dialect": s.dialect, "scenario": scenario_to_json(s.scenario), "unshrunk": s.unshrunk}
         for s in run.shrunk
@@ -175,7 +163,7 @@ def check_json(run: CheckRun) -> bytes:
         {"kind": f.kind, "scenario": f.scenario, "message": f.message, "stderr_tail": f.stderr_tail}
         for f in run.failures
     ]
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    return outcomes_json(check_outcomes(run, fail_on=fail_on), document)
 
 
 def _junit_finding(run: CheckRun, report: ScenarioReport, finding: Finding) -> Finding:

@@ -1,17 +1,31 @@
 """Rule reports for machines: JSON whose keys are always present (null when empty), in a fixed
-order, so consumers can index without checks and diffs of two runs line up."""
+order, so consumers can index without checks and diffs of two runs line up.
+
+Every report starts with ``format_version`` (``FORMAT_VERSION``); its shape is the JSON Schema
+``schemas/report.schema.json`` (``docs/reports.md`` says what changes the version).
+``outcomes_json`` completes a document with what ``check``, ``check-log`` and ``capture``
+share: the command, the exit code, failures expected or not, expectations that did not hold
+and skipped scenarios. Every report is encoded by ``encode``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
 from ..prefix import Window
 from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Evidence, Finding, ScenarioReport, rule_info
 
-__all__ = ["rules_json"]
+if TYPE_CHECKING:
+    from ._outcomes import Outcomes
+
+__all__ = ["FORMAT_VERSION", "encode", "outcomes_json", "rules_document", "rules_json"]
+
+FORMAT_VERSION: Final = 1
+"""The version of the JSON reports' shape: raised when a key is removed, renamed or changes
+meaning; a new key does not raise it."""
 
 
 def _window(window: Window | None) -> dict[str, Any] | None:
@@ -55,12 +69,20 @@ def _finding(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "evidence": _evidence(f.evidence),
         "cost": _cost(f.cost),
+        "expected": False,
+        "expected_reason": None,
     }
 
 
-def rules_json(reports: Sequence[ScenarioReport]) -> bytes:
-    """All reports and a summary; indented, ending in a newline."""
-    document = {
+def encode(document: dict[str, Any]) -> bytes:
+    """A report document as bytes: indented, ending in a newline."""
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def rules_document(reports: Sequence[ScenarioReport]) -> dict[str, Any]:
+    """All reports and a summary, under ``format_version``."""
+    return {
+        "format_version": FORMAT_VERSION,
         "summary": {
             "runs": len(reports),
             "failed": sum(r.failed for r in reports),
@@ -78,4 +100,43 @@ def rules_json(reports: Sequence[ScenarioReport]) -> bytes:
             for r in reports
         ],
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def rules_json(reports: Sequence[ScenarioReport]) -> bytes:
+    """``rules_document`` encoded."""
+    return encode(rules_document(reports))
+
+
+def outcomes_json(outcomes: Outcomes, document: dict[str, Any]) -> bytes:
+    """``document`` (a ``rules_document`` with a command's own keys) completed from
+    ``outcomes`` and encoded: each failed finding says whether it was ``expected`` (and why);
+    ``unexpected_failures``, ``expected_failures`` and ``unexpected_passes`` are lists of
+    entries with the same keys; ``skipped`` lists what no rule judged."""
+    reasons = {(e.dialect, e.scenario, e.rule): e.reason for e in outcomes.expected_failures}
+    for report in document["reports"]:
+        for finding in report["findings"]:
+            key = (report["dialect"], report["scenario"], finding["rule"])
+            reason = reasons.get(key) if finding["status"] == "fail" else None
+            finding["expected"] = reason is not None
+            finding["expected_reason"] = reason
+    document["summary"].update(
+        accepted_divergences=len(outcomes.accepted),
+        warnings=len(outcomes.warnings),
+        skipped=len(outcomes.skipped),
+        lost_bytes=outcomes.lost_bytes,
+    )
+    head = {
+        "format_version": FORMAT_VERSION,
+        "command": outcomes.command,
+        "subject": outcomes.subject,
+        "dialects": list(outcomes.dialects),
+        "exit_code": outcomes.exit_code,
+    }
+    tail = {
+        "expectations": outcomes.expectations,
+        "unexpected_failures": [e.to_json() for e in outcomes.unexpected_failures],
+        "expected_failures": [e.to_json() for e in outcomes.expected_failures],
+        "unexpected_passes": [e.to_json() for e in outcomes.unexpected_passes],
+        "skipped": [s.to_json() for s in outcomes.skipped],
+    }
+    return encode({**head, **document, **tail})

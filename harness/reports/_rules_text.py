@@ -7,12 +7,16 @@ Every text a subject or a fixture supplies (messages, ids, names, evidence) is s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..prefix import Window
 from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
 from ._escape import caret_pad, printable
 
-__all__ = ["MARKS", "cost_text", "finding_details", "rules_text"]
+if TYPE_CHECKING:
+    from ._outcomes import Outcomes
+
+__all__ = ["MARKS", "attention_lines", "cost_text", "finding_details", "rules_text", "status_cell"]
 
 MARKS: dict[Status, str] = {
     "fail": "✗",
@@ -100,3 +104,49 @@ def rules_text(reports: Sequence[ScenarioReport]) -> str:
         f"{len(reports)} scenario runs, {failed} failed; findings: {_counts(total) or 'none'}"
     )
     return "\n".join(lines) + "\n"
+
+
+def status_cell(reports: Sequence[ScenarioReport], rule: str) -> str:
+    """How the runs of ``reports`` judged ``rule``: ``3✓ 1!``; ``-`` when it never applied."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for report in reports:
+        for finding in report.findings:
+            if finding.rule == rule:
+                counts[finding.status] += 1
+    shown = [f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable"]
+    return " ".join(shown) or MARKS["not-applicable"]
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def attention_lines(outcomes: Outcomes, *, verbose: bool = False) -> list[str]:
+    """One line counting accepted divergences, warnings and skipped scenarios; with
+    ``verbose``, each of them on a line of its own below it (escaped)."""
+    accepted, warnings, skipped = outcomes.accepted, outcomes.warnings, outcomes.skipped
+    counts = (
+        f"{_plural(len(accepted), 'accepted divergence')}, {_plural(len(warnings), 'warning')},"
+        f" {_plural(len(skipped), 'skipped scenario')}"
+    )
+    hint = " (-v lists them)" if not verbose and (accepted or warnings or skipped) else ""
+    lines = [f"also: {counts}{hint}"]
+    if not verbose:
+        return lines
+    for title, found in (("accepted divergences", accepted), ("warnings", warnings)):
+        if found:
+            lines.append(f"{title} ({len(found)}):")
+            lines += [
+                f"  {MARKS['warning']} "
+                + printable(f"{r.dialect} · {r.scenario_id} · {f.rule}: {f.message}")
+                + (f" — cost {f.cost.lost_bytes:,} bytes" if f.cost is not None else "")
+                for r, f in found
+            ]
+    if skipped:
+        lines.append(f"skipped scenarios ({len(skipped)}):")
+        lines += [
+            f"  {MARKS['not-applicable']} "
+            + printable(f"{s.dialect or '(group)'} · {s.scenario}: {s.reason}")
+            for s in skipped
+        ]
+    return lines

@@ -219,11 +219,30 @@ def test_json_of_expectations_and_subject_failures() -> None:
     assert document["unexpected_failures"] == []
     assert document["unexpected_passes"] == [
         {
-            "where": "fork-ends-user/openai",
+            "dialect": "openai",
             "scenario": STALE.scenario,
             "rule": "tools-identical",
+            "message": "expected to fail, passed",
             "reason": STALE.reason,
         }
+    ]
+    assert document["expectations"] == "known.toml"
+    entries = ("unexpected_failures", "expected_failures", "unexpected_passes")
+    assert document["expected_failures"]
+    for key in entries:
+        for entry in document[key]:
+            assert list(entry) == ["dialect", "scenario", "rule", "message", "reason"]
+    for entry in document["expected_failures"]:
+        assert entry["rule"] == KNOWN.rule
+        assert entry["reason"] == KNOWN.reason
+    marked = [
+        (r["scenario"], f["rule"], f["expected_reason"])
+        for r in document["reports"]
+        for f in r["findings"]
+        if f["expected"]
+    ]
+    assert marked == [
+        (e["scenario"], e["rule"], e["reason"]) for e in document["expected_failures"]
     ]
     document = json.loads(check_json(crashed()))
     assert document["exit_code"] == 3

@@ -1,11 +1,21 @@
 import orjson
 
 from harness.reports import rules_json
+from harness.reports._rules_json import FORMAT_VERSION
 
 from ..rules.bad_subjects import CASES
 from ..rules.support import REFERENCE, report
 
-FINDING_KEYS = ["rule", "severity", "status", "message", "evidence", "cost"]
+FINDING_KEYS = [
+    "rule",
+    "severity",
+    "status",
+    "message",
+    "evidence",
+    "cost",
+    "expected",
+    "expected_reason",
+]
 EVIDENCE_KEYS = [
     "body",
     "against",
@@ -26,7 +36,8 @@ def test_every_report_and_finding_has_the_same_keys() -> None:
         report(REFERENCE, "continuable-filtered", "openai"),
     ]
     document = orjson.loads(rules_json(reports))
-    assert list(document) == ["summary", "reports"]
+    assert list(document) == ["format_version", "summary", "reports"]
+    assert document["format_version"] == FORMAT_VERSION == 1
     summary = document["summary"]
     assert (summary["runs"], summary["failed"]) == (2, 1)
     assert summary["counts"] == {
@@ -38,6 +49,7 @@ def test_every_report_and_finding_has_the_same_keys() -> None:
         assert list(entry) == ["subject", "dialect", "scenario", "failed", "counts", "findings"]
         for finding in entry["findings"]:
             assert list(finding) == FINDING_KEYS
+            assert (finding["expected"], finding["expected_reason"]) == (False, None)
             if finding["evidence"] is not None:
                 assert list(finding["evidence"]) == EVIDENCE_KEYS
 
