@@ -2,7 +2,8 @@
 
 from ._expect import ExpectationError, Expectations, KnownFailure, load_expectations
 from ._fixtures import bundled_fixtures
-from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, run_check
+from ._jobs import cpu_count
+from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, generate, run_check
 
 __all__ = [
     "MAX_HANGS",
@@ -13,6 +14,8 @@ __all__ = [
     "Progress",
     "ShrunkFailure",
     "bundled_fixtures",
+    "cpu_count",
+    "generate",
     "load_expectations",
     "run_check",
 ]
