@@ -58,6 +58,12 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
     parser.add_argument(
         "--junit-xml", metavar="FILE", help="also write the report as JUnit XML to FILE"
     )
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write a self-contained HTML report to FILE: the matrix, each failure and"
+        " a timeline of the requests per conversation (docs/html.md)",
+    )
     shown = fork_tag or "the script's fork_tag"
     parser.add_argument(
         "--fork-tag",
@@ -122,11 +128,18 @@ def group_options(args: argparse.Namespace, fork_tag: str = DEFAULT_FORK_TAG) ->
 
 
 def report(
-    result: CheckResult, args: argparse.Namespace, expected: Expectations | None = None
+    result: CheckResult,
+    args: argparse.Namespace,
+    expected: Expectations | None = None,
+    *,
+    command: str = "check-log",
+    overriding: int | None = None,
 ) -> int:
-    """Print the report (text or JSON), write the JUnit XML file if asked; the exit code.
-    With ``expected``, known failures do not fail the run, and entries that passed or
-    matched nothing do; the report then ends with the verdict the expectations give."""
+    """Print the report (text or JSON), write the JUnit XML and HTML files if asked; the exit
+    code. With ``expected``, known failures do not fail the run, and entries that passed or
+    matched nothing do; the report then ends with the verdict the expectations give.
+    ``overriding`` is an exit code the caller returns whatever the check found (a capture's
+    time-out): the HTML report shows it."""
     import orjson
 
     from ..capture import verdict_json, verdict_junit, verdict_text
@@ -160,6 +173,20 @@ def report(
             Path(args.junit_xml).write_bytes(verdict_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
+    if args.html:
+        from ..reports import capture_html, write_html
+
+        subject = args.subject or (Path(args.file).name if command == "check-log" else "capture")
+        page = capture_html(
+            result,
+            command=command,
+            exit_code=code if overriding is None else overriding,
+            subject=subject,
+            expected=expected,
+        )
+        problem = write_html(args.html, page)
+        if problem is not None:
+            return fail(problem)
     return code
 
 
