@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,9 @@ MAX_HANGS = 3
 """``harness.check.MAX_HANGS``, the --max-hangs default, kept here so that building the
 parser does not load the checker (tests/cli/test_startup.py holds the two equal)."""
 
+MAX_JOBS = 256
+"""The most processes ``--jobs`` starts."""
+
 DESCRIPTION = """\
 Run a subject over the fixture corpus and N generated scenarios per dialect, evaluate every
 rule on what it sends, and report. With no arguments it checks the bundled reference
@@ -32,6 +36,9 @@ exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad 
            (the subject skipped every scenario: nothing was checked)
 bounds:    a cmd: subject gets --timeout per scenario; the run stops after --max-hangs
            hangs in a row, or once --deadline has passed (exit 3, said in the report)
+jobs:      --jobs N runs the scenarios in N processes, each with its own subject (a cmd:
+           subject is started once per process); the scenarios are generated here first
+           and a failure is shrunk here, so the report is the same for every N
 """
 
 
@@ -99,6 +106,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="check every protocol message against its schema",
     )
+    parser.add_argument(
+        "--jobs",
+        default="1",
+        metavar="N",
+        help="run the scenarios in N processes ('auto': one per CPU; default: 1)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal")
     parser.set_defaults(run=run)
 
@@ -108,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         ExpectationError,
         Expectations,
         bundled_fixtures,
+        cpu_count,
         load_expectations,
         run_check,
     )
@@ -122,13 +136,16 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"{flag} {problem}, not {seconds:g}")
     if args.max_hangs < 0:
         return fail("--max-hangs must be 0 (never stop) or more")
+    jobs = cpu_count() if args.jobs == "auto" else int(args.jobs) if args.jobs.isdecimal() else 0
+    if not 1 <= jobs <= MAX_JOBS:
+        return fail(
+            f"--jobs must be a whole number from 1 to {MAX_JOBS}, or auto, not {args.jobs!r}"
+        )
+    options = SubprocessOptions(timeout=args.timeout, validate=args.validate_protocol)
     try:
         fixtures = load_fixtures(args.fixtures or bundled_fixtures())
         expectations = load_expectations(args.expect) if args.expect else Expectations()
-        subject = load_subject(
-            args.subject,
-            options=SubprocessOptions(timeout=args.timeout, validate=args.validate_protocol),
-        )
+        subject = load_subject(args.subject, options=options)
     except (ScenarioFormatError, ExpectationError, ValueError) as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     try:
@@ -146,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
                 progress=None if args.no_progress or not sys.stderr.isatty() else _bar,
                 max_hangs=args.max_hangs,
                 deadline=args.deadline,
+                jobs=jobs,
+                spawn=partial(load_subject, args.subject, options=options),
             )
     except SubjectStartError as e:
         return fail(e.report(), code=EXIT_SUBJECT)
