@@ -5,6 +5,7 @@ writes the answer back, whole or streamed with chunked transfer encoding."""
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import socket
 import sys
 import threading
@@ -20,6 +21,9 @@ __all__ = ["HTTPServer"]
 _DRAIN_LIMIT = 256 * 1024 * 1024
 """A refused body up to this size is read and dropped so the client sees the 413."""
 _READ = 64 * 1024
+_BATCH = 64 * 1024
+"""A stream's events are written in batches of about this many bytes: one write for a short
+answer, pieces of a long one as they are made."""
 _MAX_SIZE = 2**63 - 1
 """A larger size is no size a client can send (and would overflow a record)."""
 
@@ -42,10 +46,23 @@ class HTTPServer(ThreadingHTTPServer):
         self._open_lock = threading.Lock()
         super().__init__(address, _Handler)
 
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """An accepted connection, with Nagle's algorithm off: an answer is one write, and
+        a client waiting for it must not wait for its own delayed ACK first."""
+        sock, address = super().get_request()
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, address
+
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
             self._open.add(request)
         super().process_request(request, client_address)
+
+    def connections(self) -> list[socket.socket]:
+        """The connections open now (a snapshot)."""
+        with self._open_lock:
+            return list(self._open)
 
     def shutdown_request(self, request: Any) -> None:
         with self._open_lock:
@@ -60,9 +77,7 @@ class HTTPServer(ThreadingHTTPServer):
 
     def close_connections(self) -> None:
         """End kept-alive connections so their handler threads finish."""
-        with self._open_lock:
-            open_now = list(self._open)
-        for sock in open_now:
+        for sock in self.connections():
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
@@ -190,23 +205,54 @@ class _Handler(BaseHTTPRequestHandler):
             self.rfile.readline(1024)
 
     def _send(self, out: Outgoing) -> None:
+        """The status line, headers and body in one write (a stream: its events gathered
+        into writes of up to ``_BATCH`` bytes, the first carrying the headers), so that no
+        small write waits on the client's delayed ACK."""
+        fields = [("Content-Type", out.content_type)]
+        if self.close_connection:
+            fields.append(("Connection", "close"))
         try:
-            self.send_response(out.status)
-            self.send_header("Content-Type", out.content_type)
-            if self.close_connection:
-                self.send_header("Connection", "close")
             if out.chunks is None:
-                self.send_header("Content-Length", str(len(out.body)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(out.body)
+                fields.append(("Content-Length", str(len(out.body))))
+                head = self._head(out.status, fields)
+                self.wfile.write(head if self.command == "HEAD" else head + out.body)
                 return
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
+            fields += [("Cache-Control", "no-cache"), ("Transfer-Encoding", "chunked")]
+            batch = [self._head(out.status, fields)]
+            size = 0
             for chunk in out.chunks:
                 if chunk:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            self.wfile.write(b"0\r\n\r\n")
+                    batch.append(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    size += len(chunk)
+                    if size >= _BATCH:
+                        self.wfile.write(b"".join(batch))
+                        batch, size = [], 0
+            batch.append(b"0\r\n\r\n")
+            self.wfile.write(b"".join(batch))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _head(self, status: int, fields: list[tuple[str, str]]) -> bytes:
+        """The status line and headers of an answer, as ``send_response`` would write them
+        (``Server`` and ``Date`` included), ending with the blank line."""
+        phrase = self.responses[status][0] if status in self.responses else ""
+        lines = [
+            f"{self.protocol_version} {status} {phrase}",
+            f"Server: {self.version_string()}",
+            f"Date: {_date()}",
+        ]
+        lines += [f"{name}: {value}" for name, value in fields]
+        lines.append("\r\n")
+        return "\r\n".join(lines).encode("latin-1", "strict")
+
+
+_dates: tuple[int, str] = (0, "")
+
+
+def _date() -> str:
+    """The HTTP date of now, formatted once a second."""
+    global _dates
+    now = int(time.time())
+    if _dates[0] != now:
+        _dates = (now, email.utils.formatdate(now, usegmt=True))
+    return _dates[1]

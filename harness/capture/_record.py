@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import threading
+import weakref
+from array import array
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +34,7 @@ class RecordError(ValueError):
     """A record file that cannot be read back; ``str()`` names the file and line."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Record:
     """One request as the fake provider saw it and what it answered.
 
@@ -141,8 +143,11 @@ class RecordWriter:
     covers numbering and writing, so the file is in ``seq`` order.
 
     With a file, records are not kept in memory: ``records`` reads them back from it, so
-    what a capture holds while it runs does not grow with the bodies it was sent. Without
-    one, they are kept in memory. A file that cannot be written (a full disk) is not
+    what a capture holds while it runs does not grow with the bodies it was sent (the
+    writer keeps each line's end offset, and a weak reference to each record read back:
+    a record still held elsewhere is not read again, so a caller that keeps what
+    ``records`` gave reads only the new lines next time). Without one, they are kept in
+    memory. A file that cannot be written (a full disk) is not
     retried: ``failure`` says why, in one sentence, and every later ``write`` raises
     ``RecordError`` with it.
     """
@@ -154,6 +159,10 @@ class RecordWriter:
         self._count = 0
         self._failure: str | None = None
         self._file: IO[bytes] | None = None if self.path is None else open(self.path, "wb")  # noqa: SIM115
+        self._ends = array("q")
+        """Where each record's line ends in the file."""
+        self._read: list[weakref.ref[Record]] = []
+        """The records read back from the file so far, by ``seq - 1``."""
 
     def write(self, draft: Record) -> Record:
         """Give ``draft`` the next sequence number, write it (keep it, without a file);
@@ -172,6 +181,7 @@ class RecordWriter:
                 except OSError as e:
                     self._fail(e)
                     raise RecordError(self._failure or "") from None
+                self._ends.append((self._ends[-1] if self._ends else 0) + len(line))
             self._count += 1
         return record
 
@@ -196,7 +206,31 @@ class RecordWriter:
                 return tuple(self._records)
             if self._failure is not None:
                 raise RecordError(self._failure)
-            return tuple(read_record(self.path))
+            return self._read_back(self.path)
+
+    def _read_back(self, path: Path) -> tuple[Record, ...]:
+        """Every record written, the ones still alive from an earlier call reused, the rest
+        read from the file in one read from the first one missing (under the lock)."""
+        held: list[Record | None] = [ref() for ref in self._read]
+        held += [None] * (len(self._ends) - len(held))
+        missing = next((i for i, record in enumerate(held) if record is None), len(held))
+        if missing < len(held):
+            start = self._ends[missing - 1] if missing else 0
+            try:
+                with open(path, "rb") as file:
+                    file.seek(start)
+                    data = file.read(self._ends[-1] - start)
+            except OSError as e:
+                raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
+            del self._read[missing:]
+            for i in range(missing, len(held)):
+                record = held[i]
+                if record is None:
+                    begin = self._ends[i - 1] - start if i else 0
+                    record = _parse_line(path, i + 1, data[begin : self._ends[i] - start])
+                    held[i] = record
+                self._read.append(weakref.ref(record))
+        return tuple(record for record in held if record is not None)
 
     def close(self) -> None:
         with self._lock:
@@ -227,17 +261,22 @@ def read_record(path: str | Path) -> list[Record]:
         lines = Path(path).read_bytes().splitlines()
     except OSError as e:
         raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(Record.from_json(orjson.loads(line)))
-        except orjson.JSONDecodeError as e:
-            raise RecordError(f"{path}: line {number}: not valid JSON: {e.msg}") from None
-        except ValueError as e:
-            raise RecordError(f"{path}: line {number}: {e}") from None
-    return records
+    return [
+        _parse_line(path, number, line)
+        for number, line in enumerate(lines, start=1)
+        if line.strip()
+    ]
+
+
+def _parse_line(path: str | Path, number: int, line: bytes) -> Record:
+    """The record of line ``number`` of the record file ``path``; ``RecordError`` names
+    them when it is not one."""
+    try:
+        return Record.from_json(orjson.loads(line))
+    except orjson.JSONDecodeError as e:
+        raise RecordError(f"{path}: line {number}: not valid JSON: {e.msg}") from None
+    except ValueError as e:
+        raise RecordError(f"{path}: line {number}: {e}") from None
 
 
 def timestamp(seconds: float) -> str:
