@@ -15,6 +15,7 @@ body (``harness.prefix``).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -62,16 +63,27 @@ class Lane:
 
 
 class _Streams:
-    """Prefix streams of the requests, read once each."""
+    """Prefix streams of the requests, the last few read kept: a request is measured against
+    the one before it, so a conversation reads each body once, and memory holds a few
+    bodies' streams whatever the number of requests."""
+
+    KEPT = 4
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, int], PrefixStream | None] = {}
+        self._kept: OrderedDict[tuple[str, int], tuple[PrefixStream | None, int]] = OrderedDict()
 
-    def of(self, request: Observed) -> PrefixStream | None:
+    def of(self, request: Observed) -> tuple[PrefixStream | None, int]:
+        """The request's prefix stream (None: unreadable) and its body's size in bytes."""
         key = (request.dialect, request.seq)
-        if key not in self._seen:
-            self._seen[key] = _stream(request.dialect, request.body)
-        return self._seen[key]
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        body = request.body
+        found = (_stream(request.dialect, body), len(body))
+        self._kept[key] = found
+        if len(self._kept) > self.KEPT:
+            self._kept.popitem(last=False)
+        return found
 
 
 def _stream(dialect: str, body: bytes) -> PrefixStream | None:
@@ -120,8 +132,8 @@ def lanes(result: CheckResult) -> list[Lane]:
             measured = []
             previous: Observed | None = bases.get(conv.index)
             for request in conv.requests:
-                stream = streams.of(request)
-                base = None if previous is None else streams.of(previous)
+                stream, body_bytes = streams.of(request)
+                base = None if previous is None else streams.of(previous)[0]
                 cached = 0 if stream is None or base is None else shared_bytes(base, stream)
                 measured.append(
                     Measured(
@@ -129,7 +141,7 @@ def lanes(result: CheckResult) -> list[Lane]:
                         None if stream is None else stream.length,
                         cached,
                         None if previous is None else previous.seq,
-                        len(request.body),
+                        body_bytes,
                         request.mark,
                     )
                 )
