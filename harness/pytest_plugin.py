@@ -1,23 +1,31 @@
 """The pytest plugin of prefix-harness, for conformance tests in any project's own suite.
 
-Registered through the ``pytest11`` entry point ``prefix_harness``, it adds:
+Registered through the ``pytest11`` entry point ``prefix_harness``, it adds (docs/pytest.md):
 
-- ``--prefix-subject SUBJECT``: the implementation under test, ``reference`` (default),
-  ``python:package.module:factory`` where ``factory()`` returns a ``Subject``, or
-  ``cmd:<command line>`` speaking the subject protocol;
+- ``--prefix-subject SUBJECT`` (ini ``prefix_subject``): the implementation under test,
+  ``reference`` (default), ``python:package.module:factory`` where ``factory()`` returns a
+  ``Subject``, or ``cmd:<command line>`` speaking the subject protocol. It is started at its
+  first use, once per process (once per pytest-xdist worker), and closed at the session's end:
+  ``--help``, ``--co`` and tests that never take it start nothing;
 - the ``prefix_subject`` fixture (that subject) and ``prefix_dialect`` (a test that takes it
-  runs once per dialect the subject speaks);
+  runs once per dialect of ``--prefix-dialect``, default all; session-scoped, so ``@given``
+  tests may take it);
 - the ``prefix_conformance`` marker, for selecting conformance tests with ``-m``;
-- ``assert_prefix_preserved(parent, fork)``, whose failure message is the divergence report;
+- ``assert_conforms(scenario, outcome)``, which runs every rule and fails with the report,
+  and ``assert_prefix_preserved(parent, fork)``, whose failure message is the divergence
+  report;
+- the conformance suite as pytest items, ``pytest --pyargs harness.suite`` (``harness.suite``),
+  with ``--prefix-examples``, ``--prefix-seed``, ``--prefix-fixtures`` and ``--prefix-expect``;
 - ``HeadsSnapshotExtension``, a syrupy extension that pins a subject's assembled request
   heads as reviewable files, ``snapshots/<dialect>/<scenario-id>.json``.
 """
 
 from __future__ import annotations
 
+import argparse
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -27,65 +35,241 @@ from syrupy.location import PyTestLocation
 from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SnapshotIndex
 
 from ._bodies import choose_dialect, decode_body, parse_body
-from .dialects import ParsedBody
+from .dialects import ParsedBody, all_dialects
 from .prefix import PrefixComparison, compare
 from .reports import DiffSubjects, diff_text
-from .subjects import LoadedSubject, Outcome, Subject, SubjectStartError, load_subject
+from .rules import LIFECYCLES
+from .scenarios import Scenario
+from .subjects import Outcome, Subject, SubprocessOptions, timeout_problem
 
-__all__ = ["HeadsSnapshotExtension", "assert_prefix_preserved"]
+if TYPE_CHECKING:
+    from .rules import ScenarioReport
+    from .suite import LazySubject
 
-_SUBJECT = pytest.StashKey[LoadedSubject]()
+__all__ = ["HeadsSnapshotExtension", "assert_conforms", "assert_prefix_preserved"]
+
+_LAZY: pytest.StashKey[LazySubject] = pytest.StashKey()
 _SUBJECT_FORMS = "reference, python:package.module:factory or cmd:<command line>"
+_SUITE = Path(__file__).resolve().parent / "suite" / "__init__.py"
+_SUITE_ID = "harness.suite"
+"""The suite's node id, wherever the package is installed: items are
+``harness.suite::<fixture-file>::<scenario-id>[<dialect>]``."""
+_FAMILIES = ("continuable", "degradation", "found", "oneshot", "recursion", "siblings", "spawn")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is less than 0")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    problem = timeout_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text} {problem}")
+    return value
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.getgroup("prefix-harness").addoption(
+    group = parser.getgroup("prefix-harness", "prefix-harness (docs/pytest.md)")
+    group.addoption(
         "--prefix-subject",
-        default="reference",
+        default=None,
         metavar="SUBJECT",
         help=f"the implementation under test: {_SUBJECT_FORMS}, where factory() returns a "
-        "Subject (default: reference)",
+        "Subject; started at its first use (default: the prefix_subject ini value, else "
+        "reference)",
     )
+    group.addoption(
+        "--prefix-dialect",
+        action="append",
+        choices=list(all_dialects()),
+        metavar="DIALECT",
+        help=f"a dialect to test (repeat for several; default: all of {', '.join(all_dialects())})",
+    )
+    group.addoption(
+        "--prefix-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="per scenario, for a cmd: subject (default: 10)",
+    )
+    group.addoption(
+        "--prefix-examples",
+        type=_count,
+        default=25,
+        metavar="N",
+        help="generated scenarios in the harness.suite items, each in every dialect (default: 25)",
+    )
+    group.addoption(
+        "--prefix-seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="vary the generated scenarios of harness.suite (default: derandomized)",
+    )
+    group.addoption(
+        "--prefix-fixtures",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a fixture file or folder for harness.suite (default: the bundled corpus)",
+    )
+    group.addoption(
+        "--prefix-expect",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="known failures (TOML, as for check --expect): harness.suite items that xfail",
+    )
+    parser.addini(
+        "prefix_subject",
+        f"the implementation under test, as --prefix-subject ({_SUBJECT_FORMS})",
+        default="reference",
+    )
+
+
+def _spec(config: pytest.Config) -> str:
+    spec = config.getoption("prefix_subject")
+    return str(spec if spec is not None else config.getini("prefix_subject"))
+
+
+def _dialects(config: pytest.Config) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(config.getoption("prefix_dialect") or all_dialects()))
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "prefix_conformance: a conformance test of request prefixes (prefix-harness); "
+    from .suite import LazySubject, marker_name
+
+    markers = {
+        "prefix_conformance": "a conformance test of request prefixes (prefix-harness); "
         "select with -m prefix_conformance",
-    )
-    spec = config.getoption("prefix_subject")
-    try:
-        subject = load_subject(spec)
-        subject.start()
-    except (ValueError, SubjectStartError) as e:
-        raise pytest.UsageError(f"--prefix-subject {spec!r}: {e}") from None
-    config.stash[_SUBJECT] = subject
+        **{
+            marker_name("dialect", d): f"a harness.suite item in the {d} dialect"
+            for d in all_dialects()
+        },
+        **{
+            marker_name("lifecycle", lc): f"a harness.suite item of a {lc} scenario"
+            for lc in LIFECYCLES
+        },
+        **{
+            marker_name("family", f): f"a harness.suite item of the {f} fixtures"
+            for f in (*_FAMILIES, "generated")
+        },
+    }
+    for name, text in markers.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    timeout = config.getoption("prefix_timeout")
+    options = None if timeout is None else SubprocessOptions(timeout=timeout)
+    config.stash[_LAZY] = LazySubject(_spec(config), options)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [
+        f"prefix-harness: subject {_spec(config)} (started at first use), "
+        f"dialects {', '.join(_dialects(config))}"
+    ]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    subject = config.stash.get(_SUBJECT, None)
-    if subject is not None:
-        subject.close()
+    lazy = config.stash.get(_LAZY, None)
+    if lazy is not None:
+        lazy.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """``harness/suite/__init__.py`` is the conformance suite (``--pyargs harness.suite``)."""
+    if file_path.name != "__init__.py" or file_path.resolve() != _SUITE:
+        return None
+    from .check import bundled_fixtures
+    from .suite import ConformanceSuite, SuiteOptions
+
+    config = parent.config
+    options = SuiteOptions(
+        subject=config.stash[_LAZY],
+        dialects=_dialects(config),
+        fixtures=config.getoption("prefix_fixtures") or bundled_fixtures(),
+        examples=config.getoption("prefix_examples"),
+        seed=config.getoption("prefix_seed"),
+        expect=config.getoption("prefix_expect"),
+    )
+    suite: pytest.Collector = ConformanceSuite.from_parent(
+        parent, path=file_path, name=_SUITE_ID, nodeid=_SUITE_ID, options=options
+    )
+    return suite
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "prefix_dialect" in metafunc.fixturenames:
-        dialects = metafunc.config.stash[_SUBJECT].dialects
-        metafunc.parametrize("prefix_dialect", dialects, indirect=True, ids=list(dialects))
+        dialects = _dialects(metafunc.config)
+        metafunc.parametrize(
+            "prefix_dialect", dialects, indirect=True, ids=list(dialects), scope="session"
+        )
+
+
+def _started(config: pytest.Config) -> Subject:
+    from .suite import SubjectUnavailable
+
+    try:
+        return config.stash[_LAZY].get()
+    except SubjectUnavailable as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def prefix_subject(request: pytest.FixtureRequest) -> Subject:
-    """The subject under test, chosen with ``--prefix-subject`` (default: the reference)."""
-    return request.config.stash[_SUBJECT]
+    """The subject under test, chosen with ``--prefix-subject`` (default: the reference),
+    started at its first use in this process."""
+    return _started(request.config)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def prefix_dialect(request: pytest.FixtureRequest) -> str:
-    """A dialect of the subject under test: the test runs once per dialect."""
+    """A dialect of ``--prefix-dialect`` (default: all): the test runs once per dialect, and
+    is skipped in one the subject does not speak. Session-scoped, so ``@given`` may use it."""
     name: str = request.param
+    subject = _started(request.config)
+    if name not in subject.dialects:
+        pytest.skip(f"the subject {subject.name} does not speak {name}")
     return name
+
+
+def assert_conforms(
+    scenario: Scenario, outcome: Outcome, *, dialect: str | None = None, subject: str = "subject"
+) -> ScenarioReport:
+    """Assert that every rule holds on ``outcome``, what a subject gave for ``scenario``.
+
+    The dialect is ``dialect``, else detected from the outcome's bodies. Returns the report;
+    on a failed rule the ``AssertionError`` message is the report of ``prefix-harness rules``
+    text: one line per rule, each failure with its evidence and cost.
+    """
+    __tracebackhide__ = True
+    from .reports import rules_text
+    from .rules import evaluate
+    from .rules._engine import EvaluationError
+
+    if dialect is None:
+        heads = (outcome.parent, *outcome.children, *outcome.follow_ups, outcome.parent_next)
+        bodies = {f"body {i}": b for i, b in enumerate(heads) if b is not None}
+        if not bodies:
+            raise ValueError("the outcome holds no body to tell its dialect by: give dialect=")
+        raw = {k: decode_body(v, source=k) for k, v in bodies.items()}
+        dialect = choose_dialect(raw)[0].name
+    try:
+        report = evaluate(scenario, dialect, outcome, subject=subject)
+    except EvaluationError as e:
+        raise AssertionError(f"the harness cannot evaluate the bodies: {e}") from None
+    if report.failed:
+        raise AssertionError(rules_text([report]))
+    return report
 
 
 def assert_prefix_preserved(

@@ -1,0 +1,32 @@
+"""The conformance suite as pytest items: ``pytest --pyargs harness.suite``.
+
+One item per scenario × dialect, bundled fixtures (``<fixture-file>::<scenario-id>[<dialect>]``)
+and a seeded number of generated scenarios (``generated::<nn>-<scenario-id>[<dialect>]``),
+each judged by every rule as ``prefix-harness check`` judges it. The subject is the plugin's
+(``--prefix-subject``), started at the first item of each process, so the suite runs under
+``pytest -n auto`` with one subject per worker. See docs/pytest.md.
+"""
+
+from ._generated import generated_scenarios
+from ._items import (
+    ConformanceFailure,
+    ConformanceSuite,
+    KnownFailureRaised,
+    SuiteOptions,
+    marker_name,
+)
+from ._subject import LazySubject, SubjectUnavailable
+from ._verdict import Verdict, judge
+
+__all__ = [
+    "ConformanceFailure",
+    "ConformanceSuite",
+    "KnownFailureRaised",
+    "LazySubject",
+    "SubjectUnavailable",
+    "SuiteOptions",
+    "Verdict",
+    "generated_scenarios",
+    "judge",
+    "marker_name",
+]
