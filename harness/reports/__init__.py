@@ -13,19 +13,30 @@ if TYPE_CHECKING:
     from ._check import check_json, check_junit, check_text
     from ._diff import DiffSubjects, diff_json, diff_text
     from ._html import capture_html, check_html, write_html
-    from ._rules_json import rules_json
+    from ._markdown import outcomes_markdown
+    from ._outcomes import Outcomes, check_outcomes, log_outcomes
+    from ._rules_json import FORMAT_VERSION, outcomes_json, rules_json
     from ._rules_junit import rules_junit
     from ._rules_text import rules_text
+    from ._schema import REPORT_SCHEMA, report_problems
 
 __all__ = [
+    "FORMAT_VERSION",
+    "REPORT_SCHEMA",
     "DiffSubjects",
+    "Outcomes",
     "capture_html",
     "check_html",
     "check_json",
     "check_junit",
+    "check_outcomes",
     "check_text",
     "diff_json",
     "diff_text",
+    "log_outcomes",
+    "outcomes_json",
+    "outcomes_markdown",
+    "report_problems",
     "rules_json",
     "rules_junit",
     "rules_text",
@@ -33,6 +44,14 @@ __all__ = [
 ]
 
 _MODULES = {
+    "FORMAT_VERSION": "_rules_json",
+    "REPORT_SCHEMA": "_schema",
+    "Outcomes": "_outcomes",
+    "check_outcomes": "_outcomes",
+    "log_outcomes": "_outcomes",
+    "outcomes_json": "_rules_json",
+    "outcomes_markdown": "_markdown",
+    "report_problems": "_schema",
     "DiffSubjects": "_diff",
     "capture_html": "_html",
     "check_html": "_html",

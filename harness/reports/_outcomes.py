@@ -18,7 +18,6 @@ from ..rules import Finding, ScenarioReport
 
 __all__ = [
     "ACCEPTED",
-    "FAIL_ON",
     "Entry",
     "Outcomes",
     "Skipped",
@@ -29,9 +28,6 @@ __all__ = [
 ACCEPTED = "accepted divergence"
 """The words a rule's warning carries when the difference is one the README accepts (a
 continuable child's restored persona, tool filter or structured-output tool)."""
-
-FAIL_ON = ("failure", "warning")
-"""What fails a run: a rule's failure (the default), or also a warning (``--fail-on``)."""
 
 _VERDICTS = {0: "conforming", 1: "not conforming", 3: "subject failed", 4: "inconclusive"}
 
