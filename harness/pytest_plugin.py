@@ -221,7 +221,8 @@ def _started(config: pytest.Config) -> Subject:
     try:
         return config.stash[_LAZY].get()
     except SubjectUnavailable as e:
-        pytest.fail(str(e), pytrace=False)
+        error = str(e)
+    pytest.fail(error, pytrace=False)  # outside the except: no "during handling" chain
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ Plugin autoloading is off in those runs, so they load exactly ``-p harness.pytes
 (and ``-p syrupy`` for snapshots) whether or not the entry point is installed.
 """
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,8 +12,19 @@ import orjson
 import pytest
 
 from harness._bodies import BodyError
+from harness.check import bundled_fixtures
 from harness.dialects import get_dialect
-from harness.pytest_plugin import HeadsSnapshotExtension, assert_prefix_preserved
+from harness.pytest_plugin import (
+    HeadsSnapshotExtension,
+    assert_conforms,
+    assert_prefix_preserved,
+)
+from harness.scenarios import load_fixtures
+from harness.subjects import Outcome, ReferenceSubject
+from tests.rules.bad_subjects import CASES
+from tests.suite import pid_subject
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytest_plugins = ["pytester"]
 
@@ -26,12 +38,22 @@ def make():
 
 def not_a_subject():
     return 42
+
+class OpenAIOnly(ReferenceSubject):
+    @property
+    def dialects(self):
+        return ("openai",)
+
+def openai_only():
+    return OpenAIOnly(name="openai-only")
 """
 
 
 @pytest.fixture
 def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Run:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # for a subject process: harness importable
+    monkeypatch.setenv("PREFIX_PID_LOG", str(pytester.path / "pids.log"))
     pytester.syspathinsert()
 
     def run(*args: str) -> pytest.RunResult:
@@ -74,14 +96,136 @@ def test_the_subject_option_runs_a_protocol_subject(pytester: pytest.Pytester, r
         ("cmd:definitely-not-a-program-here", "definitely-not-a-program-here"),
     ],
 )
-def test_a_bad_subject_is_a_usage_error(
+def test_a_bad_subject_fails_the_tests_that_use_it(
     pytester: pytest.Pytester, run: Run, value: str, error: str
 ) -> None:
     pytester.makepyfile(fake_subject=FAKE_SUBJECT)
-    pytester.makepyfile("def test_nothing(): pass")
+    pytester.makepyfile(
+        """
+        def test_nothing(): pass
+        def test_one(prefix_subject): pass
+        def test_two(prefix_subject): pass
+        """
+    )
     result = run("--prefix-subject", value)
+    result.assert_outcomes(passed=1, errors=2)
+    shown = [line for line in result.outlines if line.startswith("--prefix-subject")]
+    assert len(shown) == 2
+    assert all(error in line for line in shown), shown
+    assert "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("flag", ["--help", "--co", "--markers"])
+def test_help_and_collection_start_no_subject(
+    pytester: pytest.Pytester, run: Run, flag: str
+) -> None:
+    pytester.makepyfile("def test_uses(prefix_subject, prefix_dialect): pass")
+    assert run(flag, "--prefix-subject", pid_subject.spec()).ret == pytest.ExitCode.OK
+    assert run(flag, "--prefix-subject", "nonsense").ret == pytest.ExitCode.OK
+    assert pid_subject.started(pytester.path / "pids.log") == []
+
+
+def test_the_subject_starts_at_its_first_use_once(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile(
+        """
+        def test_before(): pass
+        def test_one(prefix_subject): assert prefix_subject.name == "pid-logger"
+        def test_two(prefix_subject, prefix_dialect): pass
+        """
+    )
+    log = pytester.path / "pids.log"
+    run("--prefix-subject", pid_subject.spec()).assert_outcomes(passed=6)
+    assert len(pid_subject.started(log)) == 1
+    log.unlink()
+    run("--prefix-subject", pid_subject.spec(), "-k", "before").assert_outcomes(passed=1)
+    assert pid_subject.started(log) == []
+
+
+def test_the_ini_option_names_the_subject(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile(fake_subject=FAKE_SUBJECT)
+    pytester.makeini("[pytest]\nprefix_subject = python:fake_subject:make\n")
+    pytester.makepyfile(
+        """
+        import pytest
+
+        def test_subject(prefix_subject, pytestconfig):
+            expected = pytestconfig.getoption("prefix_subject") or "python:fake_subject:make"
+            assert prefix_subject.name == {"python:fake_subject:make": "fake"}.get(
+                expected, "reference")
+        """
+    )
+    run().assert_outcomes(passed=1)
+    run("--prefix-subject", "reference").assert_outcomes(passed=1)
+
+
+def test_the_report_header_names_subject_and_dialects(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile("def test_nothing(): pass")
+    result = run("--prefix-subject", pid_subject.spec(), "--prefix-dialect", "openai")
+    result.stdout.fnmatch_lines(
+        [f"prefix-harness: subject {pid_subject.spec()} (started at first use), dialects openai"]
+    )
+    assert pid_subject.started(pytester.path / "pids.log") == []
+
+
+def test_the_dialect_option_chooses_the_dialects(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile("def test_dialect(prefix_dialect): pass")
+    result = run("-v", "--prefix-dialect", "gemini", "--prefix-dialect", "openai")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*test_dialect[[]gemini[]] PASSED*", "*[[]openai[]] PASSED*"])
+    result = run("--prefix-dialect", "klingon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert any(line.startswith("ERROR: ") and error in line for line in result.errlines)
+    result.stderr.fnmatch_lines(["*argument --prefix-dialect: invalid choice: 'klingon'*"])
+
+
+def test_a_dialect_the_subject_does_not_speak_is_skipped(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    pytester.makepyfile(fake_subject=FAKE_SUBJECT)
+    pytester.makepyfile("def test_dialect(prefix_dialect): assert prefix_dialect == 'openai'")
+    result = run("-rs", "--prefix-subject", "python:fake_subject:openai_only")
+    result.assert_outcomes(passed=1, skipped=3)
+    result.stdout.fnmatch_lines(["*the subject openai-only does not speak gemini*"])
+
+
+def test_given_tests_may_take_prefix_dialect(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile(
+        """
+        from hypothesis import given, settings, strategies as st
+
+        @settings(max_examples=5, database=None)
+        @given(st.integers())
+        def test_given(prefix_subject, prefix_dialect, n):
+            assert prefix_dialect in prefix_subject.dialects
+        """
+    )
+    run("-p", "hypothesis").assert_outcomes(passed=4)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "error"),
+    [
+        ("--prefix-timeout", "0", "argument --prefix-timeout: 0 must be more than 0*"),
+        ("--prefix-timeout", "soon", "*'soon' is not a number of seconds"),
+        ("--prefix-examples", "-1", "argument --prefix-examples: -1 is less than 0"),
+        ("--prefix-seed", "x", "argument --prefix-seed: invalid int value: 'x'"),
+    ],
+)
+def test_a_bad_option_value_is_a_usage_error(
+    pytester: pytest.Pytester, run: Run, flag: str, value: str, error: str
+) -> None:
+    result = run(flag, value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{error}"])
+
+
+def test_the_timeout_option_bounds_a_protocol_subject(pytester: pytest.Pytester, run: Run) -> None:
+    pytester.makepyfile(
+        """
+        def test_timeout(prefix_subject):
+            assert prefix_subject.options.timeout == 2.5
+        """
+    )
+    run("--prefix-subject", pid_subject.spec(), "--prefix-timeout", "2.5").assert_outcomes(passed=1)
 
 
 def test_the_subject_fixture_defaults_to_the_reference(pytester: pytest.Pytester, run: Run) -> None:
@@ -265,3 +409,32 @@ def test_the_helper_refuses_bodies_it_cannot_compare() -> None:
         assert_prefix_preserved(parsed, body, dialect="anthropic")
     with pytest.raises(BodyError, match=r"^fork: ends in the middle of the JSON"):
         assert_prefix_preserved(body, body[:-3])
+
+
+FORK = next(s for s in load_fixtures(bundled_fixtures()) if s.id == "fork-ends-model-calls")
+
+
+def test_assert_conforms_returns_the_report_of_a_conforming_outcome() -> None:
+    outcome = ReferenceSubject().assemble(FORK, "gemini")
+    report = assert_conforms(FORK, outcome)
+    assert report.dialect == "gemini"
+    assert not report.failed
+    assert assert_conforms(FORK, outcome, dialect="gemini", subject="mine").subject == "mine"
+
+
+def test_assert_conforms_fails_with_the_report() -> None:
+    outcome = CASES["tool-order"].subject.assemble(FORK, "openai")
+    with pytest.raises(AssertionError) as raised:
+        assert_conforms(FORK, outcome, subject="tool-order")
+    text = str(raised.value)
+    assert text.startswith("tool-order · openai · fork-ends-model-calls: FAILED")
+    assert re.search(r"\n  ✗ tools-identical +children\[0\]: tool `run_tests` moved from 2", text)
+    assert "      path     tools[0].function.name" in text
+
+
+def test_assert_conforms_needs_a_dialect_for_an_outcome_without_bodies() -> None:
+    rejected = Outcome("rejected", message="no")
+    with pytest.raises(ValueError, match="no body to tell its dialect by: give dialect="):
+        assert_conforms(FORK, rejected)
+    with pytest.raises(AssertionError, match="subject-error"):
+        assert_conforms(FORK, Outcome("errored", message="boom"), dialect="openai")

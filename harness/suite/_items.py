@@ -156,7 +156,8 @@ def _subject(lazy: LazySubject) -> Any:
     try:
         return lazy.get()
     except SubjectUnavailable as e:
-        pytest.fail(str(e), pytrace=False)
+        error = str(e)
+    pytest.fail(error, pytrace=False)
 
 
 class ScenarioItem(pytest.Item):

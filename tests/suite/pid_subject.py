@@ -1,0 +1,28 @@
+"""A protocol subject that appends its pid to the file ``PREFIX_PID_LOG`` names when it
+starts, then serves the reference: a test counts the subjects a run started by the lines of
+that file (``started``). ``spec(log)`` is the ``--prefix-subject`` value that runs it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve()
+
+
+def spec() -> str:
+    return f"cmd:{sys.executable} {SCRIPT}"
+
+
+def started(log: Path) -> list[str]:
+    """The pids of the subjects started so far (none when the log does not exist)."""
+    return log.read_text(encoding="utf-8").split() if log.exists() else []
+
+
+if __name__ == "__main__":
+    from harness.subjects import ReferenceSubject, serve
+
+    with open(os.environ["PREFIX_PID_LOG"], "a", encoding="utf-8") as log:
+        log.write(f"{os.getpid()}\n")
+    sys.exit(serve(ReferenceSubject(name="pid-logger")))
