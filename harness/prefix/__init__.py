@@ -4,6 +4,7 @@ from ._compare import MISSING, PrefixComparison, SettingChange, compare, compare
 from ._explain import Window, byte_window, structural_diff
 from ._locate import Divergence, common_prefix_length, first_difference, locate
 from ._stream import Frame, PrefixStream, StreamError, prefix_stream
+from ._tools import ToolChange, tool_changes
 
 __all__ = [
     "MISSING",
@@ -13,6 +14,7 @@ __all__ = [
     "PrefixStream",
     "SettingChange",
     "StreamError",
+    "ToolChange",
     "Window",
     "byte_window",
     "common_prefix_length",
@@ -22,4 +24,5 @@ __all__ = [
     "locate",
     "prefix_stream",
     "structural_diff",
+    "tool_changes",
 ]

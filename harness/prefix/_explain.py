@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..model._json import shown
 from ._locate import Divergence
 from ._stream import Frame
+from ._tools import is_tool_frame, tool_changes
 
 __all__ = ["Window", "byte_window", "structural_diff"]
 
@@ -53,34 +56,98 @@ def _printable(text: str) -> str:
     )
 
 
-def structural_diff(divergence: Divergence, *, max_lines: int = 12) -> list[str]:
-    """DeepDiff's account of the two differing segments, one change a line, values shortened.
+def structural_diff(
+    divergence: Divergence,
+    *,
+    max_lines: int = 12,
+    parent: Sequence[Frame] = (),
+    fork: Sequence[Frame] = (),
+) -> list[str]:
+    """What differs at the divergence, one change a line, values shortened.
 
-    DeepDiff compares objects as mappings, so a pure key-order change shows up only in the
-    divergence's own reason; this view adds what was added, removed or changed.
+    Given both streams' frames (``parent``, ``fork``), tools are matched by name (``tool
+    `agent` removed``, ``tool `x` moved from 3 to 0``: see ``tool_changes``) and a segment
+    the fork inserts before the parent's continuation, or leaves out of it, is said as such;
+    otherwise DeepDiff's account of the two differing segments. DeepDiff compares objects as
+    mappings, so a pure key-order change shows up only in the divergence's own reason.
     """
     if divergence.parent_frame is None or divergence.fork_frame is None:
         return []
+    lines = _tool_lines(divergence.parent_frame, divergence.fork_frame, parent, fork)
+    if lines is None:
+        lines = _spliced(divergence, parent, fork) or _deepdiff(
+            divergence.parent_frame, divergence.fork_frame
+        )
+    if len(lines) > max_lines:
+        lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more changes"]
+    return lines
+
+
+def _deepdiff(parent: Frame, fork: Frame) -> list[str]:
+    """DeepDiff's changes from one segment to the other, with body paths (the fork's)."""
     from deepdiff import DeepDiff  # imported late: it costs ~0.2 s and most runs never need it
 
-    root = divergence.parent_frame.name
+    root = fork.name
     try:
-        tree = DeepDiff(
-            divergence.parent_frame.value,
-            divergence.fork_frame.value,
-            view="tree",
-            threshold_to_diff_deeper=0,
-        )
-        lines = [
+        tree = DeepDiff(parent.value, fork.value, view="tree", threshold_to_diff_deeper=0)
+        return [
             _describe(kind, _path(level.path(), root), level.t1, level.t2)
             for kind, levels in sorted(tree.items())
             for level in sorted(levels, key=lambda lv: str(lv.path()))
         ]
     except RecursionError:
         return ["(the segment is nested too deeply for a structural diff)"]
-    if len(lines) > max_lines:
-        lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more changes"]
+
+
+def _tool_lines(
+    here: Frame, there: Frame, parent: Sequence[Frame], fork: Sequence[Frame]
+) -> list[str] | None:
+    """The tool changes, by name, when the divergence (``here`` in the parent, ``there`` in
+    the fork) lies in the tools; each changed tool's own structural diff below its sentence.
+    None when tools are not involved or unnamed."""
+    if not (is_tool_frame(here) and is_tool_frame(there)):
+        return None
+    changes = tool_changes(
+        [f for f in parent if is_tool_frame(f)], [f for f in fork if is_tool_frame(f)]
+    )
+    if not changes:
+        return None
+    lines: list[str] = []
+    for change in changes:
+        lines.append(change.sentence)
+        if change.kind == "changed" and change.parent and change.fork:
+            lines += [f"  {line}" for line in _deepdiff(change.parent, change.fork)]
     return lines
+
+
+def _spliced(d: Divergence, parent: Sequence[Frame], fork: Sequence[Frame]) -> list[str]:
+    """``segment messages[1] inserted`` when the fork holds segments the parent lacks and then
+    goes on with the parent's (``removed`` the other way round); [] when it does not."""
+    at = next((i for i, f in enumerate(fork) if f is d.fork_frame), None)
+    if at is None or at >= len(parent) or parent[at] is not d.parent_frame:
+        return []
+    for extra, (longer, shorter, verb) in itertools.product(
+        range(1, max(len(fork), len(parent)) - at),
+        ((fork, parent, "inserted"), (parent, fork, "removed")),
+    ):
+        if _continues(longer, at + extra, shorter, at):
+            lines = [f"segment {f.name} {verb}: {_short(f.value)}" for f in longer[at : at + extra]]
+            p_next, f_next = (shorter, longer) if verb == "inserted" else (longer, shorter)
+            p_at, f_at = (at, at + extra) if verb == "inserted" else (at + extra, at)
+            lines.append(
+                f"then the fork goes on with the parent's {p_next[p_at].name} and on"
+                f" (its {f_next[f_at].name})"
+            )
+            return lines
+    return []
+
+
+def _continues(longer: Sequence[Frame], i: int, shorter: Sequence[Frame], j: int) -> bool:
+    """Whether ``longer`` from ``i`` repeats ``shorter`` from ``j`` for as long as both go."""
+    if i >= len(longer) or j >= len(shorter):
+        return False
+    count = min(len(longer) - i, len(shorter) - j)
+    return all(longer[i + k].json == shorter[j + k].json for k in range(count))
 
 
 _KEY = re.compile(r"\['([A-Za-z_][A-Za-z0-9_]*)'\]")

@@ -26,8 +26,18 @@ def json_start(frame: Frame) -> int:
     return frame.start + len(frame.name.encode()) + 1
 
 
-def from_divergence(d: Divergence, *, body: str, against: str) -> Evidence:
-    """Evidence of the prefix locator's divergence (both streams agree up to its offset)."""
+def from_divergence(
+    d: Divergence,
+    *,
+    body: str,
+    against: str,
+    frames: Sequence[Frame] = (),
+    against_frames: Sequence[Frame] = (),
+) -> Evidence:
+    """Evidence of the prefix locator's divergence (both streams agree up to its offset).
+
+    Given the two bodies' frames, the structural diff matches tools by name and says a
+    segment inserted or removed (``structural_diff``)."""
     return Evidence(
         body=body,
         against=against,
@@ -38,7 +48,7 @@ def from_divergence(d: Divergence, *, body: str, against: str) -> Evidence:
         reason=d.reason,
         window=byte_window(d.fork_frame, d.offset),
         against_window=byte_window(d.parent_frame, d.offset),
-        diff=tuple(structural_diff(d)),
+        diff=tuple(structural_diff(d, parent=against_frames, fork=frames)),
     )
 
 
@@ -66,7 +76,7 @@ def between(
             reason=found[1],
             window=byte_window(a, split.offset),
             against_window=byte_window(e, json_start(e) + local),
-            diff=tuple(structural_diff(split)),
+            diff=tuple(structural_diff(split, parent=expected, fork=actual)),
         )
     if len(expected) == len(actual):
         return None

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ..prefix import MISSING, compare_settings
+from ..prefix import MISSING, compare_settings, tool_changes
 from ._accepted import accepted_system, accepted_tools
 from ._body import Body
 from ._context import Context
@@ -79,22 +79,17 @@ def _tools(ctx: Context, child: Body) -> Finding:
     return Finding(rule, "fail", message, evidence, ctx.cost(child))
 
 
-def _tool_change(ctx: Context, child: Body) -> str:
-    """What changed, by tool name: tools dropped or added, the order, or the first tool."""
+def _tool_change(ctx: Context, child: Body, most: int = 4) -> str:
+    """What happened to the tools, matched by name on the wire: removed, added at, moved from
+    one position to another, changed (and how), or only their key order changed."""
     assert ctx.parent is not None
-    ours = [t.name for t in ctx.parent.request.preset.tools]
-    theirs = [t.name for t in child.request.preset.tools]
-    dropped = [n for n in ours if n not in theirs]
-    added = [n for n in theirs if n not in ours]
-    if dropped or added:
-        said = [f"drops {', '.join(dropped)}"] if dropped else []
-        said += [f"adds {', '.join(added)}"] if added else []
-        return " and ".join(said)
-    if ours != theirs:
-        return f"tool order differs: parent {ours}, child {theirs}"
-    pairs = zip(ctx.parent.request.preset.tools, child.request.preset.tools, strict=True)
-    first = next((a.name for a, b in pairs if a != b), None)
-    return f"tool {first} differs" if first else "a tool declaration differs in its bytes"
+    changes = tool_changes(ctx.parent.frames_of("tools"), child.frames_of("tools"))
+    if not changes:
+        return "a tool declaration differs in its bytes"
+    said = [c.sentence for c in changes[:most]]
+    if len(changes) > most:
+        said.append(f"{len(changes) - most} more changes")
+    return ", ".join(said)
 
 
 def settings_identical(ctx: Context) -> Finding:

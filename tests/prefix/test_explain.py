@@ -87,3 +87,57 @@ def test_caret_sits_under_the_first_differing_character(
     i = next(i for i in range(len(window.text)) if display_width(window.text[:i]) >= column)
     assert display_width(window.text[:i]) == column
     assert window.text[i] == under
+
+
+def _diff_of(parent: dict[str, object], fork: dict[str, object]) -> list[str]:
+    d = get_dialect("openai")
+    comparison = compare(d.parse(parent), d.parse(fork))
+    assert comparison.divergence is not None
+    return structural_diff(
+        comparison.divergence, parent=comparison.parent.frames, fork=comparison.fork.frames
+    )
+
+
+USER = {"role": "user", "content": "Fix the failing test."}
+MODEL = {"role": "assistant", "content": "On it."}
+MEMORY = {"role": "system", "content": "Memory: the user likes tabs."}
+
+
+def test_a_segment_inserted_before_the_parents_continuation_is_said() -> None:
+    lines = _diff_of({"messages": [USER, MODEL]}, {"messages": [USER, MEMORY, MODEL, USER]})
+    assert lines == [
+        'segment messages[1] inserted: {"role":"system","content":"Memory: the user li…',
+        "then the fork goes on with the parent's messages[1] and on (its messages[2])",
+    ]
+
+
+def test_a_segment_left_out_is_said() -> None:
+    lines = _diff_of({"messages": [USER, MEMORY, MODEL]}, {"messages": [USER, MODEL, USER]})
+    assert lines[0].startswith("segment messages[1] removed: ")
+    assert (
+        lines[1] == "then the fork goes on with the parent's messages[2] and on (its messages[1])"
+    )
+
+
+def test_a_changed_segment_is_still_diffed_in_place() -> None:
+    changed = {**MODEL, "content": "On it!"}
+    lines = _diff_of({"messages": [USER, MODEL]}, {"messages": [USER, changed, USER]})
+    assert lines == ['changed  messages[1].content: "On it." -> "On it!"']
+
+
+def test_tools_are_matched_by_name_in_the_structural_diff() -> None:
+    def tool(name: str, description: str) -> dict[str, object]:
+        return {"type": "function", "function": {"name": name, "description": description}}
+
+    parent = {"tools": [tool("agent", "Fork."), tool("read", "Read.")], "messages": [USER]}
+    fork = {"tools": [tool("read", "Read a file.")], "messages": [USER]}
+    assert _diff_of(parent, fork) == [
+        "tool `agent` removed",
+        "tool `read` changed: function.description: text differs from byte 4 of the string on",
+        '  changed  tools[0].function.description: "Read." -> "Read a file."',
+    ]
+    # without the frames, the two tools at position 0 are compared with each other
+    d = get_dialect("openai")
+    divergence = compare(d.parse(parent), d.parse(fork)).divergence
+    assert divergence is not None
+    assert 'changed  tools[0].function.name: "agent" -> "read"' in structural_diff(divergence)

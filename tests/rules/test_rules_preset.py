@@ -1,4 +1,5 @@
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -34,20 +35,70 @@ def test_a_changed_system_block_fails_with_its_cost() -> None:
     assert "Now: 2025" in found.evidence.window.text[found.evidence.window.caret :]
 
 
-def test_tool_changes_are_named() -> None:
-    order = finding(CASES["tool-order"].subject, "fork-model-calls", "openai", "tools-identical")
-    assert "tool order differs: parent ['search', 'read_file', 'agent']" in order.message
-    churn = finding(CASES["tool-churn"].subject, "fork-model-calls", "openai", "tools-identical")
-    assert churn.message.startswith("children[0]: drops agent;")
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_tool_changes_are_named_by_tool_not_by_position(dialect: str) -> None:
+    order = finding(CASES["tool-order"].subject, "fork-model-calls", dialect, "tools-identical")
+    # reversed: the middle tool stays where it was, the outer two change places
+    assert order.message.startswith(
+        "children[0]: tool `agent` moved from 2 to 0, tool `search` moved from 0 to 2; "
+    )
+    churn = finding(CASES["tool-churn"].subject, "fork-model-calls", dialect, "tools-identical")
+    assert churn.message.startswith("children[0]: tool `agent` removed; first difference at")
 
-    def schema_keys_sorted(request: Request, *_: object) -> Request:
+    def first_dropped_one_added(request: Request, *_: object) -> Request:
+        tools = request.preset.tools
+        grep = replace(tools[0], name="grep", description="Search file contents.")
+        return replace(request, preset=replace(request.preset, tools=(*tools[1:], grep)))
+
+    swapped = edited("swapped", child=first_dropped_one_added)
+    found = finding(swapped, "fork-model-calls", dialect, "tools-identical")
+    assert found.status == "fail"
+    # by position every tool would differ; by name one is gone and one is new
+    assert found.message.startswith(
+        "children[0]: tool `search` removed, tool `grep` added at 2; first difference at tools[0]"
+    )
+
+
+def test_a_changed_tool_says_what_changed_in_it() -> None:
+    def described(request: Request, *_: object) -> Request:
         tools = request.preset.tools
         changed = replace(tools[0], description="Search the repo.")
         return replace(request, preset=replace(request.preset, tools=(changed, *tools[1:])))
 
-    edited_tool = edited("described", child=schema_keys_sorted)
-    found = finding(edited_tool, "fork-model-calls", "openai", "tools-identical")
-    assert found.message.startswith("children[0]: tool search differs;")
+    found = finding(
+        edited("described", child=described), "fork-model-calls", "openai", "tools-identical"
+    )
+    assert found.message.startswith(
+        "children[0]: tool `search` changed: function.description: text differs from byte "
+    )
+    assert found.evidence is not None
+    assert found.evidence.path == "tools[0].function.description"  # the evidence is as it was
+    assert found.evidence.diff[0].startswith("tool `search` changed: ")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_tool_whose_outer_keys_are_reordered_is_named(dialect: str) -> None:
+    """Neutral tools compare equal here: only the wire shows the change, and names it."""
+
+    def outer_keys_reversed(
+        body: dict[str, Any], scenario: object, d: str, i: int
+    ) -> dict[str, Any]:
+        tools = body["tools"]
+        if d == "gemini":
+            decls = tools[0]["functionDeclarations"]
+            reordered = [decls[0], dict(reversed(decls[1].items())), *decls[2:]]
+            tools = [{**tools[0], "functionDeclarations": reordered}, *tools[1:]]
+        else:
+            tools = [tools[0], dict(reversed(tools[1].items())), *tools[2:]]
+        return {**body, "tools": tools}
+
+    found = finding(
+        edited("outer", body=outer_keys_reversed), "fork-model-calls", dialect, "tools-identical"
+    )
+    assert found.status == "fail"
+    assert found.message.startswith("children[0]: only the key order of tool `read_file` changed;")
+    assert found.evidence is not None
+    assert found.evidence.diff == ("only the key order of tool `read_file` changed",)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
