@@ -74,7 +74,7 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
             f"  fork     {f_win.text}",
             f"           {caret_pad(f_win.text, f_win.caret)}^",
         ]
-        changes = structural_diff(d)
+        changes = structural_diff(d, parent=c.parent.frames, fork=c.fork.frames)
         if changes:
             lines += ["", "structure (deepdiff of the segment):"] + [
                 f"  {printable(x)}" for x in changes
@@ -119,7 +119,9 @@ def _diff_json(
             "reason": d.reason,
             "parent_window": byte_window(d.parent_frame, d.offset).text,
             "fork_window": byte_window(d.fork_frame, d.offset).text,
-            "structural_diff": structural_diff(d, max_lines=50),
+            "structural_diff": structural_diff(
+                d, max_lines=50, parent=c.parent.frames, fork=c.fork.frames
+            ),
         }
     report = {
         "dialect": c.dialect,

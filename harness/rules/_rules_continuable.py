@@ -86,7 +86,9 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
         reason = f"{after.label} changes the settings {names} of {before.label}"
         evidence = Evidence(after.label, before.label, path=changes[0].name, reason=reason)
         return Finding(rule, settings, reason, evidence)
-    evidence = from_divergence(d, body=after.label, against=before.label)
+    evidence = from_divergence(
+        d, body=after.label, against=before.label, frames=after.frames, against_frames=before.frames
+    )
     message = (
         f"{after.label} rewrites {before.label} at byte {d.offset:,} "
         f"({evidence.segment or evidence.against_segment}): {d.reason}"

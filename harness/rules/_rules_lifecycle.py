@@ -192,7 +192,13 @@ def _growth(ctx: Context) -> Finding:
         return Finding(rule, "not-applicable", "no parent and next parent body to compare")
     d = locate(parent.stream, after.stream)
     if d is not None:
-        evidence = from_divergence(d, body=after.label, against=parent.label)
+        evidence = from_divergence(
+            d,
+            body=after.label,
+            against=parent.label,
+            frames=after.frames,
+            against_frames=parent.frames,
+        )
         reason = f"parent_next rewrites the parent's request at byte {d.offset:,}: {d.reason}"
         return Finding(rule, "fail", reason, evidence)
     added = after.request.history[len(parent.request.history) :]

@@ -50,7 +50,9 @@ def _prefix(ctx: Context, child: Body) -> Finding:
             f"({length:,} bytes = {share:.1%} of its own)"
         )
         return Finding(rule, "pass", message)
-    evidence = from_divergence(d, body=child.label, against="parent")
+    evidence = from_divergence(
+        d, body=child.label, against="parent", frames=child.frames, against_frames=ctx.parent.frames
+    )
     where = evidence.segment or evidence.against_segment
     accepted = accepted_head(ctx, child) if _in_head(ctx, child, d) else None
     if accepted is not None:
@@ -268,7 +270,13 @@ def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
         f"before its directive at byte {mine:,}: {reason}"
     )
     evidence = (
-        from_divergence(d, body=child.label, against=first.label)
+        from_divergence(
+            d,
+            body=child.label,
+            against=first.label,
+            frames=child.frames,
+            against_frames=first.frames,
+        )
         if d is not None
         else at(None, mine, body=child.label, reason=reason, against=first.label)
     )
