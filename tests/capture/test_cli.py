@@ -156,7 +156,7 @@ def test_a_responses_fork_agent_with_reordered_tools_fails(
     out, err = capfd.readouterr()
     assert code == 1, err
     assert "capture · openai-responses · siblings-1: FAILED" in out
-    assert "✗ tools-identical     children[0]: tool order differs" in out
+    assert "✗ tools-identical     children[0]: tool `fork` moved from 0 to 1;" in out
 
 
 ENV_PROGRAMS = {
