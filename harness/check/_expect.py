@@ -17,15 +17,22 @@ neither: a file may serve several subjects.
 
 from __future__ import annotations
 
+import re
 import tomllib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..rules import ScenarioReport, catalog
 
-__all__ = ["ExpectationError", "Expectations", "KnownFailure", "load_expectations"]
+__all__ = [
+    "ExpectationError",
+    "Expectations",
+    "KnownFailure",
+    "expectations_toml",
+    "load_expectations",
+]
 
 _KEYS = {"subject", "scenario", "rule", "dialect", "reason"}
 _REQUIRED = ("scenario", "rule", "reason")
@@ -179,3 +186,54 @@ def _entry(entry: Mapping[str, Any], where: str, rules: set[str]) -> KnownFailur
         subject=entry.get("subject"),
         dialect=entry.get("dialect"),
     )
+
+
+_TOML_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+_TOML_UNSAFE = re.compile('["\\\\\x00-\x1f\x7f\ud800-\udfff]')
+
+
+def _toml_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _TOML_ESCAPES:
+        return _TOML_ESCAPES[char]
+    if "\ud800" <= char <= "\udfff":  # no TOML string holds a lone surrogate: U+FFFD instead
+        return "\\ufffd"
+    return f"\\u{ord(char):04x}"
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (quotes, backslashes and controls escaped)."""
+    return '"' + _TOML_UNSAFE.sub(_toml_escape, text) + '"'
+
+
+def _toml_comment(text: str) -> str:
+    """``text`` fit for a TOML comment: one line, no control character."""
+    return _TOML_UNSAFE.sub(
+        lambda m: m.group() if m.group() in '"\\' else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+def expectations_toml(entries: Sequence[tuple[KnownFailure, str]], *, header: str = "") -> str:
+    """An expectations file listing ``entries``, each under a comment (its failure's message),
+    in the order given and each once; ``load_expectations`` reads it back as those entries.
+    ``header`` (one comment line a line) opens the file."""
+    lines = [f"# {_toml_comment(line)}".rstrip() for line in header.splitlines()]
+    seen: set[KnownFailure] = set()
+    for entry, comment in entries:
+        if entry in seen:
+            continue
+        seen.add(entry)
+        lines += ["", f"# {_toml_comment(comment)}".rstrip(), "[[known-failure]]"]
+        for key in ("subject", "scenario", "rule", "dialect", "reason"):
+            value = getattr(entry, key)
+            if value is not None:
+                lines.append(f"{key} = {_toml_string(value)}")
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
 from ..reports._escape import printable
-from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, fail
+from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, finish_reports
 
 if TYPE_CHECKING:
     from ..check import CheckRun
@@ -113,6 +113,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run the scenarios in N processes ('auto': one per CPU; default: 1)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal")
+    add_report_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -194,7 +195,14 @@ def _bar(done: int, total: int, what: str) -> None:
 
 
 def _report(result: CheckRun, args: argparse.Namespace) -> int:
-    from ..reports import check_html, check_json, check_junit, check_text, write_html
+    from ..reports import (
+        check_html,
+        check_json,
+        check_junit,
+        check_outcomes,
+        check_text,
+        write_html,
+    )
 
     if args.html is not None:
         problem = write_html(args.html, check_html(result, seed=args.seed))
@@ -206,7 +214,7 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         except OSError as e:
             return fail(f"{args.junit_xml}: cannot be written ({e.strerror or e})")
     if args.json:
-        sys.stdout.buffer.write(check_json(result))
+        sys.stdout.buffer.write(check_json(result, fail_on=args.fail_on))
     else:
-        sys.stdout.write(check_text(result))
-    return result.exit_code
+        sys.stdout.write(check_text(result, verbose=args.verbose, fail_on=args.fail_on))
+    return finish_reports(check_outcomes(result, fail_on=args.fail_on), args)

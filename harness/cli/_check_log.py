@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, fail
+from ..reports._escape import printable
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    add_report_options,
+    fail,
+    finish_reports,
+)
 
 if TYPE_CHECKING:
     from ..capture import CheckResult, GroupOptions
@@ -55,6 +64,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None = None) -> None:
     """The report and grouping options of ``check-log`` and ``capture``."""
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_report_options(parser)
     parser.add_argument(
         "--junit-xml", metavar="FILE", help="also write the report as JUnit XML to FILE"
     )
@@ -142,31 +152,37 @@ def report(
     time-out): the HTML report shows it."""
     import orjson
 
-    from ..capture import verdict_json, verdict_junit, verdict_text
+    from ..capture import verdict_json, verdict_junit, verdict_line, verdict_text
     from ..check._expect import Expectations
+    from ..reports import log_outcomes, outcomes_json
+    from ..reports._rules_text import attention_lines
 
     expected = expected or Expectations()
     found = _Expected.of(result, expected)
     code = found.exit_code(result)
+    subject = args.subject or (Path(args.file).name if command == "check-log" else "capture")
+    not_checked = [(n.what, n.reason) for n in result.not_checked]
+    outcomes = log_outcomes(
+        command,
+        subject,
+        result.reports,
+        not_checked,
+        expected,
+        found.stale,
+        code,
+        fail_on=args.fail_on,
+    )
     if args.json:
-        document = orjson.loads(verdict_json(result))
-        document["expected_failures"] = [
-            {"scenario": r.scenario_id, "rule": f.rule, "reason": e.reason}
-            for r, f, e in found.known
-        ]
-        document["unexpected_passes"] = [
-            {"scenario": e.scenario, "rule": e.rule, "where": where, "reason": e.reason}
-            for e, where in found.stale
-        ]
-        document["exit_code"] = code
-        sys.stdout.buffer.write(
-            orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        )
+        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(verdict_json(result))))
         sys.stdout.flush()
     else:
-        sys.stdout.write(verdict_text(result))
+        text, verdict = verdict_text(result), verdict_line(result) + "\n"
+        attention = "".join(f"{line}\n" for line in attention_lines(outcomes, verbose=args.verbose))
+        sys.stdout.write(text.removesuffix(verdict) + attention + verdict)
         if expected.entries:
             sys.stdout.write(found.text(expected.source, code))
+        if outcomes.failed_on_warning is not None:
+            print(f"verdict: NOT conforming, {printable(outcomes.failed_on_warning)}")
         sys.stdout.flush()
     if args.junit_xml:
         try:
@@ -176,18 +192,17 @@ def report(
     if args.html:
         from ..reports import capture_html, write_html
 
-        subject = args.subject or (Path(args.file).name if command == "check-log" else "capture")
         page = capture_html(
             result,
             command=command,
-            exit_code=code if overriding is None else overriding,
+            exit_code=outcomes.exit_code if overriding is None else overriding,
             subject=subject,
             expected=expected,
         )
         problem = write_html(args.html, page)
         if problem is not None:
             return fail(problem)
-    return code
+    return finish_reports(outcomes, args)
 
 
 @dataclass(frozen=True, slots=True)
