@@ -144,7 +144,7 @@ def cost_bar(label: str, cost: Cost) -> str:
     kept = cost.child_bytes - cost.lost_bytes
     what = (
         f"{kept:,} of {cost.child_bytes:,} bytes of prefix shared"
-        f" ({percent(kept, cost.child_bytes):g}%), {cost.lost_bytes:,} lost"
+        f" ({percent(kept, cost.child_bytes):.1f}%), {cost.lost_bytes:,} lost"
         f" (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
     )
     return (

@@ -166,7 +166,7 @@ def _request(m: Measured, largest: int) -> str:
     else:
         against = (
             f"extends request {m.base}: {m.cached:,} bytes served by the cache"
-            f" ({percent(m.cached, m.size):g}%), {m.new:,} sent anew"
+            f" ({percent(m.cached, m.size):.1f}%), {m.new:,} sent anew"
             if m.base is not None
             else "extends no earlier request: all sent anew"
         )
@@ -201,12 +201,19 @@ def timeline(result: CheckResult) -> str:
             f' <span class="role">· {esc(lane.dialect)} · {esc(lane.role)}</span></h3>'
             f"{rows}</div>"
         )
+    total = sum(sizes)
+    served = sum(m.cached for lane in found for m in lane.requests if m.size is not None)
+    summary = (
+        f'<p class="total" data-total="{total}" data-served="{served}">{len(sizes):,} requests,'
+        f" {total:,} bytes of prefix in all: {served:,} ({percent(served, total):.1f}%) could"
+        f" be served by the cache, {total - served:,} were sent anew.</p>"
+    )
     legend = (
         '<p class="legend"><i class="swatch kept"></i>served by the cache: the prefix shared'
         ' with the request it extends <i class="swatch new"></i>sent anew'
         ' <span class="muted">(bar lengths: size against the largest request)</span></p>'
     )
-    return legend + "\n" + "\n".join(blocks)
+    return summary + legend + "\n" + "\n".join(blocks)
 
 
 def left_out(result: CheckResult) -> Sequence[str]:
