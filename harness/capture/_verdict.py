@@ -10,6 +10,7 @@ import orjson
 
 from ..reports import rules_json, rules_junit, rules_text
 from ..reports._escape import printable, xml_safe
+from ..reports._rules_junit import finish_junit
 from ._check import CheckResult
 from ._roles import Roles
 
@@ -127,7 +128,7 @@ def verdict_json(result: CheckResult) -> bytes:
 
 def verdict_junit(result: CheckResult) -> bytes:
     """The rules JUnit XML of ``harness.reports``, plus one suite whose skipped cases are
-    the groups that could not be checked."""
+    the groups that could not be checked (``finish_junit`` counts and times them)."""
     root = ET.fromstring(rules_junit(result.reports))
     if result.inconclusive:
         attributes = {"name": _VERDICT, "tests": "1", "failures": "0", "errors": "1"}
@@ -135,8 +136,6 @@ def verdict_junit(result: CheckResult) -> bytes:
         case = ET.SubElement(suite, "testcase", classname=_VERDICT, name="inconclusive")
         error = ET.SubElement(case, "error", message=xml_safe(result.inconclusive[0]))
         error.text = xml_safe("\n".join(result.inconclusive))
-        for key in ("tests", "errors"):
-            root.set(key, str(int(root.get(key, "0")) + 1))
     if result.not_checked:
         count = str(len(result.not_checked))
         attributes = {"name": _SUITE, "tests": count, "failures": "0", "errors": "0"}
@@ -144,8 +143,4 @@ def verdict_junit(result: CheckResult) -> bytes:
         for item in result.not_checked:
             case = ET.SubElement(suite, "testcase", classname=_SUITE, name=xml_safe(item.what))
             ET.SubElement(case, "skipped", message=xml_safe(f"not checked: {item.reason}"))
-        for key in ("tests", "skipped"):
-            root.set(key, str(int(root.get(key, "0")) + len(result.not_checked)))
-        ET.indent(root)
-    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return document + b"\n"
+    return finish_junit(root)
