@@ -50,7 +50,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="the JSON-lines log")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="the JSON-lines log; - reads standard input, copied first to a temporary file "
+        "(the check reads bodies back as it needs them)",
+    )
     parser.add_argument(
         "--dialect",
         choices=list(all_dialects()),
@@ -287,5 +292,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(expected, str):
         return fail(expected, code=EXIT_BAD_INPUT)
     subject = args.subject or Path(args.file).name
-    result = check_requests(requests, ignored, options=group_options(args), subject=subject)
+    try:  # bodies are read back from the file as they are needed
+        result = check_requests(requests, ignored, options=group_options(args), subject=subject)
+    except LogError as e:
+        return fail(str(e), code=EXIT_BAD_INPUT)
     return report(result, args, expected)
