@@ -15,11 +15,11 @@ from harness.capture import CheckResult, check_records
 from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
 from harness.model import Message, Preset, Text
 from harness.prefix import Window
-from harness.reports import capture_html, check_html
+from harness.reports import capture_html, check_html, write_html
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
 from harness.scenarios import load_fixtures
 from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
-from tests.reports.browser import WINDOW, Node, dump_dom, png_colours, png_size, screenshot
+from tests.reports.browser import WINDOW, Node, dump_dom, parse, png_colours, png_size, screenshot
 from tests.rules.bad_subjects import CASES
 
 KNOWN = KnownFailure("*", "byte-prefix", "reordered on purpose", dialect="openai")
@@ -233,3 +233,28 @@ def test_what_a_subject_controls_is_text_not_markup(browser_tmp: Path) -> None:
     assert not {"\u202e", "\x1b"} & set(page.read_text())
     (_, lost) = dom.find("div", class_="bar").find_all("span")
     assert lost.style("width") == "52.94%"
+
+
+# --- without a browser: expectations, exit codes, writing ---------------------------------------
+
+
+def test_a_capture_page_shows_expected_failures_and_the_commands_exit_code(
+    capture: CheckResult,
+) -> None:
+    known = KnownFailure("*", "system-identical", "dated on purpose")
+    html = capture_html(
+        capture, command="capture", exit_code=3, subject="sim", expected=Expectations((known,))
+    )
+    dom = parse(html)
+    assert dom.find("div", class_="verdict").attrs["data-exit"] == "3"
+    assert "crashed, hung" in dom.find("div", class_="verdict").text()
+    assert _cell(dom, "system-identical").attrs["data-status"] == "expected"
+    group = dom.find("section", id="expected").find(id="expected-system-identical-openai")
+    assert "expected failure: dated on purpose" in group.text()
+
+
+def test_write_html_says_why_a_path_cannot_be_written(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    assert write_html(target, "<p>\u00e9</p>") is None
+    assert target.read_bytes() == "<p>\u00e9</p>".encode()
+    assert write_html(tmp_path, "x") == (f"cannot write the HTML report {tmp_path}: Is a directory")
