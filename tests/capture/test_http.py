@@ -4,6 +4,7 @@ connections ended on stop, and 50 concurrent requests all recorded. Raw HTTP on 
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -12,9 +13,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from harness.capture import FakeProvider, read_record
+from harness.capture import FakeProvider, RecordWriter, Script, parse_script, read_record
+from harness.capture._exchange import Exchange
+from harness.capture._http import HTTPServer
+from harness.capture._match import Matcher
+from harness.capture._server import PROVIDERS
 
-from .conftest import Serve, post_json, request
+from .conftest import Serve, post_json, request, sse_data
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -106,8 +111,6 @@ def test_keep_alive_connection_and_quick_stop(tmp_path: Path) -> None:
 
 def _raw(provider: FakeProvider, head: bytes, body: bytes = b"") -> bytes:
     """Send raw bytes on a fresh connection, half-close it and read the whole answer."""
-    import socket
-
     with socket.create_connection((provider.host, provider.port), timeout=10) as sock:
         sock.sendall(head + body)
         sock.shutdown(socket.SHUT_WR)
@@ -180,3 +183,114 @@ def test_a_chunk_over_the_limit_is_never_held_whole(serve: Serve) -> None:
         tracemalloc.stop()
     assert answer.startswith(b"HTTP/1.1 413 ")
     assert peak < size // 8
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[HTTPServer]:
+    """The HTTP server of an OpenAI fake on its own, serving in a thread."""
+    writer = RecordWriter(tmp_path / "r.jsonl")
+    exchange = Exchange(PROVIDERS["openai"], Matcher(Script()), writer, 1024 * 1024)
+    server = HTTPServer(("127.0.0.1", 0), exchange)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    server.close_connections()
+    thread.join()
+    writer.close()
+
+
+def _keep_alive(server: HTTPServer, body: object, times: int = 6) -> list[bytes]:
+    """``times`` requests on one kept-alive raw socket, and for each the bytes of the first
+    recv (past the first few, a client acknowledges with a delay: a second small write of
+    an answer would wait for that ACK, and arrive apart)."""
+    answers = []
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        data = orjson.dumps(body)
+        for _ in range(times):
+            sock.sendall(_post_head(str(len(data))) + data)
+            answers.append(sock.recv(1024 * 1024))
+        assert server.connections()  # kept alive
+    return answers
+
+
+def test_accepted_connections_have_nagle_off(server: HTTPServer) -> None:
+    """TCP_NODELAY, read back from the server's side of the connection: a small answer is
+    not held back until the client acknowledges the one before."""
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        data = orjson.dumps(BODY)
+        sock.sendall(_post_head(str(len(data))) + data)
+        assert sock.recv(1024 * 1024).startswith(b"HTTP/1.1 200 ")
+        (accepted,) = server.connections()
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # ours is left on
+
+
+def test_an_answer_is_one_write(server: HTTPServer) -> None:
+    """Status line, headers and body arrive together: written in one piece, not as a
+    head then a body that waits on the client's delayed ACK."""
+    for first in _keep_alive(server, BODY):
+        head, _, body = first.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert b"\r\nDate: " in head
+        assert b"\r\nServer: " in head
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        assert len(body) == length
+        assert orjson.loads(body)["object"] == "chat.completion"
+
+
+def test_a_short_stream_is_one_write_and_a_long_one_still_streams(server: HTTPServer) -> None:
+    for first in _keep_alive(server, {**BODY, "stream": True}):
+        assert b"\r\nTransfer-Encoding: chunked\r\n" in first
+        assert first.endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n")  # every event, the end
+    server.exchange.matcher = Matcher(parse_script({"default": {"text": "z" * 300_000}}))
+    connection = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    connection.request("POST", "/v1/chat/completions", body=orjson.dumps({**BODY, "stream": True}))
+    response = connection.getresponse()
+    assert response.getheader("Transfer-Encoding") == "chunked"
+    events = sse_data(response.read())
+    connection.close()
+    text = "".join(orjson.loads(e)["choices"][0]["delta"].get("content") or "" for e in events[:-1])
+    assert text == "z" * 300_000
+
+
+def test_sixteen_keep_alive_clients_lose_no_record(serve: Serve) -> None:
+    """16 clients, each on one kept-alive connection, JSON and streamed answers in turn:
+    every request is answered and recorded once, in one seq order without gaps."""
+    provider = serve("openai")
+    clients, each = 16, 25
+    start = threading.Barrier(clients)
+    failures: list[BaseException] = []
+
+    def client(i: int) -> None:
+        connection = http.client.HTTPConnection(provider.host, provider.port, timeout=20)
+        try:
+            start.wait(timeout=10)
+            for n in range(each):
+                body = {**BODY, "messages": [{"role": "user", "content": f"{i}/{n}"}]}
+                if n % 2:
+                    body["stream"] = True
+                connection.request("POST", "/v1/chat/completions", body=orjson.dumps(body))
+                sock = connection.sock
+                response = connection.getresponse()
+                data = response.read()
+                assert response.status == 200
+                assert data.endswith(b"data: [DONE]\n\n" if n % 2 else b"}")
+                assert connection.sock is sock is not None  # the same connection throughout
+        except BaseException as e:
+            failures.append(e)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not failures, failures[0]
+    records = read_record(provider.record_path or "")
+    assert [r.seq for r in records] == list(range(1, clients * each + 1))
+    sent = sorted(r.json["messages"][0]["content"] for r in records)
+    assert sent == sorted(f"{i}/{n}" for i in range(clients) for n in range(each))
+    assert provider.recorded == len(provider.records) == clients * each

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from pathlib import Path
 
 import orjson
@@ -92,6 +94,43 @@ def test_each_record_is_flushed_at_once(tmp_path: Path) -> None:
     writer = RecordWriter(path)
     writer.write(draft())
     assert len(read_record(path)) == 1
+    writer.close()
+
+
+def test_records_reads_back_only_what_is_no_longer_held(tmp_path: Path) -> None:
+    """Records still held from an earlier call are reused, only new lines are read; the
+    writer itself holds none of them, so what it keeps does not grow with the bodies."""
+    writer = RecordWriter(tmp_path / "r.jsonl")
+    writer.write(draft())
+    first = writer.records
+    writer.write(draft(BODY + b" "))
+    second = writer.records
+    assert second[0] is first[0]
+    assert [r.seq for r in second] == [1, 2]
+    assert second[1].body == BODY + b" "
+    assert second == tuple(read_record(tmp_path / "r.jsonl"))
+    kept = weakref.ref(second[1])
+    del first, second
+    gc.collect()
+    assert kept() is None
+    writer.write(draft())
+    assert writer.records == tuple(read_record(tmp_path / "r.jsonl"))
+    assert [r.json is not None for r in writer.records] == [True, True, True]
+    writer.close()
+
+
+def test_records_names_the_line_of_a_record_spoiled_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.write(draft())
+    writer.write(draft())
+    held = writer.records[0]
+    with path.open("r+b") as file:  # spoil the second line, keeping its length
+        file.seek(len(path.read_bytes().splitlines()[0]) + 1)
+        file.write(b"[")
+    with pytest.raises(RecordError, match=r"r\.jsonl: line 2: not valid JSON"):
+        writer.records  # noqa: B018
+    assert held.seq == 1
     writer.close()
 
 

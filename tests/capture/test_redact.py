@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from harness.capture import REDACTED, redact_headers, redact_query
 from harness.capture._redact import (
+    _KEY,
+    _MARKS,
     is_kept_header,
     is_secret_name,
     placeholder,
@@ -141,3 +145,37 @@ def test_a_key_after_a_json_escape_and_non_utf8_bodies() -> None:
     assert KEYS[0].encode() not in scrubbed
     assert scrubbed.endswith(b'","b":"\xff"}')
     assert scrub_body(b"nothing here") == (b"nothing here", 0)
+
+
+PIECES = [
+    *("sk-", "AIza", "eyJ", "ghp_", "ghr_", "github_pat_", "xoxb-", "xox", "AKIA", "ASIA"),
+    *("hf_", "hf-", "gsk_", "pplx-", "xai_", "glpat-", "Bearer ", "bearer ", "earer "),
+    *("\\n", "\\t", "\\", "a", "Z", "0", "-", "_", ".", " ", "/", "=", '"', "é"),
+    *("abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789", "eyJhbGciOi.", "x" * 20),
+]
+"""Key literals, their neighbours and the characters around keys, to build texts from."""
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(PIECES), max_size=24).map("".join))
+@example("ASIAIzaSyA-1234567890abcdefghijklmnop")  # a key literal inside another one
+@example("Bearer sk-proj-AbCdEfGhIjKlMnOpQrStUv")  # a bearer token that is also a key
+@example(f"\\n{KEYS[0]}{KEYS[2]} {JWT}.{JWT}")
+def test_scrubbing_finds_what_the_key_pattern_finds(text: str) -> None:
+    """Scrubbing tries the key pattern only where a key's literal is: it must find every
+    match, and the same ones, that searching the whole text would."""
+    assert scrub_text(text) == _KEY.sub(REDACTED, text)
+    raw = text.encode("utf-8")
+    scrubbed, count = scrub_body(raw)
+    wide = raw.decode("latin-1")
+    assert count == len(_KEY.findall(wide))
+    assert scrubbed.decode("latin-1") == _KEY.sub(lambda m: placeholder(m.group(0)), wide)
+
+
+def test_every_kind_of_key_starts_with_a_literal_scrubbing_looks_for() -> None:
+    keys = [*KEYS, "github_pat_" + "a" * 22, "xoxp-1234567890ab", "ASIAABCDEFGHIJKLMNOP"]
+    keys += [f"{p}_abcdefghijklmnopqrstuvwxyz" for p in ("hf", "gsk", "pplx", "xai", "glpat")]
+    for key in keys:
+        assert _KEY.fullmatch(key), key
+        assert scrub_body(f"[{key}]".encode())[1] == 1, key
+        assert key.startswith(_MARKS)
