@@ -1,5 +1,5 @@
 """The fixture corpus: valid against the schemas shipped beside it, loadable, covering every
-row of SPEC §5, and run by the reference subject in every dialect."""
+lifecycle of docs/protocol.md#lifecycles, and run by the reference subject in every dialect."""
 
 import os
 from pathlib import Path
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 FILES = sorted(p for p in FIXTURES.glob("*.json") if not p.name.endswith(".schema.json"))
 FAMILIES = ("continuable", "degradation", "found", "oneshot", "recursion", "siblings", "spawn")
-"""One file per behaviour family of SPEC §5, plus `found`: minimal scenarios `check` shrank."""
+"""One file per behaviour family (docs/protocol.md), plus `found`: scenarios `check` shrank."""
 
 
 @pytest.fixture(scope="module")

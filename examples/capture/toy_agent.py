@@ -2,8 +2,9 @@
 
 It talks to OpenAI chat completions through the official SDK, which reads OPENAI_BASE_URL
 and OPENAI_API_KEY, so under capture it talks to the fake provider. A ``fork`` call starts
-a worker in a thread, seeded the way SPEC §5.2 describes (parent history, one placeholder
-result per call, then the child message); the parent gets the same placeholders at once.
+a worker in a thread, seeded the way docs/protocol.md ("Lifecycles") describes (parent
+history, one placeholder result per call, then the child message); the parent gets the same
+placeholders at once.
 A fork requested inside a worker is rejected.
 
     prefix-harness capture --dialect openai --script examples/capture/fork-siblings.json \

@@ -6,12 +6,12 @@ and OPENAI_API_KEY, so under capture it talks to the fake provider). The parent 
 the model until it answers without calls; its tools are:
 
 - ``fork``: a worker in a background thread that inherits the parent's system prompt, tools
-  and history as sent (SPEC §5.2): one placeholder result per open call, then the child
-  message (boilerplate and directive), a short model acknowledgement and ``Begin.``. The
-  parent gets a "running in the background" result at once. A fork asked for inside a worker
-  is refused with an error result.
-- ``delegate``: a spawned child with a fresh history holding only the prompt (SPEC §5.4); the
-  parent waits for its answer.
+  and history as sent (docs/protocol.md, "Lifecycles"): one placeholder result per open call,
+  then the child message (boilerplate and directive), a short model acknowledgement and
+  ``Begin.``. The parent gets a "running in the background" result at once. A fork asked for
+  inside a worker is refused with an error result.
+- ``delegate``: a spawned child with a fresh history holding only the prompt
+  (docs/protocol.md, "Lifecycles"); the parent waits for its answer.
 - ``read_file``: a canned answer.
 
 ``--bug NAME`` plants one regression the check must catch:

@@ -5,10 +5,10 @@
 //
 //   prefix-harness check --subject "cmd:node examples/node-subject/subject.js"
 //
-// What it implements (SPEC §5.2): the fork reuses the parent's system prompt, tools and
-// settings verbatim; its history is the parent's, closed so that the task can follow as the
-// next user turn; siblings differ only in their directive; a fork asked for inside a fork
-// child is rejected; without cache-safe parameters (snapshot false) it degrades to a
+// What it implements (docs/protocol.md, "Lifecycles"): the fork reuses the parent's system
+// prompt, tools and settings verbatim; its history is the parent's, closed so that the task
+// can follow as the next user turn; siblings differ only in their directive; a fork asked for
+// inside a fork child is rejected; without cache-safe parameters (snapshot false) it degrades to a
 // fallback system prompt and the default tools. Other lifecycles are answered "skipped".
 // Logs go to stderr: stdout carries protocol lines only.
 //
@@ -65,7 +65,7 @@ function parentHistory(span) {
   return null;
 }
 
-// The fork's history up to and including its task (SPEC §5.2, the three endings).
+// The fork's history up to and including its task (docs/protocol.md, the three endings).
 function forkHistory(inherited, directive) {
   const child = childMessage(directive);
   const open = inherited.length ? functionCalls(inherited[inherited.length - 1]) : [];

@@ -1,4 +1,4 @@
-"""The bundled reference implementation: what a conforming runtime sends (SPEC §5).
+"""The bundled reference implementation: what a conforming runtime sends (docs/protocol.md).
 
 Assemblers turn a preset, a parent history and an action (fork, continuable fork, spawn)
 into neutral ``Request`` values; a dialect renders them. All reference text comes from one

@@ -1,4 +1,4 @@
-"""The continuable fork (SPEC §5.3, seed 002): a child that keeps talking via send_message.
+"""The continuable fork (docs/protocol.md#lifecycles): a child that keeps talking via send_message.
 
 The child repeats the parent's preset and its completed turns; the task, with return
 guidance naming the direct parent, comes after them as a user message, never in the system

@@ -1,4 +1,4 @@
-"""The recursion guard (SPEC §5.2): a fork child may not fork again.
+"""The recursion guard (docs/protocol.md#lifecycles, recursion): a fork child may not fork again.
 
 A fork child is recognised by its history: the child message that started it carries the
 boilerplate's opening tag in a text part. The runtime may also simply know it is a fork.

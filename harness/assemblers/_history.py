@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 HistoryEnding: TypeAlias = Literal["empty", "model", "model_calls", "user"]
-"""How a history ends (SPEC §5.2): nothing, a model message without or with calls, a user one."""
+"""How a history ends (docs/protocol.md): nothing, a model message without or with calls, a user."""
 
 
 def _pairs(parts: Iterable[FunctionCall | FunctionResponse]) -> Counter[tuple[str | None, str]]:
@@ -109,7 +109,7 @@ def check_history(history: Sequence[Message], *, what: str = "history") -> tuple
 
 
 def history_ending(history: Sequence[Message]) -> HistoryEnding:
-    """Which of the SPEC §5.2 cases ``history`` falls in."""
+    """Which of the endings of docs/protocol.md ``history`` has."""
     if not history:
         return "empty"
     last = history[-1]
@@ -122,7 +122,7 @@ def completed_prefix(history: Sequence[Message]) -> tuple[Message, ...]:
     """The completed turns: everything up to the last model message that makes no calls.
 
     A trailing user message, or a model message whose calls are still open (with the user
-    message that prompted it), is a turn in progress and is left out (SPEC §5.3).
+    message that prompted it), is a turn in progress and is left out (docs/protocol.md).
     """
     for end in range(len(history), 0, -1):
         last = history[end - 1]

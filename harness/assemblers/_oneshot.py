@@ -1,4 +1,4 @@
-"""The one-shot fork (SPEC §5.2, seeds 000/001): parent context in, one child request out.
+"""The one-shot fork (docs/protocol.md#lifecycles): parent context in, one child request out.
 
 The fork reuses the parent's cache-safe parameters verbatim and its history as far as it
 can, so the child's request starts with the parent's bytes. Its history must end with a
@@ -65,7 +65,7 @@ def _fallback(default_tools: Sequence[Tool], wording: Wording) -> Preset:
 def _build_history(
     history: tuple[Message, ...], directive: str, wording: Wording
 ) -> tuple[tuple[Message, ...], tuple[Message, ...], str]:
-    """(inherited, fork history, task) for the three endings of SPEC §5.2.
+    """(inherited, fork history, task) for the three endings of docs/protocol.md#lifecycles.
 
     A trailing user message is dropped first; if that leaves calls open (the dropped message
     answered them), they are closed the same way as when the parent ends with calls.

@@ -1,4 +1,4 @@
-"""The parent side: its requests (SPEC §5.1) and the cache-safe snapshot forks inherit.
+"""The parent side: its requests (docs/protocol.md) and the cache-safe snapshot forks inherit.
 
 A fork must reuse the exact system instruction, tools and settings of the parent's last
 request. ``ParentSession`` records what the parent sent and snapshots that preset each time

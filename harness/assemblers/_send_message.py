@@ -1,4 +1,4 @@
-"""The global ``send_message`` tool (SPEC §5.3, seed 002).
+"""The global ``send_message`` tool (docs/protocol.md#lifecycles, continuable).
 
 One declaration, registered for every agent, lets a continuable child report to its parent
 without a child-only tool: parent and child then declare byte-identical, identically ordered

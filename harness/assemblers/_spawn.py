@@ -1,4 +1,4 @@
-"""Spawn (SPEC §5.4, seed 003): a child that starts from the delegation prompt alone.
+"""Spawn (docs/protocol.md#lifecycles): a child that starts from the delegation prompt alone.
 
 Nothing of the parent's conversation reaches the child, which is the point (the parent's
 context stays small) and the risk (constraints left out of the prompt are not seen). The

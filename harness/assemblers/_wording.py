@@ -1,4 +1,4 @@
-"""Every sentence the reference puts into a request, in one place (SPEC §5).
+"""Every sentence the reference puts into a request, in one place (docs/protocol.md#lifecycles).
 
 Subjects word their boilerplate, placeholders and guidance differently; passing another
 ``Wording`` to the assemblers describes such a subject without touching their logic. The

@@ -1,6 +1,6 @@
 """``prefix-harness capture``: run an agent program against a scripted fake provider, record
 every request it makes, then group the requests and check them against the rules
-(black-box capture, SPEC §8)."""
+(black-box capture, docs/capture.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``prefix-harness check-log FILE``: group and check a JSON-lines log of requests offline
-(SPEC §8 "Offline"); also the grouping options and the report output ``capture`` shares."""
+(docs/capture.md, check-log); also the grouping options and the report output ``capture`` shares."""
 
 from __future__ import annotations
 

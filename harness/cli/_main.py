@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (SPEC §8). ``SystemExit`` from the argument
-    parser (``--help``, ``--version``, a usage error) passes through, its streams guarded too."""
+    """Run the command line; returns the exit code (README, "Commands"). ``SystemExit`` from
+    the argument parser (``--help``, ``--version``, a usage error) passes through, its streams
+    guarded too."""
     _occupy_closed_descriptors()
     streams = _Streams.install()
     try:

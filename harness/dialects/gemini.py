@@ -1,5 +1,5 @@
 """Gemini ``generateContent`` bodies: ``contents`` of user/model parts, a ``systemInstruction``,
-``tools[].functionDeclarations``, a ``toolConfig`` and a ``generationConfig`` (SPEC §4).
+``tools[].functionDeclarations``, a ``toolConfig`` and a ``generationConfig`` (docs/dialects.md).
 
 References: the generateContent request (https://ai.google.dev/api/generate-content) and the
 ``Content`` / ``Part`` / ``Tool`` types it uses (https://ai.google.dev/api/caching#Content).

@@ -1,4 +1,4 @@
-"""Messages and their parts: the provider-neutral conversation history (SPEC §3)."""
+"""Messages and their parts: the provider-neutral conversation history (docs/protocol.md#fields)."""
 
 from __future__ import annotations
 

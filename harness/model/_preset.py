@@ -1,4 +1,4 @@
-"""Presets (system instruction, tools, settings) and whole requests (SPEC §3)."""
+"""Presets (system instruction, tools, settings) and whole requests (docs/protocol.md#fields)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The subject protocol (SPEC §8): JSON lines between the harness and a subject process.
+"""The subject protocol (docs/protocol.md): JSON lines between the harness and a subject process.
 
 The message shapes are the JSON Schemas in ``schemas/`` (one per message kind); this
 package builds and reads the messages and validates them against those schemas. Running a

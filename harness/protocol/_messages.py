@@ -1,4 +1,4 @@
-"""The protocol's messages (SPEC §8): their types, and building them as lines.
+"""The protocol's messages (docs/protocol.md#messages): their types, and building them as lines.
 
 One JSON object per line, UTF-8, ``\\n``-terminated. Request bodies travel as strings holding
 the exact JSON text a subject would POST, so that what the harness compares is the subject's

@@ -1,4 +1,4 @@
-"""Rules: every check of SPEC §6 over a subject's outcome, with evidence and cost.
+"""Rules: every check of README "What it checks" over a subject's outcome, with evidence and cost.
 
 ``evaluate`` judges one outcome; ``run_subject`` runs a subject over scenarios and dialects.
 The catalog (ids, severities, scope, explanations) is ``catalog.toml`` in this package.

@@ -1,4 +1,5 @@
-"""Accepted divergences of a continuable child (SPEC §5.3): which head changes are expected.
+"""Accepted divergences of a continuable child: which head changes are expected (the
+``continuation`` fields of docs/protocol.md).
 
 A restored tool filter or persona on cold resume, and a child-only structured-output tool and
 system section, change the child's head by design. The scenario's continuation says which apply;

@@ -1,4 +1,5 @@
-"""Scenarios as language-neutral JSON, and the fixture files that hold them (SPEC §7).
+"""Scenarios as language-neutral JSON, and the fixture files that hold them (README,
+"Fixtures and snapshots").
 
 The shapes are fixed by ``scenario.schema.json`` and ``fixtures.schema.json`` beside this
 module, the single source of truth that ships with the fixtures for other languages. JSON

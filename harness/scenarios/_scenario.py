@@ -1,4 +1,5 @@
-"""Scenarios: one test input — preset, parent history, action — in the neutral model (SPEC §2).
+"""Scenarios: one test input — preset, parent history, action — in the neutral model
+(docs/protocol.md, "The scenario").
 
 A scenario says what the parent has and what is asked of the subject (fork, sibling forks,
 a continuable fork, a spawn); what a conforming subject sends follows from it through the

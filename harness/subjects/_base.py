@@ -1,4 +1,5 @@
-"""What a subject (the implementation under test) gives back for one scenario (SPEC §8)."""
+"""What a subject (the implementation under test) gives back for one scenario
+(docs/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``load_subject``: a subject from its command-line spelling (SPEC §8).
+"""``load_subject``: a subject from its command-line spelling (README, ``prefix-harness check``).
 
 - ``reference`` — the bundled reference implementation (the default);
 - ``python:package.module:factory`` — ``factory()`` returns a ``Subject``, run in process;

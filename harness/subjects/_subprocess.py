@@ -1,4 +1,4 @@
-"""A subject in any language: a command speaking the JSON-lines protocol (SPEC §8).
+"""A subject in any language: a command speaking the JSON-lines protocol (docs/protocol.md).
 
 ``SubprocessSubject`` starts the command with a versioned handshake, sends one ``assemble``
 per scenario and reads one reply, within a timeout. A crash, a hang or a line that breaks

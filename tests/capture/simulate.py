@@ -106,7 +106,7 @@ class Runtime:
 def child_history(
     parent: Sequence[Message], turn: Message, directive: str, *, placeholder: str | None = None
 ) -> tuple[Message, ...]:
-    """The reference fork history (SPEC §5.2) for a parent ending with ``turn``'s calls."""
+    """The reference fork history (docs/protocol.md) for a parent ending with ``turn``'s calls."""
     wording = DEFAULT_WORDING
     answer = placeholder or wording.placeholder
     closing = user(

@@ -1,4 +1,4 @@
-"""``prefix-harness check`` (harness/cli/_check.py): every flag, the exit codes of SPEC §8 and
+"""``prefix-harness check`` (harness/cli/_check.py): every flag, the exit codes of the README and
 bad input reported as one sentence. Run in process; subjects that are processes (the fakes,
 the example subjects) are real processes."""
 
