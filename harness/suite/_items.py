@@ -195,7 +195,8 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.parent.name}::{self.name}"  # type: ignore[union-attr]
+        # the name alone: pytest's -v line writes a dot of the domain as "::"
+        return self.path, None, self.name
 
 
 class StaleExpectations(pytest.Item):
