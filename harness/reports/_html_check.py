@@ -200,4 +200,12 @@ def failure_cards(failures: Sequence[Failure]) -> str:
             f'<details class="group" id="{target}" open><summary>{esc(where)}</summary>'
             f"{cards}</details>"
         )
-    return "\n".join(blocks)
+    index = ""
+    if len(groups) > 1:
+        links = "".join(
+            f'<li><a href="#{target}">{esc(items[0].finding.rule)} · {esc(items[0].report.dialect)}'
+            f"</a> ({len(items)})</li>"
+            for target, items in groups.items()
+        )
+        index = f'<ul class="index">{links}</ul>\n'
+    return index + "\n".join(blocks)

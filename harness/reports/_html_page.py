@@ -95,6 +95,7 @@ td.fail a { color: var(--bad); }
 .swatch.new { background: var(--new); }
 details.group { margin: 8px 0 16px; }
 details.group > summary { cursor: pointer; font-weight: 600; font-size: 16px; }
+ul.index { columns: 3; margin: 4px 0 12px; padding-left: 20px; font-size: 14px; }
 ul.plain { padding-left: 20px; margin: 4px 0; }
 """
 

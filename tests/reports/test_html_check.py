@@ -64,6 +64,8 @@ def test_failed_and_expected_cells_link_to_their_group() -> None:
     group = cards.find("details", id="expected-byte-prefix-openai")
     assert [a.attrs["data-scenario"] for a in group.find_all("article")] == ["a", "b"]
     assert "expected failure: known" in group.text()
+    index = [a.attrs["href"] for a in cards.find("ul", class_="index").find_all("a")]
+    assert index == ["#fail-tools-identical-openai", "#expected-byte-prefix-openai"]
 
 
 def test_failures_come_in_catalog_order_with_what_is_known() -> None:
