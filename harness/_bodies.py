@@ -99,9 +99,12 @@ def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) 
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None
+    colons, wide = _tally(decoded)
     if warnings is not None:
-        warnings.extend(f"{_display(source)}: {d}" for d in _duplicate_keys(data, decoded))
-    if _LONG_NUMBER.search(data) is not None:
+        warnings.extend(
+            f"{_display(source)}: {d}" for d in _duplicate_keys(data, decoded, colons=colons)
+        )
+    if wide and _LONG_NUMBER.search(data) is not None:
         decoded = _exact(data, source)
     return decoded
 
@@ -110,6 +113,34 @@ _BOM = b"\xef\xbb\xbf"
 _LONG_NUMBER = re.compile(rb"\d{19}")
 """19 digits in a row: maybe an integer orjson cannot hold (it holds -2**63 to 2**64 - 1)."""
 _MAX_SHOWN_DUPLICATES = 3
+_WIDE = 2.0**63
+"""orjson reads an integer below -2**63 or above 2**64 - 1 as a float at least this large."""
+
+
+def _tally(decoded: Any) -> tuple[int, bool]:
+    """The colons the body's compact encoding holds (one per key, and those inside keys and
+    strings), and whether it holds a float as large as an integer orjson could not hold.
+
+    One walk over the decoded containers, without re-encoding the body: strings are counted
+    by ``str.count``, so a body of long texts costs little more than its number of values.
+    """
+    colons = 0
+    wide = False
+    stack: list[Any] = [decoded]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        value = pop()
+        kind = type(value)
+        if kind is str:
+            colons += value.count(":")
+        elif kind is dict:
+            colons += len(value) + "".join(value).count(":")
+            push(value.values())
+        elif kind is list:
+            push(value)
+        elif kind is float and not -_WIDE < value < _WIDE:
+            wide = True
+    return colons, wide
 
 
 def _stdlib_loads(data: bytes, **hooks: Any) -> Any:
@@ -140,20 +171,16 @@ def _exact(data: bytes, source: str) -> Any:
         ) from None
 
 
-def _duplicate_keys(data: bytes, decoded: Any) -> list[str]:
+def _duplicate_keys(data: bytes, decoded: Any, *, colons: int) -> list[str]:
     """A sentence naming the keys that an object of the body holds twice (the first few), if any.
 
     Cheap when there are none: a key read twice drops at least one ``:`` that stands
-    outside strings, so the compact re-encoding then has fewer colons than the body (a
-    colon written as an escape inside a string aside). Only then is the body read again,
-    slowly, to find them.
+    outside strings, so the decoded body's compact encoding (``colons``, from ``_tally``)
+    then has fewer colons than the body (a colon written as an escape inside a string
+    aside). Only then is the body read again, slowly, to find them.
     """
-    if b"u003" not in data:
-        try:
-            if orjson.dumps(decoded).count(b":") == data.count(b":"):
-                return []
-        except orjson.JSONEncodeError:
-            pass
+    if b"u003" not in data and colons == data.count(b":"):
+        return []
     found: dict[str, None] = {}  # keys held twice, in the order first seen
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:

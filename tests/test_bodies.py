@@ -2,11 +2,25 @@
 
 import io
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from harness._bodies import BodyError, choose_dialect, decode_body, read_body
+from harness._bodies import BodyError, _tally, choose_dialect, decode_body, read_body
+
+TEXT = st.text(alphabet=st.sampled_from('a:é\\"\n'), max_size=6)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    max_leaves=20,
+)
 
 
 def write(tmp_path: Path, data: bytes, name: str = "body.json") -> str:
@@ -84,6 +98,32 @@ def test_integers_beyond_64_bits_are_read_exactly(n: int) -> None:
     )
     assert decoded == {"a": [n, 1.5, "x"], "b": 2**64 - 1}
     assert type(decoded["a"][0]) is int
+
+
+@given(JSON)
+@example({"a:b": ["::", {"": ":"}], "c": 1.5})
+def test_tally_counts_the_colons_of_the_compact_encoding(value: Any) -> None:
+    """What the cheap duplicate-key check compares with the body's colons, without encoding."""
+    assert _tally(value)[0] == orjson.dumps(value).count(b":")
+
+
+@pytest.mark.parametrize(
+    ("value", "wide"),
+    [
+        ({"a": [1.5, -1e18, 2**64 - 1, -(2**63)]}, False),
+        ({"a": [{"b": 1e19}]}, True),
+        ([-9.3e18], True),
+        ("1e300", False),
+    ],
+)
+def test_tally_finds_a_float_as_large_as_an_unheld_integer(value: Any, *, wide: bool) -> None:
+    assert _tally(value)[1] is wide
+
+
+def test_a_large_float_stays_a_float() -> None:
+    decoded = decode_body(b'{"a": 1e19, "b": 12345678901234567890.0}', source="f")
+    assert decoded == {"a": 1e19, "b": 12345678901234567890.0}
+    assert type(decoded["b"]) is float
 
 
 def test_a_number_too_long_to_read_is_one_sentence() -> None:

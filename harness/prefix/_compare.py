@@ -58,15 +58,22 @@ class PrefixComparison:
 
 
 def compare(parent: ParsedBody, fork: ParsedBody) -> PrefixComparison:
-    """Compare a parent's last request with a fork's first request."""
+    """Compare a parent's last request with a fork's first request.
+
+    The streams are compared segment by segment up to the first difference; both lengths
+    are then measured (the report states them), so that a segment that cannot be encoded
+    raises ``StreamError`` here, not while the report is written.
+    """
     parent_stream = prefix_stream(parent)
     fork_stream = prefix_stream(fork)
     names, changes = compare_settings(parent.settings, fork.settings)
+    divergence = locate(parent_stream, fork_stream)
+    _ = parent_stream.length + fork_stream.length  # measured now: see above
     return PrefixComparison(
         dialect=parent.dialect.name,
         parent=parent_stream,
         fork=fork_stream,
-        divergence=locate(parent_stream, fork_stream),
+        divergence=divergence,
         settings_compared=names,
         settings_changed=changes,
     )

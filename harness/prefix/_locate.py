@@ -1,7 +1,8 @@
 """Where two prefix streams part: byte offset, segment, JSON path and why.
 
-Whole frames are compared first (a C-level ``bytes`` comparison each), so the common prefix
-of two long histories costs one pass; only the first differing frame is examined closely.
+Segments are compared first, one encoding against the other (a C-level ``bytes`` comparison
+each), so the common prefix of two long histories costs one pass and no copy of either
+stream; only the first differing frame is built and examined closely.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import join_path, json_kind
-from ._stream import Frame, PrefixStream
+from ._stream import Frame, PrefixStream, common_segments
 
 __all__ = ["Divergence", "common_prefix_length", "first_difference", "locate"]
 
@@ -46,17 +47,15 @@ def common_prefix_length(a: bytes, b: bytes) -> int:
 
 def locate(parent: PrefixStream, fork: PrefixStream) -> Divergence | None:
     """The first divergence, or None when the fork's stream starts with the parent's whole one."""
-    if fork.starts_with(parent):
-        return None
-    for p, f in zip(parent.frames, fork.frames, strict=False):
-        if p.json == f.json and p.name == f.name:
-            continue
+    same = common_segments(parent, fork)
+    if same < min(len(parent.segments), len(fork.segments)):
+        p, f = parent.frame(same), fork.frame(same)
         offset = p.start + common_prefix_length(p.data, f.data)
         path, reason = _explain_frames(p, f)
         return Divergence(offset, p, f, path, reason)
-    if len(fork.frames) >= len(parent.frames):
+    if len(fork.segments) >= len(parent.segments):
         return None
-    missing = parent.frames[len(fork.frames)]
+    missing = parent.frame(same)
     return Divergence(
         fork.length, missing, None, missing.name, "the fork's prefix ends before this segment"
     )

@@ -1,4 +1,5 @@
-"""The prefix stream: what a provider's cache sees, as comparable bytes (SPEC §4).
+"""The prefix stream: what a provider's cache sees, as comparable bytes (README, "The prefix
+stream").
 
 Each segment is re-encoded compactly by orjson with its key order kept, so whitespace and
 string escapes of the original body drop out while key order stays significant. A segment
@@ -14,12 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ..dialects import ParsedBody, Segment
 from ..model._json import dumps
 
-__all__ = ["Frame", "PrefixStream", "StreamError", "prefix_stream"]
+__all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
 
 
 class StreamError(ValueError):
@@ -50,64 +49,88 @@ class Frame:
 
 
 class PrefixStream:
-    """A request's segments in cache order, encoded on demand.
+    """A request's segments in cache order, each encoded when first needed.
 
-    Whole-stream questions (its length; whether another stream starts with it) are answered
-    from one compact encoding of all segment values as a JSON array, a fraction of the cost
-    of encoding each segment apart; ``frames`` encodes them one by one, for offsets and
-    evidence, only when asked.
+    Two streams are compared segment by segment (``common_segments``), each segment's
+    encoding made, compared and dropped, and the comparison stops at the first segment that
+    differs: the stream is never joined into one blob, so a comparison holds one segment's
+    encoding at a time besides the decoded bodies. Frame sizes are remembered as segments
+    are encoded, for ``length`` and for the offsets of a frame built alone (``frame``, a
+    divergence's). ``frames`` encodes and keeps every frame, for the rules' evidence; a frame
+    built alone before is reused there, so frames stay the same objects.
     """
 
-    __slots__ = ("_blob", "_frames", "segments")
+    __slots__ = ("_alone", "_ends", "_frames", "segments")
 
     def __init__(self, segments: tuple[Segment, ...]) -> None:
         self.segments = segments
         self._frames: tuple[Frame, ...] | None = None
-        self._blob: bytes | None = None
+        self._alone: dict[int, Frame] = {}
+        self._ends: list[int] = []
+        """The end offsets of the first ``len(_ends)`` frames."""
 
     @property
     def frames(self) -> tuple[Frame, ...]:
         if self._frames is None:
-            self._frames = _frames(self.segments)
+            frames: list[Frame] = []
+            start = 0
+            for i, segment in enumerate(self.segments):
+                frame = self._alone.get(i) or Frame(
+                    segment.name, segment.value, start, _encode(segment)
+                )
+                frames.append(frame)
+                start = frame.end
+            self._frames = tuple(frames)
+            self._alone = {}
         return self._frames
+
+    def encoded(self, index: int) -> bytes:
+        """Segment ``index``'s compact JSON; kept only where its frame is."""
+        if self._frames is not None:
+            data = self._frames[index].json
+        elif index in self._alone:
+            data = self._alone[index].json
+        else:
+            data = _encode(self.segments[index])
+        if index == len(self._ends):
+            start = self._ends[-1] if self._ends else 0
+            self._ends.append(start + _size(self.segments[index].name, data))
+        return data
+
+    def frame(self, index: int) -> Frame:
+        """The frame of segment ``index``, built alone unless ``frames`` has been."""
+        if self._frames is not None:
+            return self._frames[index]
+        frame = self._alone.get(index)
+        if frame is None:
+            self._measure(index)
+            segment = self.segments[index]
+            start = self._ends[index - 1] if index else 0
+            frame = Frame(segment.name, segment.value, start, self.encoded(index))
+            self._alone[index] = frame
+        return frame
+
+    def _measure(self, count: int) -> None:
+        """Learn the sizes of the first ``count`` frames, encoding those not yet encoded."""
+        for i in range(len(self._ends), count):
+            self.encoded(i)
 
     @property
     def length(self) -> int:
-        """The stream's length in bytes."""
-        if self._frames is not None or not self.segments:
-            return self.frames[-1].end if self.frames else 0
-        values = len(self.blob()) - 2 - (len(self.segments) - 1)  # less "[", "]" and commas
-        names = "".join(s.name for s in self.segments).encode()
-        return values + len(names) + 2 * len(self.segments)  # "=" and "\n" per frame
-
-    def blob(self) -> bytes:
-        """All segment values encoded as one compact JSON array."""
-        if self._blob is None:
-            try:
-                self._blob = orjson.dumps([s.value for s in self.segments])
-            except orjson.JSONEncodeError:
-                self._frames = _frames(self.segments)  # raises, naming the segment, if any
-                self._blob = dumps([s.value for s in self.segments])
-        return self._blob
+        """The stream's length in bytes (each segment encoded once to learn it, not kept)."""
+        if self._frames is not None:
+            return self._frames[-1].end if self._frames else 0
+        self._measure(len(self.segments))
+        return self._ends[-1] if self._ends else 0
 
     def starts_with(self, other: PrefixStream) -> bool:
-        """Whether this stream starts with ``other``'s whole stream.
-
-        Compact JSON values delimit themselves, so when this array's encoding starts with
-        ``other``'s (less its closing bracket) and the next byte ends a value too, the first
-        segments encode identically, one by one.
-        """
+        """Whether this stream starts with ``other``'s whole stream."""
         count = len(other.segments)
         if count > len(self.segments):
             return False
         if any(a.name != b.name for a, b in zip(self.segments, other.segments, strict=False)):
-            return False
-        if count == 0:
-            return True
-        mine, theirs = self.blob(), other.blob()
-        cut = len(theirs) - 1
-        # a memoryview, not a slice: a slice would copy tens of megabytes
-        return mine[cut : cut + 1] in (b",", b"]") and mine.startswith(memoryview(theirs)[:cut])
+            return False  # names first: they cost no encoding
+        return common_segments(other, self) == count
 
     def __bytes__(self) -> bytes:
         return b"".join(f.data for f in self.frames)
@@ -131,17 +154,25 @@ class PrefixStream:
         return frames[lo] if lo < len(frames) else None
 
 
-def _frames(segments: tuple[Segment, ...]) -> tuple[Frame, ...]:
-    frames: list[Frame] = []
-    start = 0
-    for segment in segments:
-        try:
-            encoded = dumps(segment.value)
-        except (TypeError, ValueError) as e:
-            raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
-        frames.append(Frame(segment.name, segment.value, start, encoded))
-        start += len(segment.name.encode()) + len(encoded) + 2
-    return tuple(frames)
+def common_segments(a: PrefixStream, b: PrefixStream) -> int:
+    """How many leading segments frame identically in both streams (same name, same
+    encoding), comparing in cache order and stopping at the first that differs."""
+    for i, (x, y) in enumerate(zip(a.segments, b.segments, strict=False)):
+        if x.name != y.name or a.encoded(i) != b.encoded(i):
+            return i
+    return min(len(a.segments), len(b.segments))
+
+
+def _size(name: str, data: bytes) -> int:
+    """The size of the frame ``<name>=<data>\\n``."""
+    return (len(name) if name.isascii() else len(name.encode())) + len(data) + 2
+
+
+def _encode(segment: Segment) -> bytes:
+    try:
+        return dumps(segment.value)
+    except (TypeError, ValueError) as e:
+        raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
 
 
 def prefix_stream(parsed: ParsedBody) -> PrefixStream:

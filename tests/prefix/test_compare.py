@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from harness.dialects import get_dialect
-from harness.prefix import MISSING, compare, prefix_stream
+from harness.prefix import MISSING, StreamError, compare, prefix_stream
 
 SCHEMA = {
     "type": "object",
@@ -285,3 +285,14 @@ def test_fork_shorter_than_parent_breaks_at_its_end() -> None:
     assert d.parent_frame.name == "messages[4]"
     assert d.offset == result.fork.length
     assert d.reason == "the fork's prefix ends before this segment"
+
+
+def test_a_segment_past_the_divergence_that_cannot_be_encoded_raises_in_compare() -> None:
+    """The report states both streams' lengths, so every segment is encoded inside
+    ``compare``, where the command turns the error into one sentence."""
+    d = get_dialect("openai")
+    parent = d.parse({"messages": [{"role": "user", "content": "a"}]})
+    too_long = {"role": "user", "content": "x", "n": 10**5_000}  # more digits than str() gives
+    fork = d.parse({"messages": [{"role": "user", "content": "b"}, too_long]})
+    with pytest.raises(StreamError, match=r"^messages\[1\] cannot be re-encoded as JSON"):
+        compare(parent, fork)

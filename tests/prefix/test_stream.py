@@ -1,8 +1,9 @@
 import orjson
 import pytest
 
-from harness.dialects import get_dialect
-from harness.prefix import prefix_stream
+from harness.dialects import Segment, get_dialect
+from harness.prefix import PrefixStream, StreamError, locate, prefix_stream
+from harness.prefix._stream import common_segments
 
 BODY = {
     "model": "m",
@@ -91,7 +92,7 @@ def test_segments_too_deep_for_orjson_are_encoded_as_orjson_would(depth: int) ->
     )
     assert stream.length == len(bytes(stream))
     fresh = prefix_stream(get_dialect("openai").parse(body))
-    assert fresh.length == stream.length  # from the whole-stream blob, not the frames
+    assert fresh.length == stream.length  # measured segment by segment, no frames kept
     assert fresh.starts_with(stream)
     assert stream.starts_with(fresh)
 
@@ -147,3 +148,62 @@ def test_a_number_that_extends_is_not_a_prefix() -> None:
         "messages": [{"role": "user", "content": "x", "n": 123}, {"role": "user", "content": "y"}]
     }
     assert not prefix_stream(d.parse(fork)).starts_with(prefix_stream(d.parse(parent)))
+
+
+def stream_of(*values: object) -> PrefixStream:
+    return PrefixStream(tuple(Segment(f"messages[{i}]", v) for i, v in enumerate(values)))
+
+
+UNENCODABLE = {"x": object()}
+"""A value no encoder takes: any attempt to encode it raises ``StreamError``."""
+
+
+def test_a_comparison_stops_at_the_first_differing_segment() -> None:
+    """Nothing after the first difference is encoded: the segment that cannot be encoded
+    is never reached."""
+    parent, fork = stream_of("a", "b", UNENCODABLE), stream_of("a", "c", UNENCODABLE)
+    assert common_segments(parent, fork) == 1
+    assert not fork.starts_with(parent)
+    d = locate(parent, fork)
+    assert d is not None
+    assert (d.parent_frame, d.fork_frame) == (parent.frame(1), fork.frame(1))
+    assert d.offset == len(b'messages[0]="a"\nmessages[1]="')
+    with pytest.raises(StreamError, match=r"^messages\[2\] cannot be re-encoded as JSON"):
+        _ = parent.length
+
+
+def test_names_are_compared_before_any_encoding() -> None:
+    a = PrefixStream((Segment("tools[0]", UNENCODABLE),))
+    b = PrefixStream((Segment("messages[0]", UNENCODABLE),))
+    assert not a.starts_with(b)
+    assert common_segments(a, b) == 0
+
+
+def test_a_frame_built_alone_is_the_one_in_the_frames() -> None:
+    """Evidence finds a divergence's frame among the stream's frames by identity."""
+    parent, fork = stream_of("a", "b", "c"), stream_of("a", "x", "c", "d")
+    d = locate(parent, fork)
+    assert d is not None
+    assert d.fork_frame is not None
+    assert fork.frames[1] is d.fork_frame
+    assert parent.frames[1] is d.parent_frame
+    assert [f.start for f in fork.frames] == [0, 16, 32, 48]
+    assert fork.length == len(bytes(fork)) == fork.frames[-1].end
+
+
+def test_a_fork_that_ends_early_diverges_where_it_ends() -> None:
+    parent, fork = stream_of("a", "b", "c"), stream_of("a")
+    d = locate(parent, fork)
+    assert d is not None
+    assert d.fork_frame is None
+    assert d.parent_frame is parent.frame(1)
+    assert (d.offset, d.path) == (fork.length, "messages[1]")
+    assert d.parent_frame.start == fork.length
+
+
+@pytest.mark.parametrize("values", [(), ("a",), ("a", {"b": [1, 2.5, None]}, "é" * 3)])
+def test_length_measured_alone_is_the_streams_length(values: tuple[object, ...]) -> None:
+    measured, built = stream_of(*values), stream_of(*values)
+    assert measured.length == len(bytes(built))
+    assert measured.length == built.length
+    assert [measured.frame(i) for i in range(len(values))] == list(built.frames)
