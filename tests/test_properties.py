@@ -1,9 +1,9 @@
-"""Property tests of the reference and the rules on generated scenarios (SPEC §5–§7).
+"""Property tests of the reference and the rules on generated scenarios (docs/protocol.md).
 
 1. The reference passes every rule on scenarios of every action in every dialect; a warning
-   appears exactly where the scenario carries an accepted divergence (SPEC §5.3).
+   appears exactly where the scenario carries an accepted divergence (docs/protocol.md).
 2. A break planted at random from the registry of known-bad subjects (``tests/rules/
-   bad_subjects.py``: one per SPEC §6 regression class, plus the extras) into a generated
+   bad_subjects.py``: one per README regression class, plus the extras) into a generated
    scenario is caught by the rule the registry names: it fails, or warns for call-args-kept.
 
 Each entry of the registry is wrapped in a ``Plant`` here that says which actions it applies to
@@ -71,7 +71,7 @@ from harness.strategies import (
 )
 from harness.subjects import Outcome, ReferenceSubject
 
-from .rules.bad_subjects import CASES, DIALECTS, SPEC_CLASSES, Case
+from .rules.bad_subjects import CASES, DIALECTS, DOCUMENTED_CLASSES, Case
 from .rules.scenarios import PARENT_ID
 
 REFERENCE = ReferenceSubject()
@@ -90,7 +90,7 @@ FORK_TAG = f"<{DEFAULT_WORDING.boilerplate_tag}>"
 
 
 def inherited(scenario: Scenario) -> tuple[Message, ...]:
-    """The span a child repeats verbatim (SPEC §5.2, §5.3); none for a spawn."""
+    """The span a child repeats verbatim (docs/protocol.md, "Lifecycles"); none for a spawn."""
     history = scenario.history
     if scenario.action == "continuable":
         return completed_prefix(history)
@@ -196,7 +196,7 @@ def degraded(scenario: Scenario) -> Scenario:
 
 
 def recursive(scenario: Scenario) -> Scenario:
-    """The fork requested by a fork child: its first message is the child message of SPEC §5.2.
+    """The fork requested by a fork child: its first message is the reference's child message.
 
     A history's first message answers no call, so replacing its parts keeps it well formed.
     """
@@ -295,7 +295,7 @@ def _system(scenario: Scenario, dialect: str, child: Request) -> bool:
 
 
 def _parent_tools(scenario: Scenario) -> list[str]:
-    """The names of the tools the parent declares (``send_message`` is global, SPEC §5.3)."""
+    """The names of the tools the parent declares (``send_message`` is global, docs/protocol.md)."""
     preset = scenario.preset
     if scenario.action == "continuable":
         preset = with_send_message(preset)
@@ -398,7 +398,7 @@ class Plant:
 
 
 PLANTS: tuple[Plant, ...] = (
-    # --- the 19 regression classes of SPEC §6 ---
+    # --- the 19 regression classes of the README ---
     Plant("tool-order", SHARED, _head(lambda s, d, c: len(c.preset.tools) >= 2)),
     Plant("tool-churn", SHARED, _head(_churns)),
     # A byte drift after an accepted divergence of the head is not the first difference, so
@@ -486,8 +486,8 @@ BY_KEY = {p.key: p for p in PLANTS}
 def test_every_registry_entry_is_planted() -> None:
     assert set(BY_KEY) == set(CASES)
     assert len(PLANTS) == len(BY_KEY)
-    covered = {BY_KEY[k].case.spec_class for k in BY_KEY} - {None}
-    assert covered == set(SPEC_CLASSES)
+    covered = {BY_KEY[k].case.documented_class for k in BY_KEY} - {None}
+    assert covered == set(DOCUMENTED_CLASSES)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 """Known-bad subjects: the reference implementation, broken in exactly one way each.
 
-One per regression class of SPEC §6 (all 19), one per class seen in the field since (each
-with its public bugs in the catalog's ``seen_in``), and more for rules no class covers. Each
-wraps ``ReferenceSubject`` and changes a child's neutral request before rendering, a rendered
-body, or the outcome (see ``edits``), the way that class of bug does in the field. ``CASES``
-and ``FIELD_CASES`` say which rule must catch each one, on which scenarios and dialects, and
-where its evidence points.
+One per regression class the README lists ("What it checks", all 19), one per class seen in
+the field since (each with its public bugs in the catalog's ``seen_in``), and more for rules no
+class covers. Each wraps ``ReferenceSubject`` and changes a child's neutral request before
+rendering, a rendered body, or the outcome (see ``edits``), the way that class of bug does in
+the field. ``CASES`` and ``FIELD_CASES`` say which rule must catch each one, on which
+scenarios and dialects, and where its evidence points.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ __all__ = [
     "CASES",
     "CLASSES",
     "DIALECTS",
+    "DOCUMENTED_CLASSES",
     "FIELD_CASES",
     "FIELD_CLASSES",
     "GOOD_MARKERS",
-    "SPEC_CLASSES",
     "Case",
     "Mutant",
 ]
@@ -92,14 +92,14 @@ class Case:
 
     ``where`` maps a dialect to the expected (segment, path) of the evidence (segment None:
     the evidence names no segment of the body, e.g. a setting or a segment the body lacks).
-    ``spec_class`` is the SPEC §6 regression class, ``field_class`` a class seen in the field
+    ``documented_class`` is the README's regression class, ``field_class`` a class seen in the field
     since (``FIELD_CLASSES``); both None for the extras.
     """
 
     subject: Mutant
     rule: str
     scenarios: tuple[str, ...]
-    spec_class: str | None = None
+    documented_class: str | None = None
     status: Status = "fail"
     dialects: tuple[str, ...] = DIALECTS
     where: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
@@ -111,8 +111,9 @@ class Case:
 
     @property
     def regression_class(self) -> str | None:
-        """The class the subject belongs to, of SPEC §6 or seen in the field; None for extras."""
-        return self.spec_class or self.field_class
+        """The class the subject belongs to, of the README's 19 or seen in the field; None for
+        extras."""
+        return self.documented_class or self.field_class
 
 
 _CALLS = ("fork-model-calls",)
@@ -122,7 +123,7 @@ _MARKERS = ("anthropic", "openai-responses")
 _SYSTEM_ROLE = ("anthropic", "openai", "openai-responses")
 """The dialects with system-role messages inside the conversation (Gemini has none)."""
 
-SPEC_CLASSES: tuple[str, ...] = (
+DOCUMENTED_CLASSES: tuple[str, ...] = (
     "tool order not fixed",
     "tool set churn",
     "JSON key order drift",
@@ -143,7 +144,7 @@ SPEC_CLASSES: tuple[str, ...] = (
     "placeholder responses differing between siblings",
     "child-only text placed in the system prompt or before the inherited history",
 )
-"""The 19 regression classes of SPEC §6, by name (parenthesised examples left out)."""
+"""The 19 regression classes the README lists, by name (parenthesised examples left out)."""
 
 FIELD_CLASSES: tuple[str, ...] = (
     "a routing key derived by the child instead of inherited",
@@ -156,13 +157,13 @@ FIELD_CLASSES: tuple[str, ...] = (
     "a review fork that rebuilds the system prompt for a subset of the tools",
     "a fork that forces its own thinking effort",
 )
-"""Regression classes seen in the field since SPEC §6, each with the public bugs it comes
+"""Regression classes seen in the field since the README's 19, each with the public bugs it comes
 from in the catalog (``seen_in`` of the rule that catches it)."""
 
-CLASSES = SPEC_CLASSES + FIELD_CLASSES
-"""Every regression class, SPEC §6 first."""
+CLASSES = DOCUMENTED_CLASSES + FIELD_CLASSES
+"""Every regression class, the README's 19 first."""
 
-_C = SPEC_CLASSES
+_C = DOCUMENTED_CLASSES
 _F = FIELD_CLASSES
 
 CASES: dict[str, Case] = {
