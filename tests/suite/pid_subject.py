@@ -1,6 +1,8 @@
 """A protocol subject that appends its pid to the file ``PREFIX_PID_LOG`` names when it
 starts, then serves the reference: a test counts the subjects a run started by the lines of
-that file (``started``). ``spec(log)`` is the ``--prefix-subject`` value that runs it."""
+that file (``started``). ``spec()`` is the ``--prefix-subject`` value that runs it. With
+``PREFIX_PID_EXIT`` set it exits with that code instead of serving: a subject that cannot
+start."""
 
 from __future__ import annotations
 
@@ -25,4 +27,6 @@ if __name__ == "__main__":
 
     with open(os.environ["PREFIX_PID_LOG"], "a", encoding="utf-8") as log:
         log.write(f"{os.getpid()}\n")
+    if os.environ.get("PREFIX_PID_EXIT"):
+        sys.exit(int(os.environ["PREFIX_PID_EXIT"]))
     sys.exit(serve(ReferenceSubject(name="pid-logger")))

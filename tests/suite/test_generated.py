@@ -1,0 +1,18 @@
+"""Generated scenarios of the suite: a fixed number, the same for the same seed."""
+
+from harness.scenarios import ACTIONS, lifecycle_of
+from harness.suite import generated_scenarios
+
+
+def test_the_same_seed_gives_the_same_scenarios() -> None:
+    assert generated_scenarios(6) == generated_scenarios(6)
+    assert generated_scenarios(6, 3) == generated_scenarios(6, 3)
+    assert generated_scenarios(6, 3) != generated_scenarios(6)
+
+
+def test_as_many_as_asked_of_every_lifecycle() -> None:
+    drawn = generated_scenarios(25)
+    assert len(drawn) == 25
+    assert {s.lifecycle for s in drawn} == {lifecycle_of(a) for a in ACTIONS}
+    assert generated_scenarios(0) == ()
+    assert generated_scenarios(-1) == ()
