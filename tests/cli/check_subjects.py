@@ -17,3 +17,8 @@ def model_switched() -> Mutant:
 
 def not_a_subject() -> object:
     return 42
+
+
+def tool_choice() -> Mutant:
+    """The child changes tool_choice: a warning (no cache effect on OpenAI), no failure."""
+    return CASES["tool-choice"].subject
