@@ -19,6 +19,7 @@ from harness.reports import capture_html, check_html, write_html
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
 from harness.scenarios import load_fixtures
 from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
+from tests.reports import browser
 from tests.reports.browser import WINDOW, Node, dump_dom, parse, png_colours, png_size, screenshot
 from tests.rules.bad_subjects import CASES
 
@@ -258,3 +259,14 @@ def test_write_html_says_why_a_path_cannot_be_written(tmp_path: Path) -> None:
     assert write_html(target, "<p>\u00e9</p>") is None
     assert target.read_bytes() == "<p>\u00e9</p>".encode()
     assert write_html(tmp_path, "x") == (f"cannot write the HTML report {tmp_path}: Is a directory")
+
+
+def test_a_missing_chromium_fails_saying_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(browser, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(
+        pytest.fail.Exception, match=r"install it with `apt-get install -y chromium`"
+    ):
+        browser.chromium()
