@@ -1,5 +1,6 @@
 """The README stays true: its example output is what the command prints."""
 
+import argparse
 import re
 import shlex
 from pathlib import Path
@@ -22,11 +23,55 @@ def test_readme_diff_example_is_the_real_output(
     assert capsys.readouterr().out == block.group(2)
 
 
-def test_readme_commands_are_the_ones_ci_runs() -> None:
+SETUP = re.compile(
+    r"^python3 -m venv \.venv && \. \.venv/bin/activate && python3 -m pip install (.+?) && (.+)$",
+    re.M,
+)
+
+
+def test_readme_has_two_setup_commands_the_main_job_without_dev() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert SETUP.findall(readme) == [
+        ("-e .", "prefix-harness check"),
+        ("-e '.[dev]'", "python3 -m pytest"),
+    ]
+
+
+def test_readme_commands_are_the_ones_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    commands = re.findall(r"^python3 -m pip install -e '\.\[dev\]' && (.+)$", readme, re.M)
-    assert commands == ["prefix-harness check", "python3 -m pytest"]
+    # CI installs the dev extra (the tests need it), a superset of the main job's install
     assert "python3 -m pip install --quiet --disable-pip-version-check -e '.[dev]'" in ci
     assert "\nprefix-harness check --no-progress\n" in ci
     assert ci.rstrip().endswith("python3 -m pytest")
+
+
+def test_readme_synopsis_of_check_names_every_flag() -> None:
+    from harness.cli._main import build_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    synopsis = re.search(r"```sh\n(prefix-harness check \[.*?)```", readme, re.S)
+    assert synopsis is not None
+    parser = build_parser()
+    check = next(
+        action.choices["check"]
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    shown = set(re.findall(r"\[(-[-\w]+)[\] ]", synopsis.group(1)))
+    missing = sorted(
+        max(action.option_strings, key=len)
+        for action in check._actions
+        if action.option_strings and action.dest != "help" and not shown & {*action.option_strings}
+    )
+    assert not missing, f"the README's check synopsis lacks {missing}"
+
+
+def test_readme_expect_example_names_a_real_scenario() -> None:
+    from harness.check import bundled_fixtures
+    from harness.scenarios import load_fixtures
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ids = {s.id for s in load_fixtures(bundled_fixtures())}
+    named = re.findall(r'^scenario = "([^"]+)"', readme, re.M)
+    assert named
+    assert set(named) <= ids
