@@ -20,8 +20,10 @@ import pytest
 from harness.check import bundled_fixtures
 from harness.cli import run
 from harness.dialects import all_dialects
+from harness.rules import catalog
 from harness.rules._checks import CHECKS
 from harness.scenarios import load_fixtures
+from tests.reports.formats import assert_valid_junit, assert_valid_report
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "subjects" / "fakes"
@@ -591,3 +593,182 @@ def test_no_progress_and_no_terminal_mean_no_bar(
     monkeypatch.setattr(sys, "stderr", plain)
     assert check(*QUICK) == 0
     assert plain.getvalue() == ""
+
+
+# --- -v, --fail-on, --summary-md, --write-expect; the reports' formats ------------------------
+
+WARNS = ("--subject", "python:tests.cli.check_subjects:tool_choice")
+"""Passes every rule on the one-shot fixtures with 7 warnings (tool_choice changed)."""
+
+
+def test_json_reports_follow_the_schema(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    validated_reports: list[Any],
+) -> None:
+    monkeypatch.chdir(ROOT)
+    code, document = report_json(
+        capsys, "--subject", "python:tests.cli.check_subjects:tool_order", *QUICK
+    )
+    assert validated_reports == [document]
+    assert (code, document["format_version"], document["command"]) == (1, 1, "check")
+    assert_valid_report(document)
+
+
+def test_the_text_report_counts_warnings_and_verbose_lists_them(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check(*WARNS, *QUICK) == 0
+    out = capsys.readouterr().out
+    also = "also: 0 accepted divergences, 7 warnings, 0 skipped scenarios"
+    assert f"\n{also} (-v lists them)\nverdict: conforming — exit 0\n" in out
+    assert "changes tool_choice" not in out
+    assert check(*WARNS, *QUICK, "-v") == 0
+    out = capsys.readouterr().out
+    listed = out[out.index(also) :].splitlines()
+    assert listed[1] == "warnings (7):"
+    assert all(line.startswith("  ! openai · ") for line in listed[2:9])
+    assert "tool-choice" not in listed[2] or "changes tool_choice" in listed[2]
+    assert listed[9] == "verdict: conforming — exit 0"
+
+
+def test_verbose_lists_skipped_scenarios_and_accepted_divergences(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check("--subject", fake("skipper"), *QUICK, "-v") == 4
+    out = capsys.readouterr().out
+    count = len(ONESHOT_IDS)
+    assert f"also: 0 accepted divergences, 0 warnings, {count} skipped scenarios\n" in out
+    assert f"skipped scenarios ({count}):\n" in out
+    for scenario in ONESHOT_IDS:
+        assert f"  - openai · {scenario}: skipped by the subject: not implemented yet\n" in out
+    continuable = bundled_fixtures() / "continuable.json"
+    assert check("--fixtures", str(continuable), "--examples", "0", "--dialect", "openai") == 0
+    out = capsys.readouterr().out
+    found = re.search(r"also: (\d+) accepted divergences", out)
+    assert found is not None
+    assert int(found.group(1)) > 0
+
+
+def test_fail_on_warning_fails_a_run_that_warns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert check(*WARNS, *QUICK, "--fail-on", "warning") == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1].startswith(
+        "verdict: NOT conforming, --fail-on warning: 7 warnings (first: openai · "
+    )
+    assert captured.err.startswith("prefix-harness: --fail-on warning: 7 warnings (first: ")
+    assert captured.err.endswith(" — exit 1\n")
+    code, document = report_json(capsys, *WARNS, *QUICK, "--fail-on", "warning")
+    assert code == document["exit_code"] == 1
+    # the default, and a run without warnings, are not affected
+    assert check(*WARNS, *QUICK, "--fail-on", "failure") == 0
+    assert check(*QUICK, "--fail-on", "warning") == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        check(*QUICK, "--fail-on", "error")
+    assert exited.value.code == 2
+    assert "invalid choice: 'error'" in capsys.readouterr().err
+
+
+def markdown_tables(text: str) -> list[list[list[str]]]:
+    """Every table of a Markdown document, as rows of unescaped cells (the separator row
+    dropped); a row whose cells an unescaped ``|`` would split shows as more cells."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] | None = None
+    for line in text.splitlines():
+        if not line.startswith("| "):
+            current = None
+            continue
+        cells = [
+            re.sub(r"\\(.)", r"\1", cell.strip())
+            for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])
+        ]
+        if current is None:
+            current = []
+            tables.append(current)
+        if set(cells) != {"---"}:
+            current.append(cells)
+    return tables
+
+
+def test_summary_md_has_the_verdict_the_table_and_the_failures(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    path = tmp_path / "summary.md"
+    path.write_text("old\n", encoding="utf-8")
+    subject = ("--subject", "python:tests.cli.check_subjects:tool_order")
+    assert check(*subject, *QUICK, "--summary-md", str(path)) == 1
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("## ❌ prefix-harness check: not conforming (exit 1)\n")  # overwritten
+    rules, failures = markdown_tables(text)
+    assert rules[0] == ["rule", "openai"]
+    assert [row[0] for row in rules[1:]] == [f"`{info.id}`" for info in catalog()]
+    assert dict(rules[1:])["`tools-identical`"] == f"{len(ONESHOT_IDS) - 1}✗ 1✓"
+    assert failures[0] == ["rule", "dialect", "scenario", "reason", "bytes lost"]
+    assert ["`tools-identical`", "openai", "fork-ends-user"] in [row[:3] for row in failures]
+    assert all(len(row) == 5 and int(row[4].replace(",", "")) > 0 for row in failures[1:])
+    assert "moved from" in failures[1][3]
+
+
+def test_summary_md_appends_to_the_step_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "step-summary.md"
+    path.write_text("# earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))
+    assert check(*QUICK, "--summary-md", str(path)) == 0
+    assert check(*QUICK, "--summary-md", str(path)) == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# earlier step\n## ✅ prefix-harness check: conforming (exit 0)\n")
+    assert text.count("prefix-harness check: conforming") == 2
+    assert check(*QUICK, "--summary-md", str(tmp_path / "none" / "s.md")) == 2
+    assert "s.md: the summary cannot be written" in capsys.readouterr().err
+
+
+def test_write_expect_then_expect_passes_the_same_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    subject = ("--subject", "python:tests.cli.check_subjects:tool_order")
+    path = tmp_path / "known.toml"
+    assert check(*subject, *QUICK, "--write-expect", str(path)) == 1
+    failures = json.loads(check_json_text(capsys, *subject, *QUICK))["unexpected_failures"]
+    text = path.read_text(encoding="utf-8")
+    assert text.count("[[known-failure]]") == len(failures) > 0
+    assert text.count('reason = "TODO"') == len(failures)
+    assert check(*subject, *QUICK, "--expect", str(path)) == 0
+    out = capsys.readouterr().out
+    assert f"expected failures ({len(failures)}, from {path}):" in out
+    # again over the file it read: overwritten, said so, the reasons kept
+    path.write_text(text.replace('reason = "TODO"', 'reason = "issue 12"', 1), encoding="utf-8")
+    assert check(*subject, *QUICK, "--expect", str(path), "--write-expect", str(path)) == 0
+    err = capsys.readouterr().err
+    assert err == f"prefix-harness: note: {path} overwritten with {len(failures)} known failures\n"
+    rewritten = path.read_text(encoding="utf-8")
+    assert rewritten.count('reason = "issue 12"') == 1
+    assert rewritten.count('reason = "TODO"') == len(failures) - 1
+
+
+def check_json_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    check(*argv, "--json")
+    return capsys.readouterr().out
+
+
+def test_junit_xml_is_valid_against_the_xsd(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    path = tmp_path / "check.xml"
+    subject = ("--subject", "python:tests.cli.check_subjects:tool_order")
+    assert check(*subject, *QUICK, "--junit-xml", str(path)) == 1
+    assert_valid_junit(path.read_bytes())
+    root = ET.parse(path).getroot()
+    assert "skipped" not in root.attrib
+    assert all(case.get("time") is not None for case in root.iter("testcase"))
