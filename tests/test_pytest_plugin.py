@@ -198,7 +198,8 @@ def test_given_tests_may_take_prefix_dialect(pytester: pytest.Pytester, run: Run
             assert prefix_dialect in prefix_subject.dialects
         """
     )
-    run("-p", "hypothesis").assert_outcomes(passed=4)
+    # the Hypothesis plugin is what refuses a function-scoped fixture
+    run("-p", "hypothesis.extra.pytestplugin").assert_outcomes(passed=4)
 
 
 @pytest.mark.parametrize(
