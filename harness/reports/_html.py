@@ -70,8 +70,16 @@ def _listing(heading: str, lines: Sequence[str], id_: str) -> str:
     return section(f"{heading} ({len(lines)})", f'<ul class="plain">{items}</ul>', id_=id_)
 
 
-def check_html(run: CheckRun, *, seed: int | None = None) -> str:
-    """The page of a ``check`` run (``seed`` as given on the command line)."""
+def check_html(
+    run: CheckRun,
+    *,
+    seed: int | None = None,
+    exit_code: int | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """The page of a ``check`` run (``seed`` as given on the command line); ``exit_code`` is
+    the command's when it is not the run's own (``--fail-on warning``), and ``notes`` say
+    why, under the verdict."""
     failures = failures_of(
         run.reports,
         lambda r, f: None if (e := run.expected_failure(r, f)) is None else e.reason,
@@ -89,7 +97,12 @@ def check_html(run: CheckRun, *, seed: int | None = None) -> str:
     if run.stopped:
         facts.append(("stopped", run.stopped))
     body = [
-        _header("check", facts, run.exit_code, run.inconclusive),
+        _header(
+            "check",
+            facts,
+            run.exit_code if exit_code is None else exit_code,
+            (*notes, *run.inconclusive),
+        ),
         section("Rules × dialects", matrix(run.reports, run.dialects, failures), id_="matrix"),
         _failures(failures),
         _listing(
@@ -116,9 +129,11 @@ def capture_html(
     exit_code: int,
     subject: str,
     expected: Expectations | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """The page of a ``capture`` or ``check-log`` check (``command`` names which); the exit
-    code is the command's, expectations and a time-out included."""
+    code is the command's, expectations and a time-out included; ``notes`` say why it is
+    not the check's own, under the verdict."""
     failures = failures_of(
         result.reports,
         lambda r, f: (
@@ -146,7 +161,7 @@ def capture_html(
     ]
     checks = [f"{c.id}: {c.what}" for c in (*result.checks, *result.turns)]
     body = [
-        _header(command, facts, exit_code, result.inconclusive),
+        _header(command, facts, exit_code, (*notes, *result.inconclusive)),
         section("Requests per conversation", timeline(result), id_="timeline"),
         section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
         _failures(failures),

@@ -270,3 +270,10 @@ def test_a_missing_chromium_fails_saying_how_to_install_it(
         pytest.fail.Exception, match=r"install it with `apt-get install -y chromium`"
     ):
         browser.chromium()
+
+
+def test_a_check_page_shows_the_commands_exit_code_and_why(run: CheckRun) -> None:
+    html = check_html(run, exit_code=4, notes=["a warning <b>fails</b> the run"])
+    verdict = parse(html).find("div", class_="verdict")
+    assert verdict.attrs["data-exit"] == "4"
+    assert parse(html).find("header").find("li").text() == "a warning <b>fails</b> the run"
