@@ -203,6 +203,7 @@ def report(
             exit_code=outcomes.exit_code if overriding is None else overriding,
             subject=subject,
             expected=expected,
+            notes=[why] if (why := outcomes.failed_on_warning) is not None else [],
         )
         problem = write_html(args.html, page)
         if problem is not None:
