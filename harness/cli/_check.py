@@ -204,8 +204,11 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         write_html,
     )
 
+    outcomes = check_outcomes(result, fail_on=args.fail_on)
     if args.html is not None:
-        problem = write_html(args.html, check_html(result, seed=args.seed))
+        why = [outcomes.failed_on_warning] if outcomes.failed_on_warning is not None else []
+        page = check_html(result, seed=args.seed, exit_code=outcomes.exit_code, notes=why)
+        problem = write_html(args.html, page)
         if problem is not None:
             return fail(problem)
     if args.junit_xml is not None:
@@ -217,4 +220,4 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(check_json(result, fail_on=args.fail_on))
     else:
         sys.stdout.write(check_text(result, verbose=args.verbose, fail_on=args.fail_on))
-    return finish_reports(check_outcomes(result, fail_on=args.fail_on), args)
+    return finish_reports(outcomes, args)
