@@ -14,6 +14,7 @@ from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, fin
 
 if TYPE_CHECKING:
     from ..check import CheckRun
+    from ._progress import ProgressBar
 
 __all__ = ["add_parser"]
 
@@ -161,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 examples=args.examples,
                 rng_seed=args.seed,
                 expectations=expectations,
-                progress=None if args.no_progress or not sys.stderr.isatty() else _bar,
+                progress=None if args.no_progress or not sys.stderr.isatty() else _bar(),
                 max_hangs=args.max_hangs,
                 deadline=args.deadline,
                 jobs=jobs,
@@ -184,14 +185,10 @@ def _dialects(asked: list[str] | None, supported: tuple[str, ...]) -> list[str]:
     return [d for d in dict.fromkeys(asked) if d in supported]
 
 
-def _bar(done: int, total: int, what: str) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    line = f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what[:40]:<40}"
-    sys.stderr.write(line)
-    if done >= total:
-        sys.stderr.write("\r" + " " * len(line) + "\r")
-    sys.stderr.flush()
+def _bar() -> ProgressBar:
+    from ._progress import ProgressBar  # a terminal's width-fitted bar, one line redrawn
+
+    return ProgressBar(sys.stderr)
 
 
 def _report(result: CheckRun, args: argparse.Namespace) -> int:
