@@ -19,6 +19,8 @@ from tests.reports.browser import Node, dump_dom, parse
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "examples" / "fork-agent"
 TOOL_ORDER = "python:tests.cli.check_subjects:tool_order"
+WARNS = "python:tests.cli.check_subjects:tool_choice"
+"""A subject whose children only warn."""
 
 
 def _page(path: Path) -> Node:
@@ -118,3 +120,12 @@ def test_capture_writes_the_page_of_a_real_agent(tmp_path: Path) -> None:
             first = lane.find("div", class_="request")
             assert int(first.attrs["data-cached"]) > 0  # its first request reuses a cache entry
     assert not [row for row in dom.find_all("td", class_="cell") if "fail" in row.attrs["class"]]
+
+
+def test_the_check_page_shows_a_run_failed_on_warnings(tmp_path: Path) -> None:
+    html = tmp_path / "warned.html"
+    argv = ["check", "--subject", WARNS, *QUICK, "--fail-on", "warning", "--html", str(html)]
+    assert run(argv) == 1
+    header = _page(html).find("header")
+    assert header.find("div", class_="verdict").attrs["data-exit"] == "1"
+    assert header.find("li").text().startswith("--fail-on warning: 7 warnings (first: ")
