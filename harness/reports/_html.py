@@ -13,8 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
+
+from ..scenarios import scenario_to_json
 from ._html_check import Failure, failure_cards, failures_of, matrix
-from ._html_page import esc, page, section
+from ._html_page import esc, esc_lines, page, section
 from ._html_timeline import left_out, timeline
 
 if TYPE_CHECKING:  # harness.capture reports through harness.reports: no import at run time
@@ -70,6 +73,41 @@ def _listing(heading: str, lines: Sequence[str], id_: str) -> str:
     return section(f"{heading} ({len(lines)})", f'<ul class="plain">{items}</ul>', id_=id_)
 
 
+def _subject_failures(run: CheckRun) -> str:
+    """Each crash, hang or protocol error, with the tail of the subject's stderr."""
+    if not run.failures:
+        return ""
+    items = []
+    for f in run.failures:
+        tail = f.stderr_tail.strip("\n")
+        shown = f"<pre>{esc_lines(tail)}</pre>" if tail else ""
+        items.append(f"<li><b>{esc(f.kind)}</b> · {esc(f.message or '')}{shown}</li>")
+    body = f'<ul class="plain">{"".join(items)}</ul>'
+    return section(f"Subject failures ({len(run.failures)})", body, id_="subject-failures")
+
+
+def _shrunk(run: CheckRun) -> str:
+    """Each failing generated scenario (shrunk when it could be) as fixture JSON, folded."""
+    if not run.shrunk:
+        return ""
+    blocks = []
+    for s in run.shrunk:
+        failed = ", ".join(f.rule for f in s.report.findings if f.status == "fail")
+        what = "minimal failing" if s.unshrunk is None else f"failing (not shrunk: {s.unshrunk})"
+        fixture = {
+            "description": "found by prefix-harness check",
+            "scenarios": [scenario_to_json(s.scenario)],
+        }
+        document = orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode()
+        blocks.append(
+            f"<details><summary>{esc(f'{what} generated scenario ({s.dialect}; fails')}"
+            f" {esc(failed or 'subject-error')})</summary><pre>{esc_lines(document)}</pre>"
+            "</details>"
+        )
+    heading = f"Generated scenarios that fail ({len(run.shrunk)}), ready to commit as fixtures"
+    return section(heading, "\n".join(blocks), id_="shrunk")
+
+
 def check_html(
     run: CheckRun,
     *,
@@ -113,11 +151,8 @@ def check_html(
             ],
             "unexpected-passes",
         ),
-        _listing(
-            "Subject failures",
-            [f"{f.kind} · {f.scenario or '(no scenario)'}: {f.message}" for f in run.failures],
-            "subject-failures",
-        ),
+        _subject_failures(run),
+        _shrunk(run),
     ]
     return page(f"prefix-harness check: {run.subject}", "\n".join(b for b in body if b))
 

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from harness.capture import CheckResult, check_records
-from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
+from harness.check import (
+    CheckRun,
+    Expectations,
+    KnownFailure,
+    ShrunkFailure,
+    bundled_fixtures,
+    run_check,
+)
 from harness.model import Message, Preset, Text
 from harness.prefix import Window
 from harness.reports import capture_html, check_html, write_html
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
 from harness.scenarios import load_fixtures
+from harness.subjects import SubjectFailure
 from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
 from tests.reports import browser
 from tests.reports.browser import WINDOW, Node, dump_dom, parse, png_colours, png_size, screenshot
@@ -277,3 +286,20 @@ def test_a_check_page_shows_the_commands_exit_code_and_why(run: CheckRun) -> Non
     verdict = parse(html).find("div", class_="verdict")
     assert verdict.attrs["data-exit"] == "4"
     assert parse(html).find("header").find("li").text() == "a warning <b>fails</b> the run"
+
+
+def test_a_check_page_shows_subject_failures_and_failing_generated_scenarios() -> None:
+    scenario = load_fixtures(bundled_fixtures() / "oneshot.json")[0]
+    report = ScenarioReport(scenario.id, "openai", "s", (Finding("tools-identical", "fail", "x"),))
+    crash = SubjectFailure.of("crash", "gen-1", "it <exited>", stderr_tail="Traceback\n  boom\n")
+    shrunk = ShrunkFailure("openai", scenario, report)
+    run = CheckRun("s", ("openai",), (report,), 1, (shrunk,), (crash,))
+    dom = parse(check_html(run))
+    failures = dom.find("section", id="subject-failures")
+    assert "it <exited>" in failures.text()
+    assert failures.find("pre").text() == "Traceback\n  boom"
+    assert dom.find("div", class_="verdict").attrs["data-exit"] == "3"
+    (folded,) = dom.find("section", id="shrunk").find_all("details")
+    assert "minimal failing generated scenario (openai; fails tools-identical)" in folded.text()
+    fixture = orjson.loads(folded.find("pre").text())
+    assert fixture["scenarios"][0]["id"] == scenario.id
