@@ -56,9 +56,10 @@ def _run(page: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def dump_dom(page: Path, tmp: Path) -> Node:
-    """The page's DOM after load, as Chromium serializes it, parsed."""
-    done = _run(page, tmp, "--dump-dom")
+def dump_dom(page: Path, tmp: Path, *flags: str) -> Node:
+    """The page's DOM after load, as Chromium serializes it, parsed; ``flags`` are added to
+    Chromium's command line."""
+    done = _run(page, tmp, *flags, "--dump-dom")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "<html" in done.stdout, done.stderr[-2000:]
     return parse(done.stdout)

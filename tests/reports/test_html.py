@@ -29,7 +29,15 @@ from harness.scenarios import load_fixtures
 from harness.subjects import SubjectFailure
 from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
 from tests.reports import browser
-from tests.reports.browser import WINDOW, Node, dump_dom, parse, png_colours, png_size, screenshot
+from tests.reports.browser import (
+    WINDOW,
+    Node,
+    dump_dom,
+    parse,
+    png_colours,
+    png_size,
+    screenshot,
+)
 from tests.rules.bad_subjects import CASES
 
 KNOWN = KnownFailure("*", "byte-prefix", "reordered on purpose", dialect="openai")
@@ -136,6 +144,22 @@ def test_the_page_fetches_nothing(check_dom: Node, check_page: Path) -> None:
     assert "//" not in check_page.read_text().replace("default-src", "")
     policy = check_dom.find("meta", http_equiv="Content-Security-Policy")
     assert "default-src 'none'" in policy.attrs["content"]
+
+
+def test_nothing_runs_at_load_the_file_is_the_page(check_dom: Node, check_page: Path) -> None:
+    """The page needs no script: the DOM after load is the file as written (cells, cards,
+    bars), and there is no script element for a browser with JavaScript off to miss."""
+    written = parse(check_page.read_text(encoding="utf-8"))
+
+    def shape(dom: Node) -> list[tuple[str, str, str | None]]:
+        return [
+            (n.tag, n.attrs.get("class", ""), n.style("width"))
+            for n in dom.iter()
+            if n.tag in ("td", "article", "span", "details")
+        ]
+
+    assert shape(check_dom) == shape(written)
+    assert not written.find_all("script") + written.find_all("noscript")
 
 
 def test_a_screenshot_of_the_page_is_not_blank(check_page: Path, browser_tmp: Path) -> None:
