@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..prefix import Window
+from ..prefix import Window, byte_window
 from ..rules import BYTES_PER_TOKEN, Cost, Evidence, Finding, ScenarioReport, catalog, rule_info
 from ._html_page import anchor, bar, esc, esc_lines, percent
 from ._rules_text import MARKS
@@ -24,7 +24,8 @@ __all__ = ["Failure", "Known", "cost_bar", "failure_cards", "failures_of", "matr
 Known = Callable[[ScenarioReport, Finding], "str | None"]
 """The reason a failure is expected (known), or None when it is not."""
 
-_ENDED = "(the prefix ends here)"
+_ENDED = byte_window(None, 0).text
+"""What a window says of a side whose prefix ended before the difference."""
 _CELL_TITLES = {
     "fail": "failed",
     "expected": "expected failure",
