@@ -193,11 +193,10 @@ def timeline(result: CheckResult) -> str:
     largest = max(sizes, default=0)
     blocks = []
     for lane in found:
-        label = {"parent": "parent", "child": "child"}.get(lane.kind, "other")
         rows = "".join(_request(m, largest) for m in lane.requests)
         blocks.append(
             f'<div class="conversation" data-kind="{lane.kind}" data-name="{esc(lane.name)}">'
-            f'<h3><span class="badge {lane.kind}">{label}</span>{esc(lane.name)}'
+            f'<h3><span class="badge {lane.kind}">{lane.kind}</span>{esc(lane.name)}'
             f' <span class="role">· {esc(lane.dialect)} · {esc(lane.role)}</span></h3>'
             f"{rows}</div>"
         )
