@@ -4,6 +4,7 @@ Plugin autoloading is off in those runs, so they load exactly ``-p harness.pytes
 (and ``-p syrupy`` for snapshots) whether or not the entry point is installed.
 """
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -135,7 +136,9 @@ def test_the_subject_starts_at_its_first_use_once(pytester: pytest.Pytester, run
     )
     log = pytester.path / "pids.log"
     run("--prefix-subject", pid_subject.spec()).assert_outcomes(passed=6)
-    assert len(pid_subject.started(log)) == 1
+    (pid,) = pid_subject.started(log)
+    with pytest.raises(ProcessLookupError):  # closed at the session's end
+        os.kill(int(pid), 0)
     log.unlink()
     run("--prefix-subject", pid_subject.spec(), "-k", "before").assert_outcomes(passed=1)
     assert pid_subject.started(log) == []

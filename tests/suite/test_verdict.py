@@ -3,8 +3,8 @@
 import pytest
 
 from harness.check import Expectations, KnownFailure, bundled_fixtures
-from harness.scenarios import load_fixtures
-from harness.subjects import ReferenceSubject, Subject
+from harness.scenarios import Scenario, load_fixtures
+from harness.subjects import Outcome, ReferenceSubject, Subject
 from harness.suite import judge
 from tests.rules.bad_subjects import CASES
 
@@ -27,6 +27,18 @@ def test_a_failure_is_the_check_report() -> None:
     assert verdict.status == "fail"
     assert "✗ openai · fork-ends-model-calls · tools-identical:" in verdict.text
     assert verdict.text.rstrip().endswith("— exit 1")
+
+
+class Crashing(ReferenceSubject):
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        raise SystemExit(3)
+
+
+def test_a_crash_of_the_subject_is_a_failure_with_the_check_report() -> None:
+    verdict = judge(Crashing(name="crashing"), FORK, "openai", NONE)
+    assert verdict.status == "fail"
+    assert "SUBJECT FAILURES (1): crashed, hung or broke the protocol" in verdict.text
+    assert verdict.text.rstrip().endswith("— exit 3")
 
 
 def test_a_scenario_the_subject_cannot_run_is_skipped_saying_why() -> None:
