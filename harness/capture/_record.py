@@ -166,15 +166,22 @@ class RecordWriter:
 
     def write(self, draft: Record) -> Record:
         """Give ``draft`` the next sequence number, write it (keep it, without a file);
-        returns the record. ``RecordError`` when the file cannot take it."""
+        returns the record. ``RecordError`` when the file cannot take it.
+
+        The line is encoded before the lock is taken, with a placeholder number that is
+        swapped for the real one under it: parallel requests wait on each other only for
+        the write itself, not for one another's encoding."""
+        encoded = None if self.path is None else _encode_unnumbered(draft)
         with self._lock:
             if self._failure is not None:
                 raise RecordError(self._failure)
-            record = replace(draft, seq=self._count + 1)
-            if self._file is None:
-                self._records.append(record)
+            seq = self._count + 1
+            if encoded is None:
+                self._records.append(replace(draft, seq=seq))
+            elif self._file is None:  # closed: not recorded, as a full disk is not
+                raise RecordError(f"the record file {self.path} is closed")
             else:
-                line = orjson.dumps(record.to_json()) + b"\n"
+                line = b"%s%d%s\n" % (_NUMBERED, seq, encoded)
                 try:
                     self._file.write(line)
                     self._file.flush()
@@ -182,8 +189,8 @@ class RecordWriter:
                     self._fail(e)
                     raise RecordError(self._failure or "") from None
                 self._ends.append((self._ends[-1] if self._ends else 0) + len(line))
-            self._count += 1
-        return record
+            self._count = seq
+        return replace(draft, seq=seq)
 
     @property
     def count(self) -> int:
@@ -252,6 +259,20 @@ class RecordWriter:
         if file is not None:
             with contextlib.suppress(OSError):
                 file.close()
+
+
+_NUMBERED = b'{"v":%d,"seq":' % RECORD_VERSION
+"""How every record line starts: its number comes next."""
+
+
+def _encode_unnumbered(draft: Record) -> bytes:
+    """``draft``'s record line after ``_NUMBERED`` and its number, without the newline."""
+    obj = draft.to_json()
+    obj["seq"] = 0  # in place: the key order stays
+    encoded = orjson.dumps(obj)
+    head = _NUMBERED + b"0"
+    assert encoded.startswith(head), "a record line starts with its version and number"
+    return encoded[len(head) :]
 
 
 def read_record(path: str | Path) -> list[Record]:

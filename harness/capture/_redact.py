@@ -70,9 +70,8 @@ _KEY = re.compile(
     + r"|(?<=[Bb]earer )[A-Za-z0-9._~+/=\-]{8,}"  # a bearer token, whatever its shape
 )
 _MARKS = (
-    *("sk-", "AIza", "eyJ", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox"),
-    *("AKIA", "ASIA", "hf_", "hf-", "gsk_", "gsk-", "pplx_", "pplx-", "xai_", "xai-"),
-    *("glpat_", "glpat-"),
+    *("sk-", "AIza", "eyJ", "gh", "github_pat_", "xox", "AKIA", "ASIA"),
+    *("hf", "gsk", "pplx", "xai", "glpat"),
 )
 """The literals that every match of ``_KEY`` starts with (a new kind of key there needs its
 literal here). Finding literals is fast, while ``_KEY``, its look-behind tried at every

@@ -175,8 +175,9 @@ class FakeProvider:
     @property
     def records(self) -> tuple[Record, ...]:
         """Every request recorded so far, in sequence order: read back from the record file
-        when there is one (bodies are not held in memory), else kept in memory.
-        ``RecordError`` when the record file could not be written (``failure``)."""
+        when there is one (bodies are not held in memory; records the caller still holds
+        from an earlier call are reused, so only the lines since are read), else kept in
+        memory. ``RecordError`` when the record file could not be written (``failure``)."""
         return () if self._writer is None else self._writer.records
 
     @property

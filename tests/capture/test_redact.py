@@ -161,6 +161,7 @@ PIECES = [
 @example("ASIAIzaSyA-1234567890abcdefghijklmnop")  # a key literal inside another one
 @example("Bearer sk-proj-AbCdEfGhIjKlMnOpQrStUv")  # a bearer token that is also a key
 @example(f"\\n{KEYS[0]}{KEYS[2]} {JWT}.{JWT}")
+@example("github_pat_github_pat_github_pat_github_pat_")  # not under the literal gh
 def test_scrubbing_finds_what_the_key_pattern_finds(text: str) -> None:
     """Scrubbing tries the key pattern only where a key's literal is: it must find every
     match, and the same ones, that searching the whole text would."""
