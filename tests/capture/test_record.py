@@ -134,6 +134,16 @@ def test_records_names_the_line_of_a_record_spoiled_on_disk(tmp_path: Path) -> N
     writer.close()
 
 
+def test_a_write_after_close_is_refused_not_kept(tmp_path: Path) -> None:
+    writer = RecordWriter(tmp_path / "r.jsonl")
+    assert writer.write(draft()).seq == 1
+    writer.close()
+    with pytest.raises(RecordError, match="is closed"):
+        writer.write(draft())
+    assert writer.count == 1
+    assert [r.seq for r in writer.records] == [1]
+
+
 def test_blank_lines_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     line = orjson.dumps(draft(seq=1).to_json())
