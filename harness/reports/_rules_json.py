@@ -10,6 +10,7 @@ and skipped scenarios. Every report is encoded by ``encode``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -81,9 +82,28 @@ def _finding(f: Finding) -> dict[str, Any]:
     }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(v) for v in value]
+    return value
+
+
 def encode(document: dict[str, Any]) -> bytes:
-    """A report document as bytes: indented, ending in a newline."""
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    """A report document as bytes: indented, ending in a newline. A lone surrogate (a body
+    read with one, quoted in a message) cannot be UTF-8: it is written as U+FFFD."""
+    option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    try:
+        return orjson.dumps(document, option=option)
+    except TypeError:
+        return orjson.dumps(_without_surrogates(document), option=option)
 
 
 def rules_document(reports: Sequence[ScenarioReport]) -> dict[str, Any]:

@@ -1,10 +1,15 @@
 import orjson
+from hypothesis import example, given, settings
 
-from harness.reports import rules_json
-from harness.reports._rules_json import FORMAT_VERSION
+from harness.check import CheckRun, Expectations
+from harness.reports import check_json, log_outcomes, outcomes_json, report_problems, rules_json
+from harness.reports._rules_json import FORMAT_VERSION, rules_document
+from harness.rules import Finding, ScenarioReport
 
 from ..rules.bad_subjects import CASES
 from ..rules.support import REFERENCE, report
+from .formats import assert_valid_report
+from .strategies import RULES, runs
 
 FINDING_KEYS = [
     "rule",
@@ -81,3 +86,49 @@ def test_the_document_is_deterministic() -> None:
     reports = [report(REFERENCE, "siblings", "anthropic")]
     assert rules_json(reports) == rules_json(reports)
     assert rules_json(reports).endswith(b"}\n")
+
+
+def test_a_document_that_breaks_the_schema_is_told_where() -> None:
+    document = orjson.loads(check_json(CheckRun("s", ("openai",), (), 0, (), ())))
+    assert report_problems(document) == []
+    document["format_version"] = 2
+    del document["reports"]
+    document["unexpected_failures"] = [{"dialect": "openai"}]
+    problems = report_problems(document)
+    assert "(root): 'reports' is a required property" in problems
+    assert "format_version: 1 was expected" in problems
+    assert any(p.startswith("unexpected_failures/0: 'scenario' is a required") for p in problems)
+
+
+SURROGATE = ScenarioReport(
+    "a\ud800", "openai", "s\udcff", tuple(Finding(r, "fail", "\udfff") for r in RULES)
+)
+
+
+@settings(max_examples=25)
+@given(runs())
+@example(((SURROGATE,), Expectations()))
+def test_every_report_of_any_run_follows_the_schema(
+    run_of: tuple[tuple[ScenarioReport, ...], Expectations],
+) -> None:
+    """check's and check-log's JSON of arbitrary reports and expectations: valid, each failure
+    marked expected exactly when an entry covers it, one entry per failure. A lone surrogate
+    (found by this test) is written as U+FFFD."""
+    reports, expect = run_of
+    dialects = tuple(dict.fromkeys(r.dialect for r in reports))
+    run = CheckRun("s", dialects, reports, 0, (), (), expect)
+    document = orjson.loads(check_json(run))
+    assert_valid_report(document)
+    for one, shown in zip(reports, document["reports"], strict=True):
+        for finding, entry in zip(one.findings, shown["findings"], strict=True):
+            known = expect.expected(one.subject, one.scenario_id, one.dialect, finding.rule)
+            assert entry["expected"] == (finding.status == "fail" and known is not None)
+    failures = sum(r.counts["fail"] for r in reports)
+    assert len(document["unexpected_failures"]) + len(document["expected_failures"]) == failures
+    outcomes = log_outcomes("check-log", "s", reports, [("spawn", "why")], expect, [], 0)
+    base = rules_document(reports)
+    base.update(verdict="passed", inconclusive=[], grouping=GROUPING)
+    assert_valid_report(orjson.loads(outcomes_json(outcomes, base)))
+
+
+GROUPING = {"requests": 0, "conversations": [], "checks": [], "not_checked": [], "left_out": []}
