@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import socket
 import sys
 import threading
@@ -234,25 +235,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _head(self, status: int, fields: list[tuple[str, str]]) -> bytes:
         """The status line and headers of an answer, as ``send_response`` would write them
-        (``Server`` and ``Date`` included), ending with the blank line."""
+        (``Server`` and ``Date`` included), ending with the blank line; nothing for an
+        HTTP/0.9 request, whose answer is its body alone."""
+        if self.request_version == "HTTP/0.9":
+            return b""
         phrase = self.responses[status][0] if status in self.responses else ""
         lines = [
             f"{self.protocol_version} {status} {phrase}",
             f"Server: {self.version_string()}",
-            f"Date: {_date()}",
+            f"Date: {_http_date(int(time.time()))}",
         ]
         lines += [f"{name}: {value}" for name, value in fields]
         lines.append("\r\n")
         return "\r\n".join(lines).encode("latin-1", "strict")
 
 
-_dates: tuple[int, str] = (0, "")
-
-
-def _date() -> str:
-    """The HTTP date of now, formatted once a second."""
-    global _dates
-    now = int(time.time())
-    if _dates[0] != now:
-        _dates = (now, email.utils.formatdate(now, usegmt=True))
-    return _dates[1]
+@functools.lru_cache(maxsize=1)
+def _http_date(second: int) -> str:
+    """The HTTP date of ``second``, formatted once for all the answers within it."""
+    return email.utils.formatdate(second, usegmt=True)
