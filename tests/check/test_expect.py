@@ -1,9 +1,18 @@
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from harness.check import ExpectationError, Expectations, KnownFailure, load_expectations
-from harness.rules import Finding, ScenarioReport
+from harness.check import (
+    ExpectationError,
+    Expectations,
+    KnownFailure,
+    expectations_toml,
+    load_expectations,
+)
+from harness.rules import Finding, ScenarioReport, catalog
 
 GOOD = """
 [[known-failure]]
@@ -125,3 +134,53 @@ def test_entries_that_can_never_match_are_stale(tmp_path: Path) -> None:
     assert Expectations((entry,)).never_matching(
         scenarios={"fork-a"}, dialects={"openai"}, rules={"byte-prefix"}
     ) == [(entry, "stale, never matches: no rule 'tools-identical' exists")]
+
+
+# --- expectations_toml ------------------------------------------------------------------------
+
+_TEXT = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from('"\\\n\r\t\x00\x7f'),
+    max_size=12,
+)
+_RULES = [info.id for info in catalog()]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.builds(
+                KnownFailure,
+                scenario=_TEXT.filter(str.strip),
+                rule=st.sampled_from(_RULES),
+                reason=_TEXT.filter(str.strip),
+                subject=st.none() | _TEXT,
+                dialect=st.none() | _TEXT,
+            ),
+            _TEXT,
+        ),
+        max_size=4,
+    ),
+    _TEXT,
+)
+@example([(KnownFailure('a"\\\n', "byte-prefix", "x\x00y", dialect="\x7f"), "m\r\n#")], "h\nj")
+def test_a_written_file_reads_back_as_its_entries(
+    entries: list[tuple[KnownFailure, str]], header: str
+) -> None:
+    """Any scenario, reason, subject and dialect text (quotes, backslashes, controls), any
+    comment and header: the file is TOML that reads back as the entries, each once."""
+    written = expectations_toml(entries, header=header)
+    loaded = load_expectations_text(written)
+    assert loaded == tuple(dict.fromkeys(e for e, _ in entries))
+
+
+def load_expectations_text(text: str) -> tuple[KnownFailure, ...]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "known.toml"
+        path.write_text(text, encoding="utf-8")
+        return load_expectations(path).entries
+
+
+def test_a_lone_surrogate_cannot_be_written_and_is_replaced() -> None:
+    written = expectations_toml([(KnownFailure("a\ud800", "byte-prefix", "TODO"), "\udcff")])
+    assert load_expectations_text(written) == (KnownFailure("a\ufffd", "byte-prefix", "TODO"),)
+    assert "# \\udcff\n" in written
