@@ -294,3 +294,10 @@ def test_sixteen_keep_alive_clients_lose_no_record(serve: Serve) -> None:
     sent = sorted(r.json["messages"][0]["content"] for r in records)
     assert sent == sorted(f"{i}/{n}" for i in range(clients) for n in range(each))
     assert provider.recorded == len(provider.records) == clients * each
+
+
+def test_an_http_0_9_request_gets_its_body_alone(serve: Serve) -> None:
+    provider = serve("openai")
+    answer = _raw(provider, b"GET /v1/models\r\n")
+    assert orjson.loads(answer)["object"] == "list"
+    assert read_record(provider.record_path or "")[0].path == "/v1/models"
