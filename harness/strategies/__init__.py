@@ -23,6 +23,7 @@ from ._scenarios import (
     spawn_scenarios,
 )
 from ._session import SessionMachine, SessionViolation, session_machine
+from ._types import register_types
 
 __all__ = [
     "DEPTH_VARIABLE",
@@ -39,6 +40,7 @@ __all__ = [
     "json_values",
     "long_turns",
     "presets",
+    "register_types",
     "requests",
     "scenarios",
     "session_machine",
@@ -48,3 +50,5 @@ __all__ = [
     "tools",
     "unicode_texts",
 ]
+
+register_types()

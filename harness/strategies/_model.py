@@ -75,11 +75,15 @@ _scalars = st.one_of(
 )
 
 
-def _check_sizes(name: str, min_size: int, max_size: int | None) -> None:
+def _check_sizes(
+    name: str, min_size: int, max_size: int | None, *, low: str = "min_size", high: str = "max_size"
+) -> None:
+    """Bounds of a size, named as the caller wrote them (``low``, ``high``: the arguments)."""
     if min_size < 0:
-        raise ValueError(f"{name}: min_size={min_size} must be at least 0")
+        raise ValueError(f"{name}: {low}={min_size} must be at least 0")
     if max_size is not None and max_size < min_size:
-        raise ValueError(f"{name}: max_size={max_size} is below min_size={min_size}")
+        lower = f"{low}={min_size}" if low else f"the least, {min_size}"
+        raise ValueError(f"{name}: {high}={max_size} is below {lower}")
 
 
 def _check_flag(name: str, option: str, value: object) -> None:
@@ -158,29 +162,71 @@ def _text_of(heavy: bool, *, min_size: int = 1) -> st.SearchStrategy[str]:
 
 
 def _unique_object(values: st.SearchStrategy[Json], max_size: int) -> st.SearchStrategy[FrozenDict]:
-    return st.lists(st.tuples(_keys, values), max_size=max_size, unique_by=lambda kv: kv[0]).map(
-        FrozenDict
+    return st.lists(st.tuples(_keys, values), max_size=max_size).map(
+        lambda pairs: FrozenDict(
+            zip(_unique_keys([k for k, _ in pairs]), [v for _, v in pairs], strict=True)
+        )
     )
 
 
 @cache
 def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Json]:
     """Any frozen JSON value: objects (varied key order), arrays, unicode strings, numbers."""
-    if max_leaves < 1:
-        raise ValueError(f"json_values: max_leaves={max_leaves} must be at least 1")
-    return st.recursive(
-        _scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=4).map(tuple), _unique_object(inner, max_size=4)
-        ),
-        max_leaves=max_leaves,
+    _check_at_least("json_values", "max_leaves", max_leaves, 1)
+    return _json_trees(max_leaves)
+
+
+_NODE_KINDS = st.integers(0, 3)
+"""0 and 1 a scalar (half the nodes, and what a value shrinks to), 2 an array, 3 an object."""
+_JSON_DEPTH = 5
+_CONTAINER_SIZE = 4
+
+
+@st.composite
+def _json_trees(draw: st.DrawFn, max_leaves: int) -> Json:
+    """A JSON value of at most ``max_leaves`` scalars, built within that budget as it is drawn
+    (``st.recursive`` draws past its ``max_leaves`` and then retries: a third of all draws)."""
+    return _json_node(draw, [max_leaves], 0)
+
+
+def _json_node(draw: st.DrawFn, budget: list[int], depth: int) -> Json:
+    kind = draw(_NODE_KINDS) if budget[0] > 1 and depth < _JSON_DEPTH else 0
+    if kind < 2:
+        budget[0] -= 1
+        return draw(_scalars)
+    size = draw(st.integers(0, min(_CONTAINER_SIZE, budget[0])))
+    values = []
+    for _ in range(size):
+        if budget[0] <= 0:
+            break
+        values.append(_json_node(draw, budget, depth + 1))
+    if kind == 2:
+        return tuple(values)
+    return FrozenDict(
+        zip(
+            _unique_keys(draw(st.lists(_keys, min_size=len(values), max_size=len(values)))),
+            values,
+            strict=True,
+        )
     )
+
+
+def _unique_keys(keys: list[str]) -> list[str]:
+    """``keys`` made unique by suffixing repeats with ``_`` (no draw is thrown away)."""
+    seen: set[str] = set()
+    out = []
+    for key in keys:
+        while key in seen:
+            key += "_"
+        seen.add(key)
+        out.append(key)
+    return out
 
 
 @cache
 def json_objects(*, max_size: int = 4) -> st.SearchStrategy[FrozenDict]:
     """A frozen JSON object, e.g. call arguments or a function response."""
-    _check_sizes("json_objects", 0, max_size)
+    _check_sizes("json_objects", 0, max_size, low="")
     return _unique_object(json_values(max_leaves=6), max_size=max_size)
 
 
@@ -374,8 +420,8 @@ def presets(
     ``large_schemas`` as for ``tools``; ``unicode_heavy`` writes the system blocks with
     ``unicode_texts``. False (default) rules an option out, True forces it, None draws either.
     """
-    _check_sizes("presets", min_tools, max_tools)
-    _check_sizes("presets", 0, max_system_blocks)
+    _check_sizes("presets", min_tools, max_tools, low="min_tools", high="max_tools")
+    _check_sizes("presets", 0, max_system_blocks, low="", high="max_system_blocks")
     _check_flag("presets", "large_schemas", large_schemas)
     _check_flag("presets", "unicode_heavy", unicode_heavy)
     return _presets(min_tools, max_tools, max_system_blocks, large_schemas, unicode_heavy)
@@ -458,8 +504,8 @@ def histories(
     if ending is not None and ending not in ENDINGS:
         raise ValueError(f"histories: ending={ending!r} is not one of {ENDINGS}")
     if min_turns < 1:
-        raise ValueError("histories: min_turns must be at least 1")
-    _check_sizes("histories", min_turns, max_turns)
+        raise ValueError(f"histories: min_turns={min_turns} must be at least 1")
+    _check_sizes("histories", min_turns, max_turns, low="min_turns", high="max_turns")
     _check_flag("histories", "unicode_heavy", unicode_heavy)
     if isinstance(tool_names, str) or not all(isinstance(n, str) and n for n in tool_names):
         raise ValueError(f"histories: tool_names={tool_names!r} must be non-empty names")
@@ -553,6 +599,8 @@ def requests(
     *, ending: Ending | None = None, max_turns: int = 6, max_tools: int = 5
 ) -> st.SearchStrategy[Request]:
     """A whole request head: a preset and a history that calls only the preset's tools."""
+    _check_at_least("requests", "max_turns", max_turns, 1)
+    _check_at_least("requests", "max_tools", max_tools, 0)
     histories(ending=ending, max_turns=max_turns)  # validates the arguments now
     return _requests(presets(max_tools=max_tools), ending, max_turns)
 

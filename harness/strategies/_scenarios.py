@@ -10,10 +10,9 @@ readable scenarios.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..model import FrozenDict, FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
@@ -22,6 +21,7 @@ from ._depth import long_turns
 from ._model import (
     ENDINGS,
     Ending,
+    TextStrategy,
     _check_flag,
     _check_sizes,
     histories,
@@ -62,10 +62,23 @@ _RESERVED = frozenset({_FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
 """Names the strategies declare themselves; drawn tools never take them."""
 
 
-_phrases = st.text(min_size=1, max_size=40).filter(str.strip)
+def _non_blank(text: st.SearchStrategy[str], visible: st.SearchStrategy[str]) -> TextStrategy:
+    """``text`` with a character of ``visible`` put in at a drawn place (whitespace drawn
+    there becomes ``"0"``): non-blank as drawn, never filtered, and shrinking to ``"0"``."""
+    return st.tuples(text, visible, st.integers(0, 40)).map(_insert)
+
+
+def _insert(drawn: tuple[str, str, int]) -> str:
+    text, char, at = drawn
+    return text[:at] + ("0" if char.isspace() else char) + text[at:]
+
+
+_phrases = _non_blank(st.text(max_size=39), st.characters(codec="utf-8"))
 """Non-blank text: directives, tasks, prompts must say something (a short one may span
 lines: task-after-prefix finds it standing alone across them)."""
-_unicode_phrases = unicode_texts().filter(str.strip)
+_unicode_phrases = _non_blank(
+    unicode_texts(min_size=0, max_size=39), st.sampled_from(["0", "a", "Ω", "漢", "\U0001f600"])
+)
 
 
 @dataclass(frozen=True)
@@ -136,7 +149,7 @@ def call_response_pairs(
         raise ValueError(f"call_response_pairs: tool_names={tool_names!r} needs non-empty names")
     if min_calls < 1:
         raise ValueError(f"call_response_pairs: min_calls={min_calls} must be at least 1")
-    _check_sizes("call_response_pairs", min_calls, max_calls)
+    _check_sizes("call_response_pairs", min_calls, max_calls, low="min_calls", high="max_calls")
     return _pairs(tuple(tool_names), min_calls, max_calls, id_prefix)
 
 
@@ -166,7 +179,8 @@ def _preset(draw: st.DrawFn, max_tools: int, reserved: Tool | None, drawn_as: _D
         )
     )
     ordinary = tuple(t for t in drawn.tools if t.name not in _RESERVED)
-    assume(ordinary)
+    if not ordinary:  # every drawn tool took a reserved name (rare): one ordinary tool instead
+        ordinary = (replace(drawn.tools[0], name=f"{drawn.tools[0].name}_tool"),)
     tools = (*ordinary, reserved) if reserved is not None else ordinary
     return Preset(drawn.system, tools, drawn.settings)
 
@@ -221,7 +235,9 @@ def sibling_scenarios(
     """Sibling forks from one parent message, one directive (and fork call) per sibling."""
     if min_siblings < 2:
         raise ValueError(f"sibling_scenarios: min_siblings={min_siblings} must be at least 2")
-    _check_sizes("sibling_scenarios", min_siblings, max_siblings)
+    _check_sizes(
+        "sibling_scenarios", min_siblings, max_siblings, low="min_siblings", high="max_siblings"
+    )
     _check_ending("sibling_scenarios", ending)
     _check_turns("sibling_scenarios", max_turns, max_tools)
     extent = _Extent(long, unicode_heavy, large_schemas).check("sibling_scenarios")
@@ -291,7 +307,13 @@ def continuable_scenarios(
         raise ValueError(
             f"continuable_scenarios: min_follow_ups={min_follow_ups} must be at least 0"
         )
-    _check_sizes("continuable_scenarios", min_follow_ups, max_follow_ups)
+    _check_sizes(
+        "continuable_scenarios",
+        min_follow_ups,
+        max_follow_ups,
+        low="min_follow_ups",
+        high="max_follow_ups",
+    )
     _check_turns("continuable_scenarios", max_turns, max_tools)
     extent = _Extent(long, unicode_heavy, large_schemas).check("continuable_scenarios")
     return _continuables(

@@ -10,7 +10,9 @@ from harness.dialects import all_dialects, get_dialect
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Request
 from harness.strategies import (
     histories,
+    json_objects,
     json_schemas,
+    json_values,
     presets,
     requests,
     tools,
@@ -65,9 +67,15 @@ def test_tools_have_unique_names(declared: tuple) -> None:  # type: ignore[type-
     [
         (lambda: tools(min_size=3, max_size=1), "max_size=1 is below min_size=3"),
         (lambda: tools(min_size=-1), "min_size=-1 must be at least 0"),
-        (lambda: presets(min_tools=5, max_tools=2), "max_size=2 is below min_size=5"),
+        (lambda: presets(min_tools=5, max_tools=2), "presets: max_tools=2 is below min_tools=5"),
+        (lambda: presets(max_system_blocks=-1), "presets: max_system_blocks=-1 is below the least"),
+        (lambda: requests(max_turns=0), "requests: max_turns=0 must be at least 1"),
+        (lambda: requests(max_tools=-1), "requests: max_tools=-1 must be at least 0"),
+        (lambda: json_values(max_leaves=0), "json_values: max_leaves=0 must be at least 1"),
+        (lambda: json_objects(max_size=-1), "json_objects: max_size=-1 is below the least, 0"),
         (lambda: histories(ending="sideways").validate(), "ending='sideways' is not one of"),
-        (lambda: histories(min_turns=0).validate(), "min_turns must be at least 1"),
+        (lambda: histories(min_turns=0).validate(), "histories: min_turns=0 must be at least 1"),
+        (lambda: histories(max_turns=0), "histories: max_turns=0 is below min_turns=1"),
     ],
 )
 def test_bad_arguments_fail_early_and_clearly(make, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -199,7 +207,7 @@ def test_presets_with_large_schemas_render_in_every_dialect(preset: Preset) -> N
         (lambda: presets(unicode_heavy=1), "presets: unicode_heavy=1 must be True, False"),
         (lambda: presets(large_schemas="no"), "presets: large_schemas='no' must be True"),
         (lambda: histories(unicode_heavy="x"), "histories: unicode_heavy='x' must be True"),
-        (lambda: histories(min_turns=5, max_turns=4), "max_size=4 is below min_size=5"),
+        (lambda: histories(min_turns=5, max_turns=4), "max_turns=4 is below min_turns=5"),
         (lambda: histories(tool_names=("",)), "tool_names=\\(''\\,\\) must be non-empty"),
         (lambda: histories(tool_names="search"), "tool_names='search' must be non-empty"),
         (lambda: json_schemas(max_depth=-1), "json_schemas: max_depth=-1 must be at least 0"),
