@@ -1,25 +1,35 @@
-"""Benchmark of ``prefix-harness diff`` on long histories.
+"""Benchmark of ``prefix-harness diff``: start-up, whole process, in process, memory, scaling,
+and the peers on the same files.
 
-Builds an OpenAI chat-completions parent and a fork (the parent plus a forked tail) of N
-messages (~5 KB each on average, so 10,000 messages is ~50 MB a body), then prints, per size:
+Prints, in one run:
 
-- ``diff``: the command end to end in process (read, parse, stream, locate, report);
-- ``floor``: reading and ``orjson.loads`` of both bodies, which no diff can beat;
-- ``deepdiff``: DeepDiff of the two parsed bodies (the naive structural alternative);
-- peak memory of ``diff`` in a fresh process, against the two inputs' size, and the peak
-  memory of the parse floor alone (Python objects of small JSON values cost more than their
-  bytes, whatever reads them).
+- start-up of ``--help`` and of each command's ``--help`` (``startup_bench.py``), and the
+  heavy modules each imports (none);
+- for a ~5 MB and a ~55 MB pair (an OpenAI parent and its fork, which keeps the prefix):
+  ``diff`` as a whole process against a process that only orjson-parses both files (target
+  <= 1.3x); ``diff`` in process (read, parse, stream, compare, report) against reading and
+  ``orjson.loads`` of both (the parse floor, target <= 1.15x); peak memory of a ``diff``
+  process against the parse-only process's (target <= 1.1x); and, each as a whole process on
+  the same files, DeepDiff, dictdiffer (if installed), jsondiffpatch through Node (installed
+  into a temporary folder with npm, if Node and the registry are there) and ``cmp`` (the
+  physical bound: bytes compared, nothing parsed);
+- ``diff`` in process on histories of 1k / 10k / 100k short messages, per message and per
+  step (linear: ~10x per 10x messages).
 
-and the ratios the targets are stated in: diff/floor (target <= 2), deepdiff/diff (target
->= 20), peak/inputs (target < 6) and time per size step (linear: ~10x per 10x messages).
+Figures, not assertions: a regression shows as a ratio. ``--small`` runs the same on small
+bodies, without Node, for a quick smoke test in CI.
+
+    python3 bench/diff_bench.py [--small] [--repeats N] [--shape text|structured]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import itertools
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,15 +41,21 @@ from typing import Any
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import startup_bench
+from startup_bench import process_seconds
+
 from harness.cli import run
 
 MESSAGE_TEXT = 7_400
 FLOOR_SCRIPT = "import sys, orjson; [orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:]]"
 
 
-def build_bodies(messages: int) -> tuple[bytes, bytes]:
-    """A parent's last request of ``messages`` messages and its fork's first request."""
-    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:MESSAGE_TEXT]
+def build_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
+    """A parent's last request of ``messages`` messages and its fork's first request; a user
+    message or a tool result holds ``text`` characters."""
+    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
     history: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
     for i in range(messages - 1):
         if i % 3 == 0:
@@ -151,9 +167,13 @@ def best_of(repeats: int, action: Callable[[], object]) -> float:
     return best
 
 
+def diff_argv(parent: Path, fork: Path) -> list[str]:
+    return ["diff", str(parent), str(fork), "--max-body-size", "4G"]
+
+
 def diff_in_process(parent: Path, fork: Path) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        code = run(["diff", str(parent), str(fork), "--max-body-size", "4G"])
+        code = run(diff_argv(parent, fork))
     if code != 0:
         raise SystemExit(f"diff exited {code}; the benchmark's fork should keep the prefix")
 
@@ -189,12 +209,137 @@ def peak_rss(argv: list[str]) -> int:
     return peak
 
 
+DEEPDIFF_SCRIPT = """
+import sys, orjson
+from deepdiff import DeepDiff
+a, b = (orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:])
+DeepDiff(a, b)
+"""
+DICTDIFFER_SCRIPT = """
+import sys, orjson, dictdiffer
+a, b = (orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:])
+list(dictdiffer.diff(a, b))
+"""
+JSONDIFFPATCH_SCRIPT = """
+import { readFileSync } from "node:fs";
+import { diff } from "jsondiffpatch";
+const [a, b] = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p)));
+diff(a, b);
+"""
+
+
+def node_peer(folder: Path) -> tuple[list[str] | None, str]:
+    """The command line that diffs two files with jsondiffpatch under Node, installed into
+    ``folder``; or None and why it cannot run."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return None, "Node or npm is not installed"
+    try:
+        done = subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--silent", "jsondiffpatch@0.7"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None, "npm install jsondiffpatch timed out (no registry?)"
+    if done.returncode != 0:
+        return None, f"npm install jsondiffpatch failed ({done.stderr.strip()[:80]})"
+    script = folder / "diff.mjs"
+    script.write_text(JSONDIFFPATCH_SCRIPT)
+    return ["node", "--max-old-space-size=8192", str(script)], ""
+
+
+def peers(node: list[str] | None) -> list[tuple[str, list[str] | None, str]]:
+    """Each peer's name, the command line that diffs two files (None: cannot run) and why."""
+    listed: list[tuple[str, list[str] | None, str]] = [
+        ("deepdiff", [sys.executable, "-c", DEEPDIFF_SCRIPT], "")
+    ]
+    if importlib.util.find_spec("dictdiffer") is None:
+        listed.append(("dictdiffer", None, "not installed (pip install dictdiffer)"))
+    else:
+        listed.append(("dictdiffer", [sys.executable, "-c", DICTDIFFER_SCRIPT], ""))
+    listed.append(("jsondiffpatch", node, ""))
+    listed.append(("cmp", ["cmp", "-s"], ""))
+    return listed
+
+
+def ratio(value: float, target: float | None = None) -> str:
+    shown = f"{value:.2f}x"
+    return f"{shown} (target <= {target:g}x)" if target is not None else shown
+
+
+def compare_pair(
+    label: str,
+    parent: Path,
+    fork: Path,
+    repeats: int,
+    listed: list[tuple[str, list[str] | None, str]],
+    peer_limit: float,
+) -> None:
+    """Whole process, in process, peak memory and the peers, for one pair of files."""
+    size = parent.stat().st_size + fork.stat().st_size
+    print(
+        f"\n{label} pair: {parent.stat().st_size / 1e6:.1f} MB + {fork.stat().st_size / 1e6:.1f} MB"
+    )
+    files = [str(parent), str(fork)]
+    whole = process_seconds([sys.executable, "-m", "harness", *diff_argv(parent, fork)], repeats)
+    floor_process = process_seconds([sys.executable, "-c", FLOOR_SCRIPT, *files], repeats)
+    print(
+        f"  whole process: diff {whole:.3f} s, parse only {floor_process:.3f} s:"
+        f" {ratio(whole / floor_process, 1.3)}"
+    )
+    inside = best_of(repeats, partial(diff_in_process, parent, fork))
+    floor = best_of(repeats, partial(parse_floor, parent, fork))
+    print(
+        f"  in process:    diff {inside:.3f} s, parse floor {floor:.3f} s:"
+        f" {ratio(inside / floor, 1.15)}"
+    )
+    peak = peak_rss([sys.executable, "-m", "harness", *diff_argv(parent, fork)])
+    floor_peak = peak_rss([sys.executable, "-c", FLOOR_SCRIPT, *files])
+    print(
+        f"  peak memory:   diff {peak / 1e6:.0f} MB, parse only {floor_peak / 1e6:.0f} MB:"
+        f" {ratio(peak / floor_peak, 1.1)}; inputs {size / 1e6:.0f} MB"
+    )
+    for name, argv, why in listed:
+        if argv is None:
+            print(f"  peer {name:<14} skipped: {why}")
+            continue
+        if name in ("deepdiff", "dictdiffer") and size > peer_limit:
+            print(f"  peer {name:<14} skipped: inputs over --peer-max-mb")
+            continue
+        seconds = process_seconds([*argv, *files], 1 if name != "cmp" else repeats)
+        print(f"  peer {name:<14} {seconds:8.3f} s whole process ({seconds / whole:6.2f}x diff's)")
+
+
+def scaling(sizes: list[int], text: int, repeats: int, folder: Path) -> None:
+    """``diff`` in process on histories of each size: time per message, and per step."""
+    print(f"\nscaling: diff in process, messages of ~{text:,} characters")
+    times: list[tuple[int, float]] = []
+    for messages in sizes:
+        parent_bytes, fork_bytes = build_bodies(messages, text)
+        parent, fork = folder / "scale-parent.json", folder / "scale-fork.json"
+        parent.write_bytes(parent_bytes)
+        fork.write_bytes(fork_bytes)
+        del parent_bytes, fork_bytes
+        seconds = best_of(repeats, partial(diff_in_process, parent, fork))
+        floor = best_of(repeats, partial(parse_floor, parent, fork))
+        times.append((messages, seconds))
+        print(
+            f"  {messages:>9,} messages {parent.stat().st_size / 1e6:>7.1f} MB {seconds:>8.3f} s"
+            f" {seconds / messages * 1e6:>7.1f} us/message  {seconds / floor:.2f}x parse floor"
+        )
+    for (n0, t0), (n1, t1) in itertools.pairwise(times):
+        print(f"  {n0:,} -> {n1:,} messages ({n1 / n0:.0f}x): time x{t1 / t0:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--small", action="store_true", help="small bodies, no Node: a smoke test")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (best kept)")
     parser.add_argument(
         "--shape",
         choices=["text", "structured"],
@@ -202,68 +347,36 @@ def main() -> None:
         help="long text messages (OpenAI) or nested tool calls and results (Anthropic)",
     )
     parser.add_argument(
-        "--deepdiff-max", type=int, default=10_000, help="largest size to run DeepDiff on (slow)"
+        "--peer-max-mb",
+        type=float,
+        default=200.0,
+        help="largest pair (both files, MB) to run DeepDiff and dictdiffer on (default: 200)",
     )
     args = parser.parse_args()
+    repeats = 1 if args.small else args.repeats
+    pairs = [("~0.5 MB", 100)] if args.small else [("~5 MB", 1_000), ("~55 MB", 11_000)]
+    sizes = [100, 1_000, 10_000] if args.small else [1_000, 10_000, 100_000]
 
-    baseline = peak_rss([sys.executable, "-m", "harness", "--version"])
-    print(f"interpreter + harness import, peak RSS: {baseline / 1e6:.0f} MB")
-    header = f"{'messages':>9} {'body MB':>8} {'diff s':>8} {'floor s':>8} {'diff/floor':>10}"
-    header += f" {'deepdiff s':>10} {'dd/diff':>8} {'peak MB':>8} {'peak/in':>8} {'(-base)':>8}"
-    header += f" {'floor MB':>8}"
-    print(header)
-    times: list[tuple[int, float]] = []
+    startup_bench.report(startup_bench.help_commands(), repeats)
     with tempfile.TemporaryDirectory(prefix="prefix-bench-") as tmp:
-        for size in args.sizes:
-            build = build_bodies if args.shape == "text" else build_structured_bodies
-            parent_bytes, fork_bytes = build(size)
-            parent, fork = Path(tmp, "parent.json"), Path(tmp, "fork.json")
+        folder = Path(tmp)
+        if args.small:
+            node, why = None, "not run with --small"
+        else:
+            node, why = node_peer(folder)
+        listed = [
+            (name, argv, why if name == "jsondiffpatch" else reason)
+            for name, argv, reason in peers(node)
+        ]
+        build = build_bodies if args.shape == "text" else build_structured_bodies
+        for label, messages in pairs:
+            parent_bytes, fork_bytes = build(messages)
+            parent, fork = folder / "parent.json", folder / "fork.json"
             parent.write_bytes(parent_bytes)
             fork.write_bytes(fork_bytes)
-            inputs = len(parent_bytes) + len(fork_bytes)
             del parent_bytes, fork_bytes
-
-            diff_s = best_of(args.repeats, partial(diff_in_process, parent, fork))
-            floor_s = best_of(args.repeats, partial(parse_floor, parent, fork))
-            deep = "skipped"
-            ratio = "-"
-            if size <= args.deepdiff_max:
-                from deepdiff import DeepDiff
-
-                a, b = orjson.loads(parent.read_bytes()), orjson.loads(fork.read_bytes())
-                deep_s = best_of(1, partial(DeepDiff, a, b))
-                del a, b
-                deep, ratio = f"{deep_s:.2f}", f"{deep_s / diff_s:.0f}x"
-            floor_peak = peak_rss(
-                [
-                    sys.executable,
-                    "-c",
-                    FLOOR_SCRIPT,
-                    str(parent),
-                    str(fork),
-                ]
-            )
-            peak = peak_rss(
-                [
-                    sys.executable,
-                    "-m",
-                    "harness",
-                    "diff",
-                    str(parent),
-                    str(fork),
-                    "--max-body-size",
-                    "4G",
-                ]
-            )
-            times.append((size, diff_s))
-            print(
-                f"{size:>9,} {len(parent.read_bytes()) / 1e6:>8.1f} {diff_s:>8.3f} {floor_s:>8.3f}"
-                f" {diff_s / floor_s:>9.2f}x {deep:>10} {ratio:>8} {peak / 1e6:>8.0f}"
-                f" {peak / inputs:>7.2f}x {(peak - baseline) / inputs:>7.2f}x"
-                f" {floor_peak / 1e6:>8.0f}"
-            )
-    for (n0, t0), (n1, t1) in itertools.pairwise(times):
-        print(f"scaling {n0:,} -> {n1:,} messages ({n1 / n0:.0f}x): time x{t1 / t0:.1f}")
+            compare_pair(label, parent, fork, repeats, listed, args.peer_max_mb * 1e6)
+        scaling(sizes, 400, repeats, folder)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
 import orjson
 
 from .dialects import Dialect, DialectError, ParsedBody, all_dialects
+from .model._json import dumps
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -121,26 +122,58 @@ def _tally(decoded: Any) -> tuple[int, bool]:
     """The colons the body's compact encoding holds (one per key, and those inside keys and
     strings), and whether it holds a float as large as an integer orjson could not hold.
 
-    One walk over the decoded containers, without re-encoding the body: strings are counted
-    by ``str.count``, so a body of long texts costs little more than its number of values.
+    The body is encoded a few values at a time (``_pieces``), never whole, and each piece is
+    dropped once counted: memory stays that of one piece, and the time that of one encoding.
     """
-    colons = 0
-    wide = False
-    stack: list[Any] = [decoded]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        value = pop()
-        kind = type(value)
-        if kind is str:
-            colons += value.count(":")
-        elif kind is dict:
-            colons += len(value) + "".join(value).count(":")
-            push(value.values())
-        elif kind is list:
-            push(value)
-        elif kind is float and not -_WIDE < value < _WIDE:
-            wide = True
+    colons, wide = 0, False
+    for piece, structural in _pieces(decoded):
+        colons += piece.count(b":") + structural
+        wide = wide or _wide(piece)
     return colons, wide
+
+
+_PIECE = 64
+"""Items of an array encoded together: a piece holds at most this many messages."""
+
+
+def _pieces(decoded: Any) -> Iterator[tuple[bytes, int]]:
+    """The compact encodings of the body's top-level values, each array's items in pieces of
+    ``_PIECE``, with the colons the encoding around them holds (one per top-level key, and
+    those inside the keys)."""
+    if type(decoded) is not dict:
+        yield dumps(decoded), 0
+        return
+    yield b"", len(decoded) + "".join(decoded).count(":")
+    for value in decoded.values():
+        if type(value) is list and len(value) > _PIECE:
+            for at in range(0, len(value), _PIECE):
+                yield dumps(value[at : at + _PIECE]), 0
+        else:
+            yield dumps(value), 0
+
+
+_NUMBER_BYTES = frozenset(b"0123456789.-")
+
+
+def _wide(piece: bytes) -> bool:
+    """Whether the compact JSON ``piece`` holds a float at least ``_WIDE`` across: orjson
+    writes one with an exponent (``1.8446744073709552e+19``). A string holding such text
+    counts too; that only costs the exact scan of the body."""
+    at = piece.find(b"e+")
+    while at != -1:
+        start, end = at, at + 2
+        while start and piece[start - 1] in _NUMBER_BYTES:
+            start -= 1
+        while end < len(piece) and 48 <= piece[end] <= 57:
+            end += 1
+        if start < at < end - 2:
+            try:
+                if not -_WIDE < float(piece[start:end]) < _WIDE:
+                    return True
+            except ValueError:  # text such as "1-2e+5" inside a string
+                pass
+        at = piece.find(b"e+", end)
+    return False
 
 
 def _stdlib_loads(data: bytes, **hooks: Any) -> Any:

@@ -114,6 +114,8 @@ def test_tally_counts_the_colons_of_the_compact_encoding(value: Any) -> None:
         ({"a": [{"b": 1e19}]}, True),
         ([-9.3e18], True),
         ("1e300", False),
+        ({"t": ["1-2e+99", "e+5", "7e+"]}, False),  # text, not numbers
+        ({"m": [{"n": i} for i in range(200)] + [{"n": 2e19}]}, True),  # in a later piece
     ],
 )
 def test_tally_finds_a_float_as_large_as_an_unheld_integer(value: Any, *, wide: bool) -> None:

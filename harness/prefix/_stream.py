@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..dialects import ParsedBody, Segment
 from ..model._json import dumps
 
@@ -86,15 +88,16 @@ class PrefixStream:
 
     def encoded(self, index: int) -> bytes:
         """Segment ``index``'s compact JSON; kept only where its frame is."""
-        if self._frames is not None:
-            data = self._frames[index].json
-        elif index in self._alone:
-            data = self._alone[index].json
+        frames = self._frames
+        if frames is not None:
+            data = frames[index].json
         else:
-            data = _encode(self.segments[index])
-        if index == len(self._ends):
-            start = self._ends[-1] if self._ends else 0
-            self._ends.append(start + _size(self.segments[index].name, data))
+            frame = self._alone.get(index)
+            data = _encode(self.segments[index]) if frame is None else frame.json
+        ends = self._ends
+        if index == len(ends):
+            name = self.segments[index].name
+            ends.append((ends[-1] if ends else 0) + len(name.encode()) + len(data) + 2)
         return data
 
     def frame(self, index: int) -> Frame:
@@ -163,12 +166,11 @@ def common_segments(a: PrefixStream, b: PrefixStream) -> int:
     return min(len(a.segments), len(b.segments))
 
 
-def _size(name: str, data: bytes) -> int:
-    """The size of the frame ``<name>=<data>\\n``."""
-    return (len(name) if name.isascii() else len(name.encode())) + len(data) + 2
-
-
 def _encode(segment: Segment) -> bytes:
+    try:
+        return orjson.dumps(segment.value)  # the common case, without a call more
+    except orjson.JSONEncodeError:
+        pass
     try:
         return dumps(segment.value)
     except (TypeError, ValueError) as e:

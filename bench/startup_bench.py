@@ -1,0 +1,94 @@
+"""Start-up of ``prefix-harness``: ``--help`` and each command's ``--help``, whole process.
+
+Each is timed as a fresh ``python -m harness ...`` process (best of N), against a process that
+only starts the interpreter and imports orjson (the floor no command can beat), and the
+modules it loaded are read from ``python -X importtime``: the heavy ones (the generators, the
+schemas, the checkers) must appear on no ``--help`` and not on ``diff``.
+
+    python3 bench/startup_bench.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ("diff", "check", "capture", "check-log", "rules")
+HEAVY = ("hypothesis", "jsonschema", "harness.capture", "harness.check", "harness.strategies")
+"""What ``diff`` and every ``--help`` must not import (a prefix of a module's name)."""
+INTERPRETER = [sys.executable, "-c", "import orjson"]
+
+
+def harness(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "harness", *argv]
+
+
+def process_seconds(argv: Sequence[str], repeats: int) -> float:
+    """The best wall time of ``argv`` as a fresh process, its output discarded."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def imported(argv: Sequence[str]) -> list[str]:
+    """Every module ``argv`` (a ``python -m harness`` command line) imports, in order."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    ]
+
+
+def heavy(modules: Sequence[str]) -> list[str]:
+    """The heavy packages among ``modules`` (each named once)."""
+    return sorted({h for h in HEAVY for m in modules if m == h or m.startswith(f"{h}.")})
+
+
+def report(argvs: Sequence[Sequence[str]], repeats: int) -> None:
+    """Print the start-up table for ``argvs``: time, ratio to the interpreter, modules."""
+    floor = process_seconds(INTERPRETER, repeats)
+    print(
+        f"start-up (whole process, best of {repeats}); interpreter + orjson: {floor * 1e3:.0f} ms"
+    )
+    print(f"  {'command':<34} {'ms':>6} {'/interp':>8} {'modules':>8}  heavy imports")
+    for argv in argvs:
+        seconds = process_seconds(argv, repeats)
+        modules = imported(argv)
+        shown = " ".join(argv[3:])
+        found = ", ".join(heavy(modules)) or "none"
+        print(
+            f"  {shown:<34} {seconds * 1e3:>6.0f} {seconds / floor:>7.2f}x {len(modules):>8}"
+            f"  {found}"
+        )
+
+
+def help_commands() -> list[list[str]]:
+    return [harness("--help"), *(harness(c, "--help") for c in COMMANDS)]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="runs per command (default: 5)")
+    args = parser.parse_args(argv)
+    report(help_commands(), args.repeats)
+
+
+if __name__ == "__main__":
+    main()
