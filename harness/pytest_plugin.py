@@ -16,6 +16,7 @@ Registered through the ``pytest11`` entry point ``prefix_harness``, it adds (doc
   report;
 - the conformance suite as pytest items, ``pytest --pyargs harness.suite`` (``harness.suite``),
   with ``--prefix-examples``, ``--prefix-seed``, ``--prefix-fixtures`` and ``--prefix-expect``;
+  a run whose suite items were all skipped checked nothing and exits 5, never 0;
 - ``HeadsSnapshotExtension``, a syrupy extension that pins a subject's assembled request
   heads as reviewable files, ``snapshots/<dialect>/<scenario-id>.json``.
 """
@@ -170,6 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("prefix_timeout")
     options = None if timeout is None else SubprocessOptions(timeout=timeout)
     config.stash[_LAZY] = LazySubject(_spec(config), options)
+    config.pluginmanager.register(_Tally(), "prefix-harness-tally")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -177,6 +179,40 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"prefix-harness: subject {_spec(config)} (started at first use), "
         f"dialects {', '.join(_dialects(config))}"
     ]
+
+
+class _Tally:
+    """Suite items seen and checked (not skipped), counted where their reports arrive: in
+    the process that runs them, or in the pytest-xdist controller. A run of suite items that
+    checked none is no verdict: it exits 5, pytest's "no tests", not 0, as ``check`` exits 4
+    for it."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.checked: set[str] = set()
+
+    @property
+    def inconclusive(self) -> bool:
+        return bool(self.seen) and not self.checked
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.nodeid.startswith(f"{_SUITE_ID}::"):
+            return
+        self.seen.add(report.nodeid)
+        if report.when == "call" and (not report.skipped or hasattr(report, "wasxfail")):
+            self.checked.add(report.nodeid)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.inconclusive and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.inconclusive:
+            terminalreporter.write_line(
+                f"prefix-harness: INCONCLUSIVE, none of the {len(self.seen)} harness.suite "
+                "items was checked (every one was skipped): exit 5",
+                red=True,
+            )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

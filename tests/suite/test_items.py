@@ -138,11 +138,23 @@ def test_a_failing_item_shows_what_check_prints(
     assert "Traceback" not in shown
 
 
+NODE = f"cmd:node {ROOT / 'examples' / 'node-subject' / 'subject.js'}"
+
+
 def test_a_subject_that_lacks_a_lifecycle_skips_its_items(suite: Run) -> None:
-    script = ROOT / "examples" / "node-subject" / "subject.js"
-    result = suite("--prefix-subject", f"cmd:node {script}", "-m", "family_spawn", "-rs")
-    result.assert_outcomes(skipped=2 * 4)
+    result = suite("--prefix-subject", NODE, "-m", "family_spawn or family_oneshot", "-rs")
+    result.assert_outcomes(skipped=2 * 4, passed=len(ONESHOT) * 4)
     result.stdout.fnmatch_lines(["*the subject node-example has no spawn lifecycle*"])
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_run_that_checked_no_item_is_inconclusive_not_0(suite: Run) -> None:
+    result = suite("--prefix-subject", NODE, "-m", "family_spawn")
+    result.assert_outcomes(skipped=2 * 4)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(
+        ["prefix-harness: INCONCLUSIVE, none of the 8 harness.suite items was checked*"]
+    )
 
 
 EXPECT = """
