@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
-from harness.reports import check_json, check_junit, check_text
+from harness.reports import check_json, check_junit, check_outcomes, check_text
 from harness.rules import Finding, ScenarioReport, catalog
 from harness.scenarios import Lifecycle, Scenario, load_fixtures, scenario_from_json
 from harness.subjects import InProcessSubject, Outcome, ReferenceSubject, SubjectFailure
 from tests.rules.bad_subjects import CASES
+
+from .formats import assert_valid_junit
 
 REFERENCE = ReferenceSubject()
 KNOWN = KnownFailure("*", "settings-identical", "the model is pinned: https://example.org/i/7")
@@ -321,3 +323,45 @@ def test_text_escapes_what_the_subject_wrote() -> None:
     shown = "\\x1b]0;pwned\\x07\\x1b[2K\\rverdict: conforming \\u202e\\x08"
     assert f"  | {shown}" in text.splitlines()
     assert f"subject: sub{shown}    dialects: openai" in text
+
+
+def test_junit_of_every_kind_of_run_is_valid_against_the_xsd() -> None:
+    for run in (broken(), expected(), clean(), crashed()):
+        assert_valid_junit(check_junit(run))
+
+
+@cache
+def continuable() -> CheckRun:
+    """The reference on the continuable fixtures: accepted divergences, nothing else."""
+    fixtures = load_fixtures(bundled_fixtures() / "continuable.json")
+    return run_check(REFERENCE, fixtures, dialects=["openai"], examples=0)
+
+
+def test_the_text_counts_what_it_does_not_list() -> None:
+    run = continuable()
+    accepted = len(check_outcomes(run).accepted)
+    assert accepted > 0
+    line = f"also: {accepted} accepted divergences, 0 warnings, 0 skipped scenarios"
+    text = check_text(run)
+    assert f"\n{line} (-v lists them)\nverdict: conforming — exit 0\n" in text
+    verbose = check_text(run, verbose=True)
+    listed = verbose[verbose.index(line) :].splitlines()
+    assert listed[1] == f"accepted divergences ({accepted}):"
+    assert all(" · " in entry and entry.startswith("  ! openai · ") for entry in listed[2:-1])
+    assert len(listed) == accepted + 3
+    assert check_text(clean()).count("also: 0 accepted divergences, 0 warnings") == 1
+
+
+def test_fail_on_warning_fails_only_a_run_that_would_pass_with_warnings() -> None:
+    subject = CASES["tool-choice"].subject
+    run = run_check(subject, oneshot(), dialects=["openai"], examples=0)
+    assert check_outcomes(run).exit_code == 0
+    gated = check_outcomes(run, fail_on="warning")
+    assert gated.exit_code == 1
+    assert gated.verdict == "failed on warnings"
+    assert (gated.failed_on_warning or "").startswith("--fail-on warning: 7 warnings (first: ")
+    text = check_text(run, fail_on="warning")
+    assert text.splitlines()[-1].startswith("verdict: NOT conforming, --fail-on warning: ")
+    assert json.loads(check_json(run, fail_on="warning"))["exit_code"] == 1
+    for other in (continuable(), broken(), crashed()):
+        assert check_outcomes(other, fail_on="warning").exit_code == other.exit_code

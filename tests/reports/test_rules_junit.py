@@ -1,11 +1,17 @@
 import io
 import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+
+from hypothesis import given, settings
 
 from harness.reports import rules_junit
+from harness.reports._rules_junit import finish_junit
 from harness.rules import Evidence, Finding, ScenarioReport, catalog
 
 from ..rules.bad_subjects import CASES
 from ..rules.support import REFERENCE, report
+from .formats import assert_valid_junit, junit_problems
+from .strategies import scenario_reports
 
 
 def test_one_testcase_per_rule_per_scenario_and_dialect() -> None:
@@ -101,3 +107,44 @@ def test_control_characters_and_surrogates_still_parse() -> None:
     out = root.find(".//testcase[@name='call-args-kept']/system-out")
     assert out is not None
     assert out.text == f"warning: {shown}"
+
+
+def test_the_common_format_counts_times_and_stamps() -> None:
+    reports = [
+        report(CASES["memory"].subject, "fork-model-calls", "gemini"),
+        report(REFERENCE, "degraded", "anthropic"),
+    ]
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    root = ET.fromstring(finish_junit(ET.fromstring(rules_junit(reports)), timestamp=when))
+    assert set(root.attrib) == {"name", "tests", "failures", "errors", "time"}
+    for suite, one in zip(root.findall("testsuite"), reports, strict=True):
+        assert suite.get("skipped") == str(one.counts["not-applicable"])
+        assert suite.get("failures") == str(one.counts["fail"])
+        assert suite.get("timestamp") == "2026-01-02T03:04:05"
+        assert suite.get("hostname")
+        assert suite.get("time") == "0"
+        assert all(case.get("time") == "0" for case in suite.iter("testcase"))
+
+
+@settings(max_examples=25)
+@given(scenario_reports())
+def test_every_document_is_valid_against_the_xsd(reports: tuple[ScenarioReport, ...]) -> None:
+    """Any reports, whatever their text: valid by the common format's XSD (junit.xsd), and
+    the totals on <testsuites> are the sums of the suites'."""
+    document = rules_junit(reports)
+    assert_valid_junit(document)
+    root = ET.fromstring(document)
+    for key in ("tests", "failures", "errors"):
+        assert root.get(key) == str(sum(int(s.get(key, "")) for s in root.iter("testsuite")))
+
+
+def test_the_xsd_refuses_what_the_format_does_not_have() -> None:
+    document = rules_junit([report(REFERENCE, "degraded", "anthropic")])
+    root = ET.fromstring(document)
+    root.set("skipped", "1")
+    timeless = ET.fromstring(document)
+    case = timeless.find("testsuite/testcase")
+    assert case is not None
+    del case.attrib["time"]
+    assert junit_problems(ET.tostring(root)) == ["'skipped' attribute not allowed for element"]
+    assert junit_problems(ET.tostring(timeless)) == ["missing required attribute 'time'"]
