@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from ..rules import Finding, ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Scenario
 from ..subjects import Outcome
-from ._group import GroupOptions, group
+from ._group import GroupOptions, Prefixes, group
 from ._observe import Ignored, Observed, observe
 from ._rebuild import Case, cases
 from ._record import Record
@@ -113,7 +113,7 @@ def check_records(
     records: Iterable[Record], *, options: GroupOptions | None = None, subject: str = "capture"
 ) -> CheckResult:
     """Group and check a capture's records."""
-    used, ignored = observe(records)
+    used, ignored = observe(records, Prefixes().note)
     return check_requests(used, ignored, options=options, subject=subject)
 
 

@@ -8,12 +8,14 @@ fork tag, or the directive of a call the model just made). A child's first reque
 a conversation of its own whose ``origin`` is the request it branched from. Requests with
 the script's parent mark always stay in the conversation they extend.
 
-Prefixes are found through a hash of every history prefix, so grouping costs time in
-proportion to the messages, not to the square of the requests.
+Prefixes are found through a digest of every history prefix, so grouping costs time in
+proportion to the messages, not to the square of the requests; only the digest of each
+request's whole history is kept, and each request is read back once, when it is placed.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -28,7 +30,9 @@ __all__ = [
     "Conversation",
     "GroupOptions",
     "Grouping",
+    "Hint",
     "Origin",
+    "Prefixes",
     "added_text",
     "directive_of",
     "group",
@@ -37,6 +41,7 @@ __all__ = [
     "received",
     "side_request",
     "string_values",
+    "turn_calls",
 ]
 
 
@@ -146,10 +151,26 @@ def model_turn(requests: Sequence[Observed], pos: int, *others: Observed) -> Mes
     request = requests[pos]
     if request.reply is not None:
         return reply_message(request.dialect, request.reply, request.nth)
-    k = len(request.history)
+    k = request.size
     for later in (*requests[pos + 1 : pos + 2], *others):
-        if len(later.history) > k and later.history[k].role == "model":
-            return later.history[k]
+        if later.size > k and (message := later.model_at(k)) is not None:
+            return message
+    return None
+
+
+def turn_calls(
+    requests: Sequence[Observed], pos: int, *others: Observed
+) -> tuple[FunctionCall, ...] | None:
+    """The calls of ``model_turn(requests, pos, *others)`` (``None``: the turn is unknown),
+    without reading a request back when grouping already noted them."""
+    request = requests[pos]
+    if request.reply is not None:
+        return reply_message(request.dialect, request.reply, request.nth).function_calls
+    k = request.size
+    for later in (*requests[pos + 1 : pos + 2], *others):
+        calls = later.calls_at(k)
+        if calls is not None:
+            return calls
     return None
 
 
@@ -159,80 +180,155 @@ class _Draft:
     origin: Origin | None
 
 
+HINT_TEXT = 2048
+"""The longest added user text a hint keeps: a longer one is read back when it is needed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What grouping needs of a request, noted while it was read so that placing it reads
+    nothing back: its place in the reading (``source``, ``order``), the digest of its whole
+    history, the longest prefix of it that was an earlier request's whole history
+    (``base`` messages, digest ``base_key``; 0: none) and the user text it adds after that
+    prefix (``None`` when longer than ``HINT_TEXT``)."""
+
+    source: object
+    order: int
+    key: bytes
+    base: int
+    base_key: bytes
+    text: str | None
+
+
+class Prefixes:
+    """Notes a ``Hint`` on each request of one reading, in reading order: the digests of
+    the earlier requests' whole histories, by dialect, are kept while it reads."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, set[bytes]] = {}
+        self._count = 0
+
+    def note(self, request: Observed) -> None:
+        """Note ``request``'s hint (it is read now: it was just observed)."""
+        history = request.history
+        hashes = list(_prefix_hashes(map(message_key, history)))
+        seen = self._seen.setdefault(request.dialect, set())
+        base = next((k for k in range(len(history) - 1, 0, -1) if hashes[k] in seen), 0)
+        request.calls_at(base)
+        text = added_text(history, base)
+        self._count += 1
+        kept = text if len(text) <= HINT_TEXT else None
+        request.hint = Hint(self, self._count, hashes[-1], base, hashes[base], kept)
+        seen.add(hashes[-1])
+
+
 class _Builder:
     def __init__(self, options: GroupOptions) -> None:
         self.options = options
         self.drafts: list[_Draft] = []
-        self.index: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self.index: dict[tuple[int, bytes], list[tuple[int, int]]] = {}
         self.retries: list[Ignored] = []
-        self.keys: dict[int, tuple[Hashable, ...]] = {}
+        self.hinted: tuple[object, int] | None = (None, 0)
 
     def add(self, request: Observed) -> None:
-        keys = self.keys.setdefault(request.seq, tuple(map(message_key, request.history)))
-        hashes = list(_prefix_hashes(keys))
-        n = len(request.history)
-        same = self._find(request, n, hashes[n])
+        hint = self._hint(request)
+        if hint is not None:
+            same = self._find(request.size, hint.key)
+            if same is not None:
+                self._repeat(request, same, hint.key)
+                return
+            base = self._find(hint.base, hint.base_key) if hint.base else None
+            if base is not None or not hint.base:
+                if base is None:
+                    self._start(request, None, hint.key)
+                else:
+                    self._extend(request, base, hint.key)
+                return
+        hashes = list(_prefix_hashes(map(message_key, request.history)))
+        n = len(hashes) - 1
+        same = self._find(n, hashes[n])
         if same is not None:
-            self._repeat(request, same, hashes)
+            self._repeat(request, same, hashes[n])
             return
         for length in range(n - 1, 0, -1):
-            base = self._find(request, length, hashes[length])
+            base = self._find(length, hashes[length])
             if base is not None:
-                self._extend(request, base, hashes)
+                self._extend(request, base, hashes[n])
                 return
-        self._start(request, None, hashes)
+        self._start(request, None, hashes[n])
 
-    def _find(self, request: Observed, length: int, key: int) -> tuple[int, int] | None:
-        """The earlier request whose whole history is ``request``'s first ``length``
-        messages: the tip of its conversation if one is, else the latest."""
-        found = [
-            (c, p)
-            for c, p in self.index.get((length, key), ())
-            if self.keys[self.drafts[c].requests[p].seq] == self.keys[request.seq][:length]
-        ]
+    def _hint(self, request: Observed) -> Hint | None:
+        """``request``'s hint, when it holds: every request placed so far came before it in
+        one reading, in reading order, so none but those the hint saw can be its base."""
+        hint = request.hint
+        if not isinstance(hint, Hint) or self.hinted is None:
+            self.hinted = None
+            return None
+        source, order = self.hinted
+        if (source is not None and source is not hint.source) or hint.order <= order:
+            self.hinted = None
+            return None
+        self.hinted = (hint.source, hint.order)
+        return hint
+
+    def _find(self, length: int, key: bytes) -> tuple[int, int] | None:
+        """The earlier request whose whole history is the first ``length`` messages with
+        digest ``key``: the tip of its conversation if one is, else the latest."""
+        found = self.index.get((length, key), [])
         tips = [(c, p) for c, p in found if p == len(self.drafts[c].requests) - 1]
         candidates = tips or found
         return candidates[-1] if candidates else None
 
-    def _repeat(self, request: Observed, same: tuple[int, int], hashes: list[int]) -> None:
+    def _repeat(self, request: Observed, same: tuple[int, int], key: bytes) -> None:
         conversation, pos = same
         draft = self.drafts[conversation]
         if pos == 0:  # an identical first request: another child of the same origin
-            self._start(request, draft.origin, hashes)
+            self._note_turn(request, draft.origin)
+            self._start(request, draft.origin, key)
         else:
             earlier = draft.requests[pos].seq
             why = f"repeats request {earlier} (a retry)"
             self.retries.append(Ignored(request.seq, why, "retry"))
 
-    def _extend(self, request: Observed, base: tuple[int, int], hashes: list[int]) -> None:
+    def _extend(self, request: Observed, base: tuple[int, int], key: bytes) -> None:
         conversation, pos = base
         draft = self.drafts[conversation]
+        self._note_turn(request, Origin(conversation, pos))
         is_tip = pos == len(draft.requests) - 1
         parent = request.mark is not None and request.mark == self.options.parent_mark
         side = side_request(draft.requests[pos], request)
         if is_tip and (parent or (not side and not self._child_message(request, draft, pos))):
             draft.requests.append(request)
-            self._index(conversation, len(draft.requests) - 1, request, hashes)
+            self._index(conversation, len(draft.requests) - 1, request, key)
         else:
-            self._start(request, Origin(conversation, pos), hashes)
+            self._start(request, Origin(conversation, pos), key)
 
     def _child_message(self, request: Observed, draft: _Draft, pos: int) -> bool:
         """Whether the user text ``request`` adds holds the fork tag or a directive of a
         call in the model's answer to the request it extends."""
-        text = added_text(request.history, len(draft.requests[pos].history))
+        start = draft.requests[pos].size
+        hint = request.hint
+        if isinstance(hint, Hint) and hint.base == start and hint.text is not None:
+            text = hint.text
+        else:
+            text = added_text(request.history, start)
         if self.options.fork_tag in text:
             return True
-        turn = model_turn(draft.requests, pos, request)
-        calls = turn.function_calls if turn is not None else ()
+        calls = turn_calls(draft.requests, pos, request) or ()
         return any(received(c, self.options.directive_key, text) is not None for c in calls)
 
-    def _start(self, request: Observed, origin: Origin | None, hashes: list[int]) -> None:
-        self.drafts.append(_Draft([request], origin))
-        self._index(len(self.drafts) - 1, 0, request, hashes)
+    def _note_turn(self, request: Observed, base: Origin | None) -> None:
+        """Note the calls of ``request``'s copy of the model's answer to the request at
+        ``base`` (which it extends) while ``request`` is read, for the roles to ask later."""
+        if base is not None:
+            request.calls_at(self.drafts[base.conversation].requests[base.turn].size)
 
-    def _index(self, conversation: int, pos: int, request: Observed, hashes: list[int]) -> None:
-        key = (len(request.history), hashes[len(request.history)])
-        self.index.setdefault(key, []).append((conversation, pos))
+    def _start(self, request: Observed, origin: Origin | None, key: bytes) -> None:
+        self.drafts.append(_Draft([request], origin))
+        self._index(len(self.drafts) - 1, 0, request, key)
+
+    def _index(self, conversation: int, pos: int, request: Observed, key: bytes) -> None:
+        self.index.setdefault((request.size, key), []).append((conversation, pos))
 
 
 def side_request(before: Observed, request: Observed) -> bool:
@@ -240,17 +336,25 @@ def side_request(before: Observed, request: Observed) -> bool:
     the conversation (a memory extractor, a summarizer): its system instruction and its tool
     declarations both differ from ``before``'s. A next turn that changes only one of them
     stays in the conversation, where the append-only check reports the change."""
-    mine, theirs = before.request.preset, request.request.preset
-    return mine.system != theirs.system and mine.tools != theirs.tools
+    return before.system_key != request.system_key and before.tools_key != request.tools_key
 
 
-def _prefix_hashes(keys: Sequence[Hashable]) -> Iterator[int]:
-    """A hash of every prefix of a history's message keys, from the empty one to the whole."""
-    value = hash(())
+def _prefix_hashes(keys: Iterator[Hashable]) -> Iterator[bytes]:
+    """A digest of every prefix of a history's message keys, from the empty one to the
+    whole: long enough that two different prefixes never share one."""
+    value = hashlib.blake2b(digest_size=16).digest()
     yield value
     for key in keys:
-        value = hash((value, key))
+        value = hashlib.blake2b(value + _encoded(key), digest_size=16).digest()
         yield value
+
+
+def _encoded(key: Hashable) -> bytes:
+    """A message key as bytes (keys are tuples of strings)."""
+    try:
+        return orjson.dumps(key)
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(key).encode("utf-8", "surrogatepass")
 
 
 def message_key(message: Message) -> Hashable:

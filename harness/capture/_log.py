@@ -5,28 +5,39 @@ Two line formats, mixed freely: a record line of ``prefix-harness capture`` (it 
 ..., "mark": ...}`` where only ``body`` (the request JSON, as an object or as text) is
 required. A line that is neither is bad input, reported with the file and line number.
 
-The file is read one line at a time from a binary file object, so reading needs memory for
-the largest line on top of what is kept of each request (its body and its neutral request,
-whose messages are shared between the requests that repeat them).
+The file is read one line at a time, and of each usable request only a small index entry
+is kept (where its line is, its mark and reply, what grouping compares): its body and its
+neutral request are read back from the file when the check needs them. So a check needs
+memory for a few of the largest records on top of the index, whatever the file's size.
+Standard input (``-``) cannot be read twice: it is first copied to a temporary file, which
+is removed when the check is done.
 """
 
 from __future__ import annotations
 
+import shutil
+import sys
+import tempfile
+import threading
+import weakref
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
 from ..dialects import all_dialects, detect_dialect
-from ..model import Message, json_kind
+from ..model import json_kind
+from ._group import Prefixes
 from ._observe import Ignored, Observed, observe_record, observed
-from ._record import Record
+from ._record import Record, _decode
 from ._server import WIRES
 from ._stored import Stored
 
-__all__ = ["LogError", "read_log"]
+__all__ = ["STDIN", "LogError", "read_log"]
+
+STDIN = "-"
+"""The file name that stands for standard input."""
 
 _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -42,18 +53,41 @@ def read_log(
 ) -> tuple[tuple[Observed, ...], tuple[Ignored, ...]]:
     """The usable requests of a log and the model calls left out; ``LogError`` for bad
     input. ``dialect`` is the wire format of minimal lines that do not name one (default:
-    from their ``path``, else detected from the body)."""
+    from their ``path``, else detected from the body). ``-`` reads standard input, copied to
+    a temporary file first. The requests' bodies are read back from the file when needed."""
+    if str(path) == STDIN:
+        return _read(_spooled_stdin(), "standard input", dialect)
     try:
-        file = open(path, "rb")  # noqa: SIM115 (closed below; the errors differ)
+        file = open(path, "rb")  # noqa: SIM115 (kept open for reading bodies back)
     except OSError as e:
         raise LogError(f"{path}: cannot be read ({e.strerror or e})") from None
-    with file:
-        return _read(file, path, dialect)
+    return _read(file, path, dialect)
 
 
-def _lines(file: IO[bytes], path: str | Path) -> Iterator[tuple[int, bytes]]:
-    """The file's lines with their numbers, one at a time; ``LogError`` when reading fails."""
-    number = 0
+def _spooled_stdin() -> IO[bytes]:
+    """Standard input copied to an unnamed temporary file, read from its start."""
+    source = getattr(sys.stdin, "buffer", None)
+    if source is None:
+        raise LogError("standard input cannot be read: it is closed")
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for reading bodies back)
+    try:
+        shutil.copyfileobj(source, spool, 1 << 20)
+        spool.seek(0)
+    except OSError as e:
+        spool.close()
+        raise LogError(
+            f"standard input cannot be copied to a temporary file ({e.strerror or e})"
+        ) from None
+    except ValueError:  # a closed stream
+        spool.close()
+        raise LogError("standard input cannot be read: it is closed") from None
+    return spool
+
+
+def _lines(file: IO[bytes], path: str | Path) -> Iterator[tuple[int, int, bytes]]:
+    """The file's lines with their numbers and offsets, one at a time; ``LogError`` when
+    reading fails."""
+    number = offset = 0
     while True:
         try:
             line = file.readline()
@@ -62,7 +96,8 @@ def _lines(file: IO[bytes], path: str | Path) -> Iterator[tuple[int, bytes]]:
         if not line:
             return
         number += 1
-        yield number, line
+        yield number, offset, line
+        offset += len(line)
 
 
 def _read(
@@ -71,31 +106,41 @@ def _read(
     used: list[Observed] = []
     ignored: list[Ignored] = []
     stored = Stored()
-    shared = _Shared()
+    bodies = _LogBodies(file, path)
+    prefixes = Prefixes()
     lines = 0
-    for number, line in _lines(file, path):
-        where = f"{path}: line {number}"
-        if number == 1:
-            if line.startswith(_UTF16_BOMS):
-                raise LogError(
-                    f"{path}: the file is UTF-16 (it starts with a byte order mark); "
-                    "a log is JSON lines in UTF-8"
-                )
-            line = line.removeprefix(_BOM)
-        if not line.strip():
-            continue
-        lines += 1
-        obj = _loads_line(line, where)
-        found = (
-            _record_line(obj, number, where, stored)
-            if "v" in obj
-            else _minimal_line(obj, number, where, dialect)
-        )
-        del obj, line
-        if isinstance(found, Observed):
-            used.append(shared.observed(found))
-        elif found is not None:
-            ignored.append(found)
+    try:
+        for number, offset, line in _lines(file, path):
+            where = f"{path}: line {number}"
+            if number == 1:
+                if line.startswith(_UTF16_BOMS):
+                    raise LogError(
+                        f"{path}: the file is UTF-16 (it starts with a byte order mark); "
+                        "a log is JSON lines in UTF-8"
+                    )
+                if line.startswith(_BOM):
+                    line, offset = line.removeprefix(_BOM), offset + len(_BOM)
+            if not line.strip():
+                continue
+            lines += 1
+            obj = _loads_line(line, where)
+            at = _At(offset, len(line), number)
+            found = (
+                _record_line(obj, where, stored, bodies, at)
+                if "v" in obj
+                else _minimal_line(obj, number, where, dialect, bodies, at)
+            )
+            del obj, line
+            if isinstance(found, Observed):
+                prefixes.note(found)
+                used.append(found)
+            elif found is not None:
+                ignored.append(found)
+    except BaseException:
+        file.close()
+        raise
+    if not used:
+        file.close()  # nothing will be read back
     if not lines:
         raise LogError(f"{path}: the file is empty: there is no request to check")
     return tuple(used), tuple(ignored)
@@ -121,7 +166,7 @@ def _loads_line(line: bytes, where: str) -> dict[str, Any]:
 
 
 def _record_line(
-    obj: dict[str, Any], number: int, where: str, stored: Stored
+    obj: dict[str, Any], where: str, stored: Stored, bodies: _LogBodies, at: _At
 ) -> Observed | Ignored | None:
     try:
         record = Record.from_json(obj)
@@ -141,11 +186,16 @@ def _record_line(
             return Ignored(record.seq, f"the body is not JSON ({_json_error(record.body)})")
         if not isinstance(record.json, dict):
             return Ignored(record.seq, f"the body is {json_kind(record.json)}, not a JSON object")
-    return _guarded(record.seq, record.dialect, lambda: observe_record(record, stored))
+    return _guarded(record.seq, record.dialect, lambda: observe_record(record, stored, bodies, at))
 
 
 def _minimal_line(
-    obj: dict[str, Any], number: int, where: str, default: str | None
+    obj: dict[str, Any],
+    number: int,
+    where: str,
+    default: str | None,
+    bodies: _LogBodies,
+    at: _At,
 ) -> Observed | Ignored | None:
     if "body" not in obj:
         raise LogError(
@@ -180,7 +230,7 @@ def _minimal_line(
         raise LogError(f"{where}: unknown dialect {name!r} (known: {known})")
 
     def read() -> Observed | Ignored:
-        found = observed(number, name, raw, decoded, mark=obj.get("mark"))
+        found = observed(number, name, raw, decoded, mark=obj.get("mark"), bodies=bodies, where=at)
         return Ignored(number, found) if isinstance(found, str) else found
 
     return _guarded(number, name, read)
@@ -232,19 +282,58 @@ def _guarded(seq: int, dialect: str, read: Any) -> Observed | Ignored | None:
     return found
 
 
-class _Shared:
-    """One copy of each message (and preset) for every request that repeats it: a log's
-    requests repeat their conversation's history, so a long log holds each message once."""
+class _At:
+    """Where a usable request's line is in the log: its offset, length and number."""
 
-    def __init__(self) -> None:
-        self._messages: dict[Message, Message] = {}
-        self._presets: dict[Any, Any] = {}
+    __slots__ = ("length", "number", "offset")
 
-    def observed(self, found: Observed) -> Observed:
-        request = found.request
+    def __init__(self, offset: int, length: int, number: int) -> None:
+        self.offset, self.length, self.number = offset, length, number
+
+
+class _LogBodies:
+    """Reads the bodies of a log's requests back from the file, a line at a time; the file
+    stays open while a request of it is kept, and is closed with the last."""
+
+    def __init__(self, file: IO[bytes], path: str | Path) -> None:
+        self._file, self._path = file, path
+        self._lock = threading.Lock()
+        weakref.finalize(self, file.close)
+
+    def _line(self, at: _At) -> dict[str, Any]:
+        with self._lock:
+            try:
+                self._file.seek(at.offset)
+                line = self._file.read(at.length)
+            except (OSError, ValueError) as e:
+                raise LogError(f"{self._path}: cannot be read back ({e})") from None
+        if len(line) != at.length:
+            raise LogError(f"{self._path}: the file changed while it was checked")
         try:
-            history = tuple(self._messages.setdefault(m, m) for m in request.history)
-            preset = self._presets.setdefault(request.preset, request.preset)
-        except (TypeError, RecursionError):  # a value that cannot be hashed: kept as it is
-            return found
-        return replace(found, request=replace(request, history=history, preset=preset))
+            obj: dict[str, Any] = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            obj = {}
+        if not isinstance(obj, dict) or ("v" not in obj and "body" not in obj):
+            raise LogError(f"{self._path}: the file changed while it was checked")
+        return obj
+
+    def fetch(self, where: Any) -> tuple[bytes, Any]:
+        at: _At = where
+        obj = self._line(at)
+        if "v" in obj:
+            record = Record.from_json(obj)
+            return record.body or b"", record.json
+        found = _body(obj["body"], at.number, f"{self._path}: line {at.number}")
+        assert not isinstance(found, Ignored)
+        decoded, raw = found
+        return raw, decoded
+
+    def raw(self, where: Any) -> bytes:
+        at: _At = where
+        obj = self._line(at)
+        if "v" in obj:
+            return _decode(obj.get("body_encoding"), obj.get("body")) or b""
+        value = obj["body"]
+        if isinstance(value, str):
+            return value.encode("utf-8", "surrogatepass")
+        return orjson.dumps(value)

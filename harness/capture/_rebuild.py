@@ -139,7 +139,14 @@ class _Rebuild:
         request = source.requests[turn.turn]
         history = (*request.history, turn.message)
         completed = completed_prefix(history)
-        parent = next((r for r in source.requests if r.history == completed[:-1]), None)
+        parent = next(
+            (
+                r
+                for r in source.requests
+                if r.size == len(completed) - 1 and r.history == completed[:-1]
+            ),
+            None,
+        )
         for j, directive in enumerate(turn.directives):
             index = turn.children[j]
             child = self.convs[index] if index is not None else None

@@ -31,6 +31,7 @@ from ._group import (
     received,
     side_request,
     string_values,
+    turn_calls,
 )
 
 __all__ = ["MIN_PROMPT", "ForkTurn", "Roles", "SpawnLink", "Unplaced", "assign_roles"]
@@ -130,10 +131,18 @@ class _Placer:
         for conv in self.convs:
             if conv.origin is not None:
                 self.branches[conv.origin].append(conv)
+        self.calls = cache(self._calls)
         self.turn = cache(self._turn)
 
+    def _calls(self, source: int, turn: int) -> tuple[FunctionCall, ...] | None:
+        """The calls of the model's answer to ``source``'s request at ``turn``, if it is
+        known (as grouping noted them: no request is read back for them)."""
+        firsts = (c.first for c in self.branches[Origin(source, turn)])
+        return turn_calls(self.convs[source].requests, turn, *firsts)
+
     def _turn(self, source: int, turn: int) -> Message | None:
-        """The model's answer to ``source``'s request at ``turn``, if known."""
+        """The model's answer to ``source``'s request at ``turn``, if known: read for the
+        turns that started a child, not kept for the others."""
         firsts = (c.first for c in self.branches[Origin(source, turn)])
         return model_turn(self.convs[source].requests, turn, *firsts)
 
@@ -219,8 +228,7 @@ class _Placer:
             return None
         best: tuple[int, int, int, str] | None = None  # (length found, source, turn, tool)
         for source, t in turns:  # latest first: among equally long matches the latest wins
-            message = self.turn(source, t)
-            for call in message.function_calls if message is not None else ():
+            for call in self.calls(source, t) or ():
                 if options.fork_tool and call.name != options.fork_tool:
                     continue
                 found = received(call, options.directive_key, text)
@@ -234,8 +242,7 @@ class _Placer:
             forks = [
                 (source, t, names)
                 for source, t in turns
-                if (message := self.turn(source, t)) is not None
-                if (names := {c.name for c in message.function_calls if c.name in tools})
+                if (names := {c.name for c in self.calls(source, t) or () if c.name in tools})
             ]
             if len(forks) == 1 and len(forks[0][2]) == 1:
                 return forks[0][0], forks[0][1], next(iter(forks[0][2]))
@@ -245,8 +252,7 @@ class _Placer:
                 "tool, so where it was forked is unclear"
             )
         source, pos = conv.origin.conversation, conv.origin.turn
-        message = self.turn(source, pos)
-        calls = message.function_calls if message is not None else ()
+        calls = self.calls(source, pos) or ()
         names = {c.name for c in calls if not options.fork_tool or c.name == options.fork_tool}
         if len(names) == 1:
             return source, pos, names.pop()
@@ -282,11 +288,9 @@ class _Placer:
         even when they repeat the prompt.
         """
         first = child.first
-        history = first.history
-        if any(m.role == "model" for m in history) or not any(
-            t.name for t in first.request.preset.tools
-        ):
+        if first.has_model or not first.has_tools:
             return None
+        history = first.history
         users = [
             [p.text for p in m.parts if isinstance(p, Text)] for m in history if m.role == "user"
         ]
@@ -295,10 +299,7 @@ class _Placer:
         texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
         _, turns = self._candidates(child)
         for source, t in turns:
-            message = self.turn(source, t)
-            if message is None:
-                continue
-            for j, call in enumerate(message.function_calls):
+            for j, call in enumerate(self.calls(source, t) or ()):
                 if (source, t, j) in used or (
                     self.options.fork_tool and call.name != self.options.fork_tool
                 ):
@@ -307,6 +308,8 @@ class _Placer:
                 prompt = next((p for f in texts if (p := _prompt_in(call, key, f))), None)
                 if prompt is not None:
                     used.add((source, t, j))
+                    message = self.turn(source, t)
+                    assert message is not None
                     return SpawnLink(child.index, source, t, message, call, prompt)
         return None
 
@@ -321,20 +324,20 @@ class _Placer:
         for conv in self.convs:
             for t in range(len(conv.requests)):
                 children = attributed.get((conv.index, t), [])
-                message = self.turn(conv.index, t)
-                if message is None:
+                found = self.calls(conv.index, t)
+                if found is None:
                     continue
-                names = [c.name for c in message.function_calls if c.name in tools]
+                names = [c.name for c in found if c.name in tools]
                 tool = children[0][1] if children else (names[0] if names else None)
                 if tool is None:
                     continue
                 calls = tuple(
-                    c
-                    for c in message.function_calls
-                    if c.name == tool and (conv.index, t, c) not in spawn_calls
+                    c for c in found if c.name == tool and (conv.index, t, c) not in spawn_calls
                 )
                 if not calls and not children:
                     continue
+                message = self.turn(conv.index, t)
+                assert message is not None
                 slots, extra = self._match([c for c, _ in children], calls)
                 directives = tuple(
                     self._directive(call, slot) for call, slot in zip(calls, slots, strict=True)
@@ -398,9 +401,7 @@ def _forked_shape(conv: Conversation) -> bool:
     whose inherited history was rewritten: an agent (it declares tools) whose first request
     carries context, a model message before its task. One without (a router or classifier
     repeating a call's argument, a spawned child) is no fork child."""
-    first = conv.first
-    has_tools = any(t.name for t in first.request.preset.tools)
-    return has_tools and any(m.role == "model" for m in first.history)
+    return conv.first.has_tools and conv.first.has_model
 
 
 def _folded(text: str) -> str:

@@ -3,8 +3,12 @@ messages at the tip, the parent mark, retries, and the helpers the roles use."""
 
 from __future__ import annotations
 
-from harness.capture import GroupOptions, Observed, Origin, group, observe
-from harness.capture._group import added_text, directive_of, model_turn
+from typing import Any
+
+from harness.capture import GroupOptions, Ignored, Observed, Origin, group, observe
+from harness.capture._group import Prefixes, added_text, directive_of, model_turn
+from harness.capture._observe import observe_record
+from harness.capture._stored import Stored
 from harness.model import FunctionCall, Message, Preset, Text, freeze
 
 from .simulate import ASK, TOOLS, Runtime, call, calls, child_history, results, text, user
@@ -136,3 +140,89 @@ def test_a_next_turn_that_changes_only_its_system_prompt_stays_in_the_conversati
     rt.send([ASK, first, user(Text("Thanks."))], text("Bye."), preset=dated)
     used, _ = observe(rt.records)
     assert [c.seqs for c in group(used).conversations] == [(1, 2)]
+
+
+class _Counted:
+    """The records' bodies, counting how many times a request is read back."""
+
+    def __init__(self) -> None:
+        self.fetched = 0
+
+    def fetch(self, where: Any) -> tuple[bytes, Any]:
+        self.fetched += 1
+        return where.body, where.json
+
+    def raw(self, where: Any) -> bytes:
+        return bytes(where.body)
+
+
+def hinted(rt: Runtime, order: Any = list) -> tuple[tuple[Observed, ...], _Counted]:
+    """The runtime's requests read lazily, with the hints grouping notes while reading
+    (in the order ``order`` gives the records)."""
+    bodies, prefixes, stored = _Counted(), Prefixes(), Stored()
+    used = []
+    for record in order(rt.records):
+        found = observe_record(record, stored, bodies, record)
+        assert isinstance(found, Observed)
+        prefixes.note(found)
+        used.append(found)
+    bodies.fetched = 0
+    return tuple(used), bodies
+
+
+def busy_runtime() -> Runtime:
+    """Next turns, a fork child at the tip, siblings with one directive, a retry, a side
+    request and a parent-marked turn carrying the tag."""
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A: list"), call("fork", directive="B")))
+    kid = child_history([ASK], turn, "A: list")
+    rt.send(kid, text("one"))
+    rt.send(kid, text("two"))
+    after = (ASK, turn, results(turn, "started"))
+    second = rt.send(after, text("parent"))
+    rt.send((*after, second, user(Text("again"))), text("x"))
+    rt.send((*after, second, user(Text("again"))), text("x"))
+    extractor = Preset(system=("Extract memories.",), tools=(TOOLS[0],))
+    rt.send((*after, second, user(Text("List what to remember."))), text("no"), preset=extractor)
+    tagged = (*after, second, user(Text("again")), Message("model", (Text("x"),)))
+    rt.send((*tagged, user(Text("<fork-boilerplate> go on"))), text("y"), mark="parent")
+    return rt
+
+
+def test_grouping_with_the_hints_noted_while_reading_reads_nothing_back() -> None:
+    rt = busy_runtime()
+    used, bodies = hinted(rt)
+    grouping = group(used)
+    assert bodies.fetched == 0
+    plain = group(requests(rt))
+    assert [(c.seqs, c.origin) for c in grouping.conversations] == [
+        (c.seqs, c.origin) for c in plain.conversations
+    ]
+    assert (
+        grouping.retries == plain.retries == (Ignored(6, "repeats request 5 (a retry)", "retry"),)
+    )
+    assert len(grouping.conversations) == 4
+
+
+def test_hints_give_way_when_the_requests_are_not_in_reading_order() -> None:
+    rt = busy_runtime()
+    used, bodies = hinted(rt, order=lambda records: list(reversed(records)))
+    grouping = group(used)  # placed in seq order: the reverse of the reading
+    plain = group(requests(rt))
+    assert [(c.seqs, c.origin) for c in grouping.conversations] == [
+        (c.seqs, c.origin) for c in plain.conversations
+    ]
+    assert bodies.fetched > 0
+    forward, _ = hinted(rt)
+    mixed = group([*forward[::2], *requests(rt)[1::2]])  # some without hints: none used
+    assert [c.seqs for c in mixed.conversations] == [c.seqs for c in plain.conversations]
+
+
+def test_a_hint_is_used_only_when_its_base_is_among_the_requests_grouped() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("one"))
+    second = rt.send((ASK, first, user(Text("two"))), text("ok"))
+    rt.send((ASK, first, user(Text("two")), second, user(Text("three"))), text("ok"))
+    used, _ = hinted(rt)
+    assert [c.seqs for c in group([used[0], used[2]]).conversations] == [(1, 3)]
+    assert [c.seqs for c in group(used[1:]).conversations] == [(2, 3)]

@@ -256,7 +256,55 @@ def test_the_log_is_read_a_line_at_a_time(tmp_path: Path) -> None:
     assert peaks[1] - peaks[0] < (sizes[1] - sizes[0]) / 10
 
 
-def test_messages_repeated_between_requests_are_kept_once(tmp_path: Path) -> None:
-    used, _ = read_log(write(tmp_path, {"body": OPENAI}, {"body": OPENAI}))
-    assert used[0].history[0] is used[1].history[0]
-    assert used[0].request.preset is used[1].request.preset
+def test_bodies_and_requests_are_read_back_from_the_file(tmp_path: Path) -> None:
+    rt = Runtime()
+    rt.send([ASK], calls(call("fork", directive="A")), mark="parent")
+    lines: list[Any] = [
+        {"body": OPENAI},
+        {"body": orjson.dumps(ANTHROPIC).decode(), "mark": "parent"},
+        rt.records[0].to_json(),
+        {"body": GEMINI, "dialect": "gemini"},
+    ]
+    path = write(tmp_path, *lines)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # the offsets count the mark
+    used, _ = read_log(path)
+    raws = [
+        orjson.dumps(OPENAI),
+        orjson.dumps(ANTHROPIC),
+        rt.records[0].body,
+        orjson.dumps(GEMINI),
+    ]
+    for u, raw in reversed(list(zip(used, raws, strict=True))):  # the last read are kept
+        assert u.body == raw
+        assert u.request == get_dialect(u.dialect).parse(orjson.loads(raw)).request
+        assert u.size == len(u.history)
+
+
+def test_a_file_that_changes_while_it_is_checked_is_bad_input(tmp_path: Path) -> None:
+    path = write(tmp_path, *([{"body": OPENAI}] * 5))
+    used, _ = read_log(path)
+    path.write_bytes(b"{}\n" * 100)
+    with pytest.raises(LogError, match=r"log\.jsonl: the file changed while it was checked"):
+        [u.request for u in used]
+    path.write_bytes(b"")
+    with pytest.raises(LogError, match="the file changed while it was checked"):
+        [u.body for u in used]
+
+
+def test_standard_input_is_copied_to_a_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    data = write(tmp_path, {"body": OPENAI}, {"body": ANTHROPIC}).read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    used, _ = read_log("-")
+    assert [u.dialect for u in reversed(used)] == ["anthropic", "openai"]
+    assert [u.body for u in used] == [orjson.dumps(OPENAI), orjson.dumps(ANTHROPIC)]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{]\n")))
+    with pytest.raises(LogError, match=r"^standard input: line 1: not valid JSON"):
+        read_log("-")
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(LogError, match="standard input cannot be read: it is closed"):
+        read_log("-")

@@ -4,12 +4,15 @@ the model turns rebuilt from recorded replies with the ids the fake gave."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import orjson
 import pytest
 
-from harness.capture import Reply, observe, reply_message
+from harness.capture import Observed, Reply, observe, reply_message
+from harness.capture._observe import RECENT, observed
 from harness.capture._server import WIRES
+from harness.capture._stored import Stored
 from harness.capture._wire import Turn
 from harness.model import FunctionCall, Message, Text
 
@@ -82,3 +85,62 @@ def test_a_record_of_a_dialect_that_is_not_installed_is_left_out_with_the_reason
     assert [(i.seq, i.kind, i.reason) for i in ignored] == [
         (1, "unreadable", "no openai-not-installed dialect is installed to read the body")
     ]
+
+
+class _Listed:
+    """Bodies read back from a list (``where`` is the index), counting the reads."""
+
+    def __init__(self, bodies: list[dict[str, Any]]) -> None:
+        self.bodies, self.fetched = bodies, 0
+
+    def fetch(self, where: Any) -> tuple[bytes, Any]:
+        self.fetched += 1
+        return self.raw(where), self.bodies[where]
+
+    def raw(self, where: Any) -> bytes:
+        return orjson.dumps(self.bodies[where])
+
+
+def test_a_chain_of_continuations_is_read_back_from_its_oldest_body_not_kept() -> None:
+    first = {"model": "m", "input": [{"role": "user", "content": "turn 0"}]}
+    bodies = [first] + [
+        {"model": "m", "previous_response_id": f"resp_ph{i:06d}", "input": f"turn {i}"}
+        for i in range(1, 30)
+    ]
+    source, stored = _Listed(bodies), Stored()
+    used = []
+    for i, body in enumerate(bodies):
+        found = observed(
+            i + 1,
+            "openai-responses",
+            orjson.dumps(body),
+            body,
+            reply=Reply(f"answer {i}"),
+            nth=i + 1,
+            stored=stored,
+            bodies=source,
+            where=i,
+        )
+        assert isinstance(found, Observed)
+        used.append(found)
+    assert source.fetched == 0  # each body was read once, as it came
+    for i in reversed(range(30)):  # no longer kept: each read back from the chain's start
+        history = used[i].history
+        assert [m.text for m in history[::2]] == [f"turn {j}" for j in range(i + 1)]
+        assert [m.text for m in history[1::2]] == [f"answer {j}" for j in range(i)]
+        assert used[i].size == len(history)
+        assert used[i].body == orjson.dumps(bodies[i])  # as sent
+    source.fetched = 0
+    for u in used:  # in order, each continues the one just read: one read each
+        assert u.history[-1].text == f"turn {u.seq - 1}"
+    assert source.fetched == 30 - RECENT  # the first few were the last read back: kept
+
+
+def test_records_are_observed_without_keeping_their_neutral_requests() -> None:
+    rt = Runtime()
+    rt.send([ASK], REPLY)
+    rt.send([ASK], text("again"))
+    used, _ = observe(rt.records)
+    assert [u.body for u in used] == [r.body for r in rt.records]
+    assert [u.request for u in used] == [r.parse().request for r in rt.records]
+    assert [(u.size, u.has_model, u.has_tools) for u in used] == [(1, False, True)] * 2

@@ -4,7 +4,7 @@ and the answer it continues; anything else is read as sent."""
 from __future__ import annotations
 
 from harness.capture import Reply, ToolCall
-from harness.capture._stored import Stored
+from harness.capture._stored import Continued, Stored
 from harness.dialects import get_dialect
 from harness.model import FrozenDict, freeze
 
@@ -51,3 +51,24 @@ def test_an_unknown_response_is_read_as_its_own_input_with_a_note() -> None:
         "the body continues 'resp_elsewhere', which is no answer of this fake; it is read as"
         " its own input only"
     )
+
+
+def test_a_stored_loader_is_called_only_when_a_continuation_is_read() -> None:
+    stored, calls = Stored(), []
+
+    def load() -> dict[str, object]:
+        calls.append(1)
+        return FIRST
+
+    stored.keep("resp_1", load, ANSWER)
+    second = {"model": "m", "previous_response_id": "resp_1", "input": "next"}
+    found = stored.find(RESPONSES, second)
+    assert isinstance(found, Continued)
+    assert found.answer == ANSWER
+    assert calls == []
+    read, note = stored.read(RESPONSES, second)
+    assert note is None
+    assert calls == [1]
+    assert [m.role for m in RESPONSES.parse(read).request.history] == ["user", "model", "user"]
+    assert stored.find(RESPONSES, FIRST) is None
+    assert isinstance(stored.find(RESPONSES, {**second, "previous_response_id": "x"}), str)
