@@ -22,6 +22,7 @@ from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
 from ._report import Cost
+from ._tokens import counted
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
 
@@ -168,7 +169,9 @@ class Context:
         d = self.divergence(body)
         reusable = min(self.parent.stream.length, body.stream.length)
         shared = reusable if d is None else min(d.offset, reusable)
-        return Cost(reusable - shared, body.stream.length)
+        return counted(
+            Cost(reusable - shared, body.stream.length), self.parent, shared, self.dialect.name
+        )
 
     def cost_from(self, body: Body, scope: CacheScope) -> Cost:
         """What ``body`` loses when a setting that invalidates ``scope`` differs from the
@@ -181,7 +184,8 @@ class Context:
             first = next((i for i, f in enumerate(parent.families) if f == scope), None)
             start = parent.frames[first].start if first is not None else parent.stream.length
         reusable = min(parent.stream.length, body.stream.length)
-        return Cost(max(0, reusable - start), body.stream.length)
+        cost = Cost(max(0, reusable - start), body.stream.length)
+        return counted(cost, parent, start, self.dialect.name)
 
     def prefix_unexpected(self) -> str | None:
         """Why no prefix is shared with a parent body here; None when one should be."""

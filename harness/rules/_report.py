@@ -54,10 +54,13 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class Cost:
     """Cached prefix lost: ``lost_bytes`` of the inherited prefix stream the child cannot reuse,
-    out of the child's ``child_bytes`` of prefix stream."""
+    out of the child's ``child_bytes`` of prefix stream. ``real_tokens`` is those bytes counted
+    in the OpenAI ``encoding`` when the ``tokens`` extra can (``harness.rules._tokens``)."""
 
     lost_bytes: int
     child_bytes: int
+    real_tokens: int | None = None
+    encoding: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.lost_bytes <= self.child_bytes:
