@@ -66,6 +66,8 @@ def _cost(c: Cost | None) -> dict[str, Any] | None:
         "share_of_child": round(c.share, 6),
         "tokens_estimate": c.tokens,
         "bytes_per_token": BYTES_PER_TOKEN,
+        "tokens_real": c.real_tokens,  # null without the tokens extra or outside OpenAI
+        "tokens_encoding": c.encoding,
     }
 
 

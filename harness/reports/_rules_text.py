@@ -28,10 +28,12 @@ MARKS: dict[Status, str] = {
 
 
 def cost_text(cost: Cost) -> str:
-    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens)``."""
+    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens)``,
+    and the real count where the tokens extra made one (``; 287 tokens in o200k_base``)."""
+    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
     return (
         f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
-        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
+        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token{real})"
     )
 
 

@@ -78,6 +78,8 @@ def test_failure_evidence_and_cost_are_complete() -> None:
         "share_of_child",
         "tokens_estimate",
         "bytes_per_token",
+        "tokens_real",
+        "tokens_encoding",
     ]
     assert cost["tokens_estimate"] == -(-cost["lost_bytes"] // 4)
 
