@@ -186,6 +186,26 @@ def test_known_failures_are_strict_xfail_items_with_the_reason(
     )
 
 
+def test_known_failures_of_one_subject_xfail_once_it_has_started(
+    suite: Run, pytester: pytest.Pytester
+) -> None:
+    pytester.makefile(
+        ".toml",
+        expect=EXPECT.replace("[[known-failure]]\n", '[[known-failure]]\nsubject = "tool-order"\n'),
+    )
+    args = (
+        "--prefix-expect",
+        "expect.toml",
+        "-rfxX",
+        "-k",
+        "fork-ends-model-calls and openai and not responses",
+    )
+    result = suite("--prefix-subject", TOOL_ORDER, *args)
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines([f"XFAIL {GLOB} - known failure (tools-identical: tools sorted*"])
+    suite(*args).assert_outcomes(passed=1)  # the reference: the entries are not its own
+
+
 def test_a_known_failure_of_another_rule_does_not_hide_a_failure(
     suite: Run, pytester: pytest.Pytester
 ) -> None:
@@ -235,6 +255,17 @@ def test_junit_xml_has_a_case_per_item_with_the_report(
     assert failure is not None
     assert "✗ openai · fork-ends-model-calls · tools-identical:" in (failure.text or "")
     assert by_name["fork-provider-items[openai]"].find("failure") is None
+    pytester.makefile(".toml", expect=EXPECT)
+    suite(
+        "--prefix-subject", TOOL_ORDER, "--junitxml", "out.xml", "--prefix-expect", "expect.toml",
+        "-k", "fork-ends-model-calls", "--prefix-dialect", "openai",
+    )  # fmt: skip
+    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    (known,) = [c for c in cases if c.get("name") == "fork-ends-model-calls[openai]"]
+    skipped = known.find("skipped")
+    assert skipped is not None
+    assert skipped.get("type") == "pytest.xfail"
+    assert "tools sorted by name" in (skipped.get("message") or "")
 
 
 def test_a_bad_subject_fails_the_items_and_collection_starts_nothing(suite: Run) -> None:

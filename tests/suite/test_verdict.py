@@ -57,6 +57,12 @@ def test_known_failures_make_an_xfail_with_their_reasons() -> None:
 
 
 REFERENCE = ReferenceSubject()
+OF_TOOL_ORDER = Expectations(
+    tuple(
+        KnownFailure(FORK.id, r, "why", subject="tool-order")
+        for r in ("tools-identical", "byte-prefix")
+    )
+)
 
 
 @pytest.mark.parametrize(
@@ -68,6 +74,7 @@ REFERENCE = ReferenceSubject()
         (REFERENCE, _known(FORK.id, "system-identical", subject="someone-else"), "pass"),
         (REFERENCE, _known(FORK.id, "system-identical", dialect="gemini"), "pass"),
         (BROKEN, _known(FORK.id, "tools-identical", dialect="gemini"), "fail"),
+        (BROKEN, OF_TOOL_ORDER, "xfail"),  # entries for this subject, by name
     ],
 )
 def test_which_entries_count_for_an_item(
