@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -115,8 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             out = self.server.exchange.respond(incoming)
         except Exception as e:  # still answer: a client must never hang on us
-            message = f"the fake provider failed: {type(e).__name__}: {e}"
-            out = Outgoing(500, "text/plain; charset=utf-8", message.encode())
+            out = _failed(e)
         self._send(out)
 
     def _read_body(self, limit: int) -> tuple[bytes | None, int, str | None]:
@@ -219,19 +219,36 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(head if self.command == "HEAD" else head + out.body)
                 return
             fields += [("Cache-Control", "no-cache"), ("Transfer-Encoding", "chunked")]
-            batch = [self._head(out.status, fields)]
-            size = 0
-            for chunk in out.chunks:
-                if chunk:
-                    batch.append(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                    size += len(chunk)
-                    if size >= _BATCH:
-                        self.wfile.write(b"".join(batch))
-                        batch, size = [], 0
-            batch.append(b"0\r\n\r\n")
-            self.wfile.write(b"".join(batch))
+            self._stream(self._head(out.status, fields), out.chunks)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _stream(self, head: bytes, chunks: Iterator[bytes]) -> None:
+        """``head``, then ``chunks`` in chunked encoding, written in batches. A stream that
+        fails before its first write is answered 500 instead; after it, the connection is
+        closed, so that the client sees the stream cut short rather than complete."""
+        batch = [head]
+        size = 0
+        written = False
+        pending = iter(chunks)
+        while True:
+            try:
+                chunk = next(pending)
+            except StopIteration:
+                break
+            except Exception as e:  # a bug in a wire: never leave the client hanging
+                self.close_connection = True
+                if not written:
+                    self._send(_failed(e))
+                return
+            if chunk:
+                batch.append(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                size += len(chunk)
+                if size >= _BATCH:
+                    self.wfile.write(b"".join(batch))
+                    batch, size, written = [], 0, True
+        batch.append(b"0\r\n\r\n")
+        self.wfile.write(b"".join(batch))
 
     def _head(self, status: int, fields: list[tuple[str, str]]) -> bytes:
         """The status line and headers of an answer, as ``send_response`` would write them
@@ -248,6 +265,12 @@ class _Handler(BaseHTTPRequestHandler):
         lines += [f"{name}: {value}" for name, value in fields]
         lines.append("\r\n")
         return "\r\n".join(lines).encode("latin-1", "strict")
+
+
+def _failed(error: Exception) -> Outgoing:
+    """The answer when the fake itself fails: 500, naming the exception."""
+    message = f"the fake provider failed: {type(error).__name__}: {error}"
+    return Outgoing(500, "text/plain; charset=utf-8", message.encode())
 
 
 @functools.lru_cache(maxsize=1)

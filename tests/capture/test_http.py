@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from harness.capture import FakeProvider, RecordWriter, Script, parse_script, read_record
-from harness.capture._exchange import Exchange
+from harness.capture._exchange import Exchange, Outgoing
 from harness.capture._http import HTTPServer
 from harness.capture._match import Matcher
 from harness.capture._server import PROVIDERS
@@ -301,3 +301,34 @@ def test_an_http_0_9_request_gets_its_body_alone(serve: Serve) -> None:
     answer = _raw(provider, b"GET /v1/models\r\n")
     assert orjson.loads(answer)["object"] == "list"
     assert read_record(provider.record_path or "")[0].path == "/v1/models"
+
+
+def test_a_stream_that_fails_still_answers_or_ends_cut_short(
+    server: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream whose making fails before anything is written is answered 500; one that
+    fails later ends with the connection closed, never as a complete stream."""
+
+    def failing(after: int) -> Iterator[bytes]:
+        yield from [b"data: " + b"x" * 1000 + b"\n\n"] * after
+        raise RuntimeError("the wire broke")
+
+    def answer(after: int) -> Outgoing:
+        return Outgoing(200, "text/event-stream", chunks=failing(after))
+
+    monkeypatch.setattr(server.exchange, "respond", lambda incoming: answer(0))
+    connection = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    connection.request("POST", "/v1/chat/completions", body=orjson.dumps(BODY))
+    response = connection.getresponse()
+    assert response.status == 500
+    assert response.read() == b"the fake provider failed: RuntimeError: the wire broke"
+    assert response.getheader("Connection") == "close"
+    connection.close()
+    monkeypatch.setattr(server.exchange, "respond", lambda incoming: answer(100))
+    connection = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    connection.request("POST", "/v1/chat/completions", body=orjson.dumps(BODY))
+    response = connection.getresponse()
+    assert response.status == 200
+    with pytest.raises(http.client.IncompleteRead):
+        response.read()
+    connection.close()
