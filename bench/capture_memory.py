@@ -8,7 +8,8 @@ declared or chunked, is drained a buffer at a time.
     python3 bench/capture_memory.py [--requests N] [--size KIB]
 
 Prints, per case, the traffic sent, the memory retained after serving (with the fake still
-running) and the peak while serving, in MiB.
+running) and the peak while serving, in MiB. One case reads ``records`` back every ten
+requests and lets them go: what the fake keeps of them must not grow with the bodies either.
 """
 
 from __future__ import annotations
@@ -47,13 +48,17 @@ def _send(provider: FakeProvider, payload: bytes) -> None:
             pass
 
 
-def _case(name: str, payload: bytes, count: int, limit: int, folder: Path) -> None:
+def _case(
+    name: str, payload: bytes, count: int, limit: int, folder: Path, read_back: bool = False
+) -> None:
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     with FakeProvider("openai", record=folder / f"{name}.jsonl", max_request_bytes=limit) as fake:
-        for _ in range(count):
+        for i in range(count):
             _send(fake, payload)
+            if read_back and i % 10 == 9:
+                assert len(fake.records) == i + 1  # read back, then let go
         gc.collect()
         retained, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -76,6 +81,9 @@ def main() -> None:
         _case("answered, limit 32 MiB", _request(body), args.requests, 32 * MIB, where)
         _case("answered, limit 1 GiB", _request(body), args.requests, 1024 * MIB, where)
         _case("answered, 4x the requests", _request(body), args.requests * 4, 32 * MIB, where)
+        _case(
+            "answered, records read every 10", _request(body), args.requests, 32 * MIB, where, True
+        )
         big = b" " * (64 * MIB)
         _case("64 MiB chunked over a 1 MiB limit", _request(big, chunked=True), 3, MIB, where)
         _case("64 MiB declared over a 1 MiB limit", _request(big), 3, MIB, where)
