@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import capture, check
+from harness import capture, check, reports
 from harness.cli import _capture, _check, _check_log
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "openai"
@@ -93,3 +93,25 @@ def test_parser_defaults_match_the_library() -> None:
     assert _check.MAX_HANGS == check.MAX_HANGS
     assert _check_log.DEFAULT_FORK_TAG == capture.DEFAULT_FORK_TAG
     assert _capture.DEFAULT_MAX_REQUEST_BYTES == capture.DEFAULT_MAX_REQUEST_BYTES
+
+
+def test_every_report_name_is_loaded_on_first_use() -> None:
+    """``harness.reports`` names its modules instead of importing them: each public name
+    must be found in the module it is said to be in."""
+    assert sorted(reports._MODULES) == sorted(reports.__all__)
+    for name in reports.__all__:
+        assert getattr(reports, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = reports.nothing  # type: ignore[attr-defined]
+
+
+def test_importing_the_reports_loads_no_report() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, harness.reports; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    modules = set(done.stdout.split())
+    assert "harness.reports" in modules
+    assert not any(m.startswith("harness.reports.") for m in modules)
