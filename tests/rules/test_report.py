@@ -11,6 +11,22 @@ def test_cost_share_and_token_estimate() -> None:
     assert Cost(0, 0).share == 0.0
 
 
+def test_a_cost_never_shows_more_than_the_childs_whole_prefix() -> None:
+    """A share above 100% (a later request shorter than what it rewrote, append-only) is
+    refused where it would be made, so no report can print one."""
+    assert Cost(4000, 4000).share == 1.0
+    with pytest.raises(ValueError, match="a cost of 4001 bytes out of 4000"):
+        Cost(4001, 4000)
+    with pytest.raises(ValueError):
+        Cost(-1, 10)
+
+
+def test_real_tokens_are_absent_unless_counted() -> None:
+    assert (Cost(8, 80).real_tokens, Cost(8, 80).encoding) == (None, None)
+    counted = Cost(8, 80, real_tokens=3, encoding="o200k_base")
+    assert counted.tokens == 2  # the estimate stays what it was
+
+
 def test_worst_takes_the_first_of_the_worst_status() -> None:
     a, b, c = Finding("r", "pass", "a"), Finding("r", "warning", "b"), Finding("r", "warning", "c")
     assert worst([a, b, c]) is b
