@@ -495,7 +495,7 @@ def histories(
     """An alternating user/model history starting with a user message.
 
     Every model call is answered, in the next user message, by exactly one response with
-    the same id and name. ``ending`` picks how it ends (SPEC §5.2): ``"model"`` (no calls),
+    the same id and name. ``ending`` picks how it ends (docs/protocol.md): ``"model"`` (no calls),
     ``"model_calls"`` or ``"user"``; any of the three when None. A turn is a user message and
     the model's reply; ``max_turns`` may be in the hundreds (histories longer than 8 turns are
     built from a drawn vocabulary and seed, see ``_DRAWN_TURNS``). ``unicode_heavy`` writes
