@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -20,6 +18,8 @@ from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
 if TYPE_CHECKING:
+    import subprocess
+
     from ..capture import FakeProvider, Record, Script
     from ..check._expect import Expectations
 
@@ -162,6 +162,9 @@ def _run_command(
     """The command's exit status, or a sentence saying why it has none. With ``to_stderr``
     the command's standard output goes to our standard error (stdout carries JSON).
     However it ends, everything it started is ended too (``ProcessTree``)."""
+    import secrets
+    import subprocess
+
     from ..capture import child_environment
     from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
 
@@ -197,6 +200,8 @@ def _run_command(
 def _wait(process: subprocess.Popen[bytes], provider: FakeProvider, timeout: float) -> int | None:
     """The command's exit status; ``None`` on time-out or when the record cannot be
     written (``provider.failure``): there is no point in running on."""
+    import subprocess
+
     deadline = time.monotonic() + timeout
     while True:
         left = deadline - time.monotonic()
