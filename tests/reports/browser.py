@@ -9,6 +9,7 @@ every host name to nothing, so a page that tried to fetch anything could not.
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -63,6 +64,24 @@ def dump_dom(page: Path, tmp: Path, *flags: str) -> Node:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "<html" in done.stdout, done.stderr[-2000:]
     return parse(done.stdout)
+
+
+def page_requests(page: Path, tmp: Path) -> list[str]:
+    """The URLs the page asked for while it loaded, from Chromium's network log: requests
+    whose initiator is an origin (the page's, ``null`` for a file); those Chromium makes on
+    its own behalf (update checks, the clock) have none and are left out."""
+    log = tmp / "net-log.json"
+    done = _run(page, tmp, f"--log-net-log={log}", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    document = json.loads(log.read_text(encoding="utf-8"))
+    start = document["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    return [
+        e["params"]["url"]
+        for e in document["events"]
+        if e["type"] == start
+        and "url" in e.get("params", {})
+        and e["params"].get("initiator") != "not an origin"
+    ]
 
 
 def screenshot(page: Path, tmp: Path) -> bytes:

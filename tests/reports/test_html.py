@@ -33,6 +33,7 @@ from tests.reports.browser import (
     WINDOW,
     Node,
     dump_dom,
+    page_requests,
     parse,
     png_colours,
     png_size,
@@ -144,6 +145,15 @@ def test_the_page_fetches_nothing(check_dom: Node, check_page: Path) -> None:
     assert "//" not in check_page.read_text().replace("default-src", "")
     policy = check_dom.find("meta", http_equiv="Content-Security-Policy")
     assert "default-src 'none'" in policy.attrs["content"]
+
+
+def test_loading_the_page_requests_nothing(check_page: Path, browser_tmp: Path) -> None:
+    """Chromium's network log of the page's load holds no request of the page's; a page with
+    an image from a host shows that the log would hold one."""
+    assert page_requests(check_page, browser_tmp) == []
+    control = browser_tmp / "fetches.html"
+    control.write_text('<p>x</p><img src="http://example.invalid/x.png">', encoding="utf-8")
+    assert page_requests(control, browser_tmp) == ["http://example.invalid/x.png"]
 
 
 def test_nothing_runs_at_load_the_file_is_the_page(check_dom: Node, check_page: Path) -> None:
