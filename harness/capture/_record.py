@@ -217,27 +217,25 @@ class RecordWriter:
 
     def _read_back(self, path: Path) -> tuple[Record, ...]:
         """Every record written, the ones still alive from an earlier call reused, the rest
-        read from the file in one read from the first one missing (under the lock)."""
+        read from the file line by line by offset (under the lock): no more than one line
+        is held on top of the records."""
         held: list[Record | None] = [ref() for ref in self._read]
         held += [None] * (len(self._ends) - len(held))
-        missing = next((i for i, record in enumerate(held) if record is None), len(held))
-        if missing < len(held):
-            start = self._ends[missing - 1] if missing else 0
-            try:
-                with open(path, "rb") as file:
-                    file.seek(start)
-                    data = file.read(self._ends[-1] - start)
-            except OSError as e:
-                raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
-            del self._read[missing:]
-            for i in range(missing, len(held)):
-                record = held[i]
-                if record is None:
-                    begin = self._ends[i - 1] - start if i else 0
-                    record = _parse_line(path, i + 1, data[begin : self._ends[i] - start])
-                    held[i] = record
-                self._read.append(weakref.ref(record))
-        return tuple(record for record in held if record is not None)
+        missing = [i for i, record in enumerate(held) if record is None]
+        if not missing:
+            return tuple(r for r in held if r is not None)
+        try:
+            with open(path, "rb") as file:
+                for i in missing:
+                    begin = self._ends[i - 1] if i else 0
+                    if file.tell() != begin:
+                        file.seek(begin)
+                    held[i] = _parse_line(path, i + 1, file.read(self._ends[i] - begin))
+        except OSError as e:
+            raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
+        records = tuple(r for r in held if r is not None)
+        self._read = [weakref.ref(record) for record in records]
+        return records
 
     def close(self) -> None:
         with self._lock:
