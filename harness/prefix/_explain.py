@@ -120,14 +120,21 @@ def _tool_lines(
     return lines
 
 
+_MOST_SPLICED = 16
+"""How many segments in a row may be said inserted or removed (a bound on the search)."""
+
+
 def _spliced(d: Divergence, parent: Sequence[Frame], fork: Sequence[Frame]) -> list[str]:
     """``segment messages[1] inserted`` when the fork holds segments the parent lacks and then
     goes on with the parent's (``removed`` the other way round); [] when it does not."""
-    at = next((i for i, f in enumerate(fork) if f is d.fork_frame), None)
-    if at is None or at >= len(parent) or parent[at] is not d.parent_frame:
+    here, there = d.parent_frame, d.fork_frame
+    assert here is not None
+    assert there is not None
+    at = next((i for i, f in enumerate(fork) if (f.name, f.start) == (there.name, there.start)), -1)
+    if not 0 <= at < len(parent) or (parent[at].name, parent[at].start) != (here.name, here.start):
         return []
     for extra, (longer, shorter, verb) in itertools.product(
-        range(1, max(len(fork), len(parent)) - at),
+        range(1, min(_MOST_SPLICED, max(len(fork), len(parent)) - at - 1) + 1),
         ((fork, parent, "inserted"), (parent, fork, "removed")),
     ):
         if _continues(longer, at + extra, shorter, at):

@@ -117,10 +117,16 @@ def _sorted(value: Any) -> Any:
     return value
 
 
+_MOST_PAIRS = 250_000
+"""A bound on the search for the tools that stayed put (500 tools on either side)."""
+
+
 def _common_order(a: list[str], b: list[str]) -> list[str]:
     """A longest run of names in the same relative order in both lists (the tools that
     stayed put; the others moved). Of several such runs, the one keeping most names at the
     same rank: in a reversed list the middle tool stays and the outer two move."""
+    if len(a) * len(b) > _MOST_PAIRS:  # too many tools to search: those at their rank stay
+        return [x for x, y in zip(a, b, strict=False) if x == y]
     zero = (0, 0)
     score = [[zero] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) - 1, -1, -1):
