@@ -19,6 +19,7 @@ from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped
 from referencing import Registry, Resource
 
 from ..model import join_path
+from ..scenarios._refs import inline_refs
 
 __all__ = ["MESSAGE_KINDS", "MessageKind", "schema_path", "validate_message"]
 
@@ -49,19 +50,29 @@ def _schema_files() -> Iterator[Path]:
 
 
 @cache
-def _registry() -> Registry[Any]:
-    """Every shipped schema under its ``$id``."""
-    resources = []
+def _documents() -> dict[str, Any]:
+    """Every shipped schema by its ``$id``."""
+    documents = {}
     for path in _schema_files():
         contents = orjson.loads(path.read_bytes())
-        resources.append((contents["$id"], Resource.from_contents(contents)))
-    return Registry().with_resources(resources)
+        documents[contents["$id"]] = contents
+    return documents
+
+
+@cache
+def _registry() -> Registry[Any]:
+    """Every shipped schema under its ``$id``."""
+    return Registry().with_resources(
+        (uri, Resource.from_contents(contents)) for uri, contents in _documents().items()
+    )
 
 
 @cache
 def _validator(kind: MessageKind) -> Draft202012Validator:
+    """Built once per kind, with every ``$ref`` put in place (``inline_refs``): the validator
+    then looks nothing up while it validates."""
     schema = orjson.loads(schema_path(kind).read_bytes())
-    return Draft202012Validator(schema, registry=_registry())
+    return Draft202012Validator(inline_refs(schema, _documents()), registry=_registry())
 
 
 def validate_message(kind: MessageKind, message: Any) -> list[str]:

@@ -19,6 +19,7 @@ from referencing import Registry, Resource
 
 from ..assemblers import calls_answered, history_problems
 from ..model import join_path
+from ._refs import inline_refs
 from ._scenario import Scenario
 
 __all__ = ["ScenarioFormatError", "check_schema", "scenario_label", "semantic_problems"]
@@ -49,14 +50,16 @@ class ScenarioFormatError(ValueError):
 
 @cache
 def _validator(name: SchemaName) -> Any:
-    """A validator for one shipped schema; the other is in its registry for ``$ref``."""
+    """A validator for one shipped schema, built once, its ``$ref``s put in place (see
+    ``inline_refs``); the other is in its registry for any that could not be."""
     registry: Registry[Any] = Registry()
     schemas: dict[str, Any] = {}
     for filename in _SCHEMAS:
         schema = orjson.loads(resources.files(__package__).joinpath(filename).read_bytes())
         schemas[filename] = schema
         registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-    return Draft202012Validator(schemas[name], registry=registry)
+    documents = {schema["$id"]: schema for schema in schemas.values()}
+    return Draft202012Validator(inline_refs(schemas[name], documents), registry=registry)
 
 
 def scenario_label(data: Any, index: int | None) -> str:

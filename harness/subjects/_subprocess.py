@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, cast
 
+import orjson
+
 from ..protocol import (
     Implementation,
     MessageKind,
@@ -27,6 +29,7 @@ from ..protocol import (
     SubjectRefused,
     assemble_request,
     decode_line,
+    encode_assemble,
     encode_line,
     read_assemble_reply,
     read_start_reply,
@@ -100,6 +103,7 @@ class SubprocessSubject:
         self._broken: SubjectStartError | None = None
         self._last: tuple[int, str] | None = None
         """The seq and scenario of the last reply read from the running process."""
+        self._encoded: tuple[Scenario, bytes] | None = None
 
     def __repr__(self) -> str:
         return f"SubprocessSubject({shlex.join(self.argv)!r})"
@@ -148,11 +152,14 @@ class SubprocessSubject:
         if extra is not None:
             detail = f"before seq {seq}, {self._unrequested_after()} another line arrived"
             return self._fail("protocol", scenario, f"{detail}: {_excerpt(extra)}")
-        request = assemble_request(seq, dialect, scenario_to_json(scenario))
         if self.options.validate:
+            request = assemble_request(seq, dialect, scenario_to_json(scenario))
             _check("assemble", request, "the harness's request")
+            sent = encode_line(request)
+        else:
+            sent = encode_assemble(seq, dialect, self._encode(scenario))
         try:
-            line = process.exchange(encode_line(request), self.options.timeout)
+            line = process.exchange(sent, self.options.timeout)
         except ProcessTimeout:
             detail = f"no reply to seq {seq} within {self.options.timeout:g} s"
             return self._fail("hang", scenario, detail)
@@ -180,6 +187,12 @@ class SubprocessSubject:
             parent_next=reply.parent_next,
             message=reply.message,
         )
+
+    def _encode(self, scenario: Scenario) -> bytes:
+        """The scenario's JSON bytes, kept for the next dialect of the same scenario."""
+        if self._encoded is None or self._encoded[0] is not scenario:
+            self._encoded = (scenario, orjson.dumps(scenario_to_json(scenario)))
+        return self._encoded[1]
 
     # --- lifetime ---------------------------------------------------------------------------
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
+from harness.check import bundled_fixtures
 from harness.protocol import (
     PROTOCOL_VERSION,
     Implementation,
     ReplyStatus,
     assemble_reply,
     assemble_request,
+    encode_assemble,
     encode_line,
     refusal_reply,
     start_reply,
@@ -17,6 +20,7 @@ from harness.protocol import (
     stop_request,
     validate_message,
 )
+from harness.scenarios import load_fixtures, scenario_to_json
 
 BODY = '{"messages":[]}'
 
@@ -73,3 +77,11 @@ def test_optional_bodies_appear_only_when_there_are_some() -> None:
         "follow_ups": ["{}"],
         "parent_next": '{"é":1}',
     }
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-responses", 'odd"name\u00e9'])
+def test_an_assemble_line_from_encoded_scenario_bytes_is_the_same_line(dialect: str) -> None:
+    for scenario in load_fixtures(bundled_fixtures()):
+        data = scenario_to_json(scenario)
+        line = encode_line(assemble_request(7, dialect, data))
+        assert encode_assemble(7, dialect, orjson.dumps(data)) == line
