@@ -1,0 +1,124 @@
+"""Benchmark of ``prefix-harness check``: where the time of a generated scenario run goes,
+the default check's wall time after start-up, and the speed-up of ``--jobs 2``.
+
+- per generated scenario run: drawing the scenarios (``harness.check.generate``, once for
+  every dialect, so its cost is shared by their runs), the reference's assembly, the rules;
+  target: at most 3 ms in all;
+- the default check (the bundled corpus and 25 generated scenarios in each of the four
+  dialects, the reference in process), timed after the imports; target: well under 1 s;
+- the same run with ``jobs=2`` (worker processes, each with its own reference) against
+  ``jobs=1``, and whether the two reports are the same.
+
+``--small`` is a smoke for CI: a few scenarios, one repeat. Figures are wall-clock times of
+this machine: a loaded one gives larger ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from harness.check import CheckRun, bundled_fixtures, generate, run_check
+from harness.dialects import all_dialects
+from harness.rules import evaluate
+from harness.scenarios import ACTIONS, load_fixtures
+from harness.subjects import InProcessSubject, ReferenceSubject
+
+RUN_TARGET_MS = 3.0
+CHECK_TARGET_S = 1.0
+T = TypeVar("T")
+
+
+def best_of(repeats: int, action: Callable[[], T]) -> tuple[float, T]:
+    """The least wall time of ``repeats`` calls of ``action``, and what the last one gave."""
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = action()
+        best = min(best, time.perf_counter() - started)
+    assert result is not None
+    return best, result
+
+
+def per_run(examples: int, repeats: int) -> None:
+    dialects = list(all_dialects())
+    generate(ACTIONS, 2)  # warm-up: the strategies are built once per process
+    gen_s, drawn = best_of(repeats, lambda: generate(ACTIONS, examples))
+    subject = ReferenceSubject()
+    runs = [(s, d) for s in drawn for d in dialects]
+    asm_s, outcomes = best_of(repeats, lambda: [subject.assemble(s, d) for s, d in runs])
+    rules_s, _ = best_of(
+        repeats,
+        lambda: [
+            evaluate(s, d, o, subject=subject.name)
+            for (s, d), o in zip(runs, outcomes, strict=True)
+        ],
+    )
+    n = len(runs)
+    gen, asm, rules = (x / n * 1e3 for x in (gen_s, asm_s, rules_s))
+    total = gen + asm + rules
+    print(
+        f"per generated scenario run ({len(drawn)} scenarios x {len(dialects)} dialects, "
+        f"best of {repeats}):"
+    )
+    print(f"  generation {gen:7.3f} ms  ({gen_s / len(drawn) * 1e3:.3f} ms per scenario drawn)")
+    print(f"  assembly   {asm:7.3f} ms")
+    print(f"  rules      {rules:7.3f} ms")
+    print(
+        f"  total      {total:7.3f} ms   target <= {RUN_TARGET_MS:g} ms: "
+        f"ratio {total / RUN_TARGET_MS:.2f} ({'ok' if total <= RUN_TARGET_MS else 'over'})"
+    )
+
+
+def default_check(examples: int, dialects: list[str], jobs: int) -> CheckRun:
+    return run_check(
+        InProcessSubject(ReferenceSubject()),
+        load_fixtures(bundled_fixtures()),
+        dialects=dialects,
+        examples=examples,
+        jobs=jobs,
+        spawn=lambda: InProcessSubject(ReferenceSubject()),
+    )
+
+
+def wall(examples: int, repeats: int) -> None:
+    dialects = list(all_dialects())
+    default_check(1, dialects, 1)  # warm-up
+    seconds, run = best_of(repeats, lambda: default_check(examples, dialects, 1))
+    verdict = "ok" if seconds < CHECK_TARGET_S else "over"
+    print(
+        f"default check ({len(run.reports)} scenario runs, {run.generated} generated, exit "
+        f"{run.exit_code}) after start-up: {seconds:.3f} s   target < {CHECK_TARGET_S:g} s: "
+        f"ratio {seconds / CHECK_TARGET_S:.2f} ({verdict})"
+    )
+
+
+def jobs(examples: int, repeats: int) -> None:
+    dialects = list(all_dialects())
+    one_s, one = best_of(repeats, lambda: default_check(examples, dialects, 1))
+    two_s, two = best_of(repeats, lambda: default_check(examples, dialects, 2))
+    same = (one.reports, one.shrunk, one.failures) == (two.reports, two.shrunk, two.failures)
+    print(
+        f"--jobs 2: {two_s:.3f} s against {one_s:.3f} s with one job: speed-up "
+        f"{one_s / two_s:.2f}x; same report: {'yes' if same else 'NO'}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--small", action="store_true", help="a quick smoke (CI)")
+    parser.add_argument("--examples", type=int, default=25, help="generated per dialect")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    examples, repeats = (3, 1) if args.small else (args.examples, args.repeats)
+    per_run(examples, repeats)
+    wall(examples, repeats)
+    jobs(examples, repeats)
+
+
+if __name__ == "__main__":
+    main()
