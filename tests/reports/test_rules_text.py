@@ -1,6 +1,13 @@
+from harness.check import CheckRun
 from harness.prefix import Window
-from harness.reports import rules_text
-from harness.reports._rules_text import MARKS, cost_text, finding_details
+from harness.reports import check_outcomes, rules_text
+from harness.reports._rules_text import (
+    MARKS,
+    attention_lines,
+    cost_text,
+    finding_details,
+    status_cell,
+)
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, catalog
 
 from ..rules.bad_subjects import CASES
@@ -85,3 +92,46 @@ def test_control_characters_from_a_subject_are_escaped() -> None:
     assert "      why      text differs\\x08\\x08" in lines
     child = next(i for i, x in enumerate(lines) if x.startswith("      children[0]\\x1b"))
     assert lines[child][lines[child + 1].index("^") :] == "\\u202ecd…"
+
+
+def test_status_cell_counts_each_status_but_not_applicable() -> None:
+    reports = [
+        ScenarioReport("a", "openai", "s", (Finding("byte-prefix", "fail", "m"),)),
+        ScenarioReport("b", "openai", "s", (Finding("byte-prefix", "pass", "m"),)),
+        ScenarioReport("c", "openai", "s", (Finding("byte-prefix", "not-applicable", "m"),)),
+    ]
+    assert status_cell(reports, "byte-prefix") == "1✗ 1✓"
+    assert status_cell(reports[2:], "byte-prefix") == "-"
+    assert status_cell(reports, "tools-identical") == "-"
+
+
+def test_attention_lines_count_and_verbose_lists_escaped() -> None:
+    findings = (
+        Finding("byte-prefix", "warning", "accepted divergence: a persona", cost=Cost(7, 70)),
+        Finding("call-args-kept", "warning", "args \x1b[2J redacted"),
+    )
+    skipped = (Finding("byte-prefix", "not-applicable", "skipped by the subject"),)
+    run = CheckRun(
+        "s",
+        ("openai",),
+        (
+            ScenarioReport("fork\u202e", "openai", "s", findings),
+            ScenarioReport("spawn", "openai", "s", skipped),
+        ),
+        0,
+        (),
+        (),
+    )
+    outcomes = check_outcomes(run)
+    assert attention_lines(outcomes) == [
+        "also: 1 accepted divergence, 1 warning, 1 skipped scenario (-v lists them)"
+    ]
+    assert attention_lines(outcomes, verbose=True) == [
+        "also: 1 accepted divergence, 1 warning, 1 skipped scenario",
+        "accepted divergences (1):",
+        "  ! openai · fork\\u202e · byte-prefix: accepted divergence: a persona — cost 7 bytes",
+        "warnings (1):",
+        "  ! openai · fork\\u202e · call-args-kept: args \\x1b[2J redacted",
+        "skipped scenarios (1):",
+        "  - openai · spawn: skipped by the subject",
+    ]
