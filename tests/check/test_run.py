@@ -17,11 +17,12 @@ from harness.check import (
     Expectations,
     KnownFailure,
     bundled_fixtures,
+    generate,
     run_check,
 )
 from harness.rules import catalog, evaluate
 from harness.rules._checks import CHECKS
-from harness.scenarios import Lifecycle, Scenario, load_fixtures
+from harness.scenarios import ACTIONS, Lifecycle, Scenario, load_fixtures
 from harness.subjects import (
     InProcessSubject,
     Outcome,
@@ -481,3 +482,33 @@ def test_expectations_that_can_never_match_are_stale() -> None:
     ]
     assert run.unexpected_passes == run.stale_expectations
     assert run.exit_code == 1
+
+
+# --- generation once, shrinking by replay -------------------------------------------------------
+
+
+def test_generation_is_the_same_every_time_and_for_every_dialect() -> None:
+    first = generate(ACTIONS, 8)
+    assert len(first) == 8
+    assert generate(ACTIONS, 8) == first
+    assert generate(ACTIONS, 8, rng_seed=3) == generate(ACTIONS, 8, rng_seed=3)
+    subject = Recording()
+    run = run_check(subject, [], dialects=DIALECTS, examples=8)
+    assert run.exit_code == 0
+    assert subject.asked == [s for _ in DIALECTS for s in first]  # drawn once, run per dialect
+
+
+def test_a_failure_late_in_generation_is_replayed_there_and_shrunk() -> None:
+    drawn = generate(ACTIONS, 12)
+    late = next(i for i, s in enumerate(drawn) if s.action == "spawn")
+    subject = Recording(fail_actions=("spawn",))
+    run = run_check(subject, [], dialects=["openai"], examples=12)
+    assert run.generated == late + 1  # the dialect's runs end at its first failure
+    (shrunk,) = run.shrunk
+    assert shrunk.unshrunk is None
+    assert shrunk.scenario.action == "spawn"
+    assert len(shrunk.scenario.history) <= len(drawn[late].history)
+    # the replay ran the subject from the failing scenario on, never on those before it
+    replayed = subject.asked[late + 1 :]
+    assert replayed[0] == drawn[late]
+    assert not set(drawn[:late]) & set(replayed)
