@@ -76,7 +76,7 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         ]
         changes = structural_diff(d, parent=c.parent.frames, fork=c.fork.frames)
         if changes:
-            lines += ["", "structure (deepdiff of the segment):"] + [
+            lines += ["", "structure:"] + [
                 f"  {printable(x)}" for x in changes
             ]
     lines.append("")
