@@ -17,7 +17,7 @@ def test_a_cost_never_shows_more_than_the_childs_whole_prefix() -> None:
     assert Cost(4000, 4000).share == 1.0
     with pytest.raises(ValueError, match="a cost of 4001 bytes out of 4000"):
         Cost(4001, 4000)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a cost of -1 bytes out of 10"):
         Cost(-1, 10)
 
 
