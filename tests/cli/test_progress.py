@@ -12,6 +12,7 @@ import subprocess
 import sys
 import termios
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -113,21 +114,26 @@ def test_columns_from_the_environment_win(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.mark.parametrize("columns", [40, 20])
-def test_check_on_a_narrow_terminal_draws_one_line(columns: int, tmp_path: Path) -> None:
-    """The real command with its stderr on a pty of ``columns``."""
+def test_check_on_a_narrow_terminal_draws_one_line(columns: int) -> None:
+    """The real command with its stderr on a pty of ``columns`` (read while it runs, so that
+    a full pty buffer can never block it)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "harness", "check", "--fixtures",
-             str(ROOT / "fixtures" / "oneshot.json"), "--examples", "0", "--dialect", "openai"],
-            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env, timeout=300,
-            check=False,
-        )  # fmt: skip
-    finally:
-        os.close(slave)
-    output = read_all(master)
+    command = [
+        sys.executable, "-m", "harness", "check", "--fixtures",
+        str(ROOT / "fixtures" / "oneshot.json"), "--examples", "0", "--dialect", "openai",
+    ]  # fmt: skip
+    with ThreadPoolExecutor(1) as pool:
+        reading = pool.submit(read_all, master)
+        try:
+            done = subprocess.run(
+                command, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+                env=env, cwd=ROOT, timeout=300, check=False,
+            )  # fmt: skip
+        finally:
+            os.close(slave)  # the reader sees EIO once the child's side is closed too
+        output = reading.result(timeout=60)
     os.close(master)
     assert done.returncode == 0, done.stdout.decode()
     lines = output.replace("\r\n", "\n").split("\n")
