@@ -132,8 +132,9 @@ def measure(path: Path, lines: int, largest: int, against: Path | None) -> None:
     requests = lines - ignored
     print(
         f"  read:      peak {peak / 1e6:,.1f} MB = {peak / largest:.2f}x the largest record; "
-        f"retained {current / 1e6:,.1f} MB ({current / requests:,.0f} bytes per request, "
-        f"{requests:,} requests, {ignored} left out)"
+        f"retained {current / 1e6:,.1f} MB, the index and the last requests read, the largest "
+        f"among them ({current / requests:,.0f} bytes per request over {requests:,} requests, "
+        f"{ignored} left out)"
     )
     print(
         f"  floor:     orjson.loads of the largest record and its body alone: "

@@ -207,6 +207,7 @@ class Prefixes:
     def __init__(self) -> None:
         self._seen: dict[str, set[bytes]] = {}
         self._count = 0
+        self._token = object()  # what the hints name: not this object and its digests
 
     def note(self, request: Observed) -> None:
         """Note ``request``'s hint (it is read now: it was just observed)."""
@@ -218,7 +219,7 @@ class Prefixes:
         text = added_text(history, base)
         self._count += 1
         kept = text if len(text) <= HINT_TEXT else None
-        request.hint = Hint(self, self._count, hashes[-1], base, hashes[base], kept)
+        request.hint = Hint(self._token, self._count, hashes[-1], base, hashes[base], kept)
         seen.add(hashes[-1])
 
 
