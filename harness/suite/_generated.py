@@ -2,11 +2,15 @@
 
 They are drawn by Hypothesis from ``harness.strategies.scenarios`` (every action), without
 shrinking or an example database, derandomized unless a seed is given, as
-``prefix-harness check`` draws them. The same seed gives the same scenarios in every
-process, so pytest-xdist workers collect the same items.
+``prefix-harness check`` draws them. The same seed gives the same scenarios in processes
+that load the same code, so pytest-xdist workers collect the same items (Hypothesis also
+draws constants it finds in the local modules loaded, so another set of test modules in the
+same run may give other scenarios).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
@@ -16,17 +20,12 @@ from ..strategies import scenarios
 __all__ = ["generated_scenarios"]
 
 
-def generated_scenarios(examples: int, rng_seed: int | None = None) -> tuple[Scenario, ...]:
-    """``examples`` scenarios (fewer only when Hypothesis draws one twice), in draw order."""
-    if examples <= 0:
-        return ()
-    drawn: dict[Scenario, None] = {}
+_ROUNDS = 10
 
-    def keep(scenario: Scenario) -> None:
-        drawn[scenario] = None
 
+def _draw(count: int, rng_seed: int | None, keep: Callable[[Scenario], None]) -> None:
     draw = settings(
-        max_examples=examples,
+        max_examples=count,
         database=None,
         deadline=None,
         derandomize=rng_seed is None,
@@ -37,4 +36,16 @@ def generated_scenarios(examples: int, rng_seed: int | None = None) -> tuple[Sce
     if rng_seed is not None:
         draw = seed(rng_seed)(draw)
     draw()
-    return tuple(drawn)
+
+
+def generated_scenarios(examples: int, rng_seed: int | None = None) -> tuple[Scenario, ...]:
+    """``examples`` distinct scenarios, in draw order: a scenario drawn twice is kept once,
+    and a shortfall is made up from another round of draws with a seed derived from
+    ``rng_seed`` (fewer only if ten rounds do not reach the number)."""
+    drawn: dict[Scenario, None] = {}
+    for round_ in range(_ROUNDS):
+        if len(drawn) >= examples:
+            break
+        derived = rng_seed if round_ == 0 else (rng_seed or 0) * _ROUNDS + round_
+        _draw(examples, derived, lambda s: drawn.setdefault(s, None))
+    return tuple(drawn)[: max(examples, 0)]
