@@ -24,7 +24,8 @@ def test_readme_diff_example_is_the_real_output(
 
 
 SETUP = re.compile(
-    r"^python3 -m venv \.venv && \. \.venv/bin/activate && python3 -m pip install (.+?) && (.+)$",
+    r"^(?:\(command -v chromium >/dev/null \|\| \{ apt-get update && apt-get install -y chromium; \}\)"
+    r" && )?python3 -m venv \.venv && \. \.venv/bin/activate && python3 -m pip install (.+?) && (.+)$",
     re.M,
 )
 
@@ -35,6 +36,8 @@ def test_readme_has_two_setup_commands_the_main_job_without_dev() -> None:
         ("-e .", "prefix-harness check"),
         ("-e '.[dev]'", "python3 -m pytest"),
     ]
+    tests_line = next(line for line in readme.splitlines() if line.endswith("python3 -m pytest"))
+    assert tests_line.startswith("(command -v chromium"), "the test command installs Chromium"
 
 
 def test_readme_commands_are_the_ones_ci_runs() -> None:
