@@ -144,20 +144,22 @@ def test_the_subject_starts_at_its_first_use_once(pytester: pytest.Pytester, run
     assert pid_subject.started(log) == []
 
 
-def test_the_ini_option_names_the_subject(pytester: pytest.Pytester, run: Run) -> None:
+def test_the_ini_option_names_the_subject(
+    pytester: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makepyfile(fake_subject=FAKE_SUBJECT)
     pytester.makeini("[pytest]\nprefix_subject = python:fake_subject:make\n")
     pytester.makepyfile(
         """
-        import pytest
+        import os
 
-        def test_subject(prefix_subject, pytestconfig):
-            expected = pytestconfig.getoption("prefix_subject") or "python:fake_subject:make"
-            assert prefix_subject.name == {"python:fake_subject:make": "fake"}.get(
-                expected, "reference")
+        def test_subject(prefix_subject):
+            assert prefix_subject.name == os.environ["EXPECTED_SUBJECT"]
         """
     )
+    monkeypatch.setenv("EXPECTED_SUBJECT", "fake")
     run().assert_outcomes(passed=1)
+    monkeypatch.setenv("EXPECTED_SUBJECT", "reference")  # the command line wins
     run("--prefix-subject", "reference").assert_outcomes(passed=1)
 
 
