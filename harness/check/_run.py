@@ -381,8 +381,9 @@ def run_check(
         return item.report is None and not beyond and budget.spent is None
 
     pool = None
-    if jobs > 1 and spawn is not None and any(i.report is None for i in flat):
-        pool = Workers(jobs, spawn, work, _one, _name(subject), wanted)
+    runnable = sum(1 for item in flat if item.report is None)
+    if jobs > 1 and spawn is not None and runnable > 1:
+        pool = Workers(min(jobs, runnable), spawn, work, _one, _name(subject), wanted)
     position = 0
     generated_runs = 0
     try:
