@@ -24,6 +24,7 @@ from ..check import ExpectationError, Expectations, KnownFailure, load_expectati
 from ..scenarios import Scenario, ScenarioFormatError, load_fixtures
 from ..subjects import printable
 from ._generated import generated_scenarios
+from ._markers import marker_name
 from ._subject import LazySubject, SubjectUnavailable
 from ._verdict import judge
 
@@ -32,7 +33,6 @@ __all__ = [
     "ConformanceSuite",
     "KnownFailureRaised",
     "SuiteOptions",
-    "marker_name",
 ]
 
 GENERATED = "generated"
@@ -56,11 +56,6 @@ class SuiteOptions:
     examples: int
     seed: int | None
     expect: Path | None
-
-
-def marker_name(kind: str, value: str) -> str:
-    """``dialect_openai_responses`` for ``("dialect", "openai-responses")``."""
-    return f"{kind}_{value.replace('-', '_').replace('.', '_')}"
 
 
 def _fixture_files(path: Path) -> list[Path]:
