@@ -10,12 +10,15 @@ from tests.suite import pid_subject
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_subject_starts_at_the_first_get_and_only_then(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    log = tmp_path / "pids.log"
-    monkeypatch.setenv("PREFIX_PID_LOG", str(log))
+@pytest.fixture
+def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the pid subject logs its starts; the subject process finds the harness."""
+    monkeypatch.setenv("PREFIX_PID_LOG", str(tmp_path / "pids.log"))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    return tmp_path / "pids.log"
+
+
+def test_the_subject_starts_at_the_first_get_and_only_then(log: Path) -> None:
     lazy = LazySubject(pid_subject.spec())
     assert not lazy.started
     assert pid_subject.started(log) == []
@@ -29,11 +32,8 @@ def test_the_subject_starts_at_the_first_get_and_only_then(
 
 
 def test_a_failure_is_one_sentence_and_not_tried_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    log = tmp_path / "pids.log"
-    monkeypatch.setenv("PREFIX_PID_LOG", str(log))
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.setenv("PREFIX_PID_EXIT", "1")
     lazy = LazySubject(pid_subject.spec())
     for _ in range(3):
