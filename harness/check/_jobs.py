@@ -10,6 +10,7 @@ ends its process) is a crash of the scenario it was running, and a new worker ta
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -119,9 +120,10 @@ class Workers:
                     return
                 position = self._next
                 self._next += 1
-            worker.conn.send(position)
             worker.busy = position
             busy.add(position)
+            with contextlib.suppress(OSError):  # it died idle: reading from it will say so
+                worker.conn.send(position)
 
     def result(self, position: int) -> Result:
         while position not in self._done:

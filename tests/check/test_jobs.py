@@ -167,3 +167,16 @@ def test_a_worker_that_dies_is_a_crash_of_its_scenario_and_the_run_goes_on() -> 
     assert "worker process" in (failure.message or "")
     assert [r.scenario_id for r in run.reports] == [s.id for s in scenarios]
     assert not any(r.failed for r in run.reports[1:])
+
+
+def dying() -> Exiting:
+    os._exit(4)
+
+
+def test_workers_that_die_as_they_start_are_crashes_of_each_scenario_not_an_error() -> None:
+    fork = next(s for s in oneshot() if s.id == "fork-ends-user")
+    scenarios = [replace(fork, id=f"s-{i}") for i in range(3)]
+    run = run_check(Exiting(), scenarios, dialects=["openai"], jobs=2, spawn=dying)
+    assert run.exit_code == 3
+    assert [f.scenario for f in run.failures] == [s.id for s in scenarios]
+    assert {f.exit_code for f in run.failures} == {4}
