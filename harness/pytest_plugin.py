@@ -41,7 +41,7 @@ from .prefix import PrefixComparison, compare
 from .reports import DiffSubjects, diff_text
 from .rules import LIFECYCLES
 from .scenarios import Scenario
-from .subjects import Outcome, Subject, SubprocessOptions, timeout_problem
+from .subjects import Outcome, Subject, SubprocessOptions, printable, timeout_problem
 
 if TYPE_CHECKING:
     from .rules import ScenarioReport
@@ -213,6 +213,33 @@ class _Tally:
                 "items was checked (every one was skipped): exit 5",
                 red=True,
             )
+
+
+_LATE = pytest.StashKey[tuple[str, ...]]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop the subject as ``check`` does: what a process subject wrote after its last reply
+    is its failure, and fails a run that would pass."""
+    lazy = session.config.stash.get(_LAZY, None)
+    if lazy is None:
+        return
+    failures = lazy.close()
+    if failures:
+        session.config.stash[_LATE] = tuple(printable(f.report()) for f in failures)
+        if exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    late = config.stash.get(_LATE, ())
+    if late:
+        terminalreporter.write_line(
+            f"prefix-harness: SUBJECT FAILURES ({len(late)}) when the subject was stopped:",
+            red=True,
+        )
+        for report in late:
+            terminalreporter.write_line(f"  {report}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

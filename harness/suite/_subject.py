@@ -8,7 +8,13 @@ controller, which runs no test, none).
 
 from __future__ import annotations
 
-from ..subjects import LoadedSubject, SubjectStartError, SubprocessOptions, load_subject
+from ..subjects import (
+    LoadedSubject,
+    SubjectFailure,
+    SubjectStartError,
+    SubprocessOptions,
+    load_subject,
+)
 
 __all__ = ["LazySubject", "SubjectUnavailable"]
 
@@ -45,8 +51,17 @@ class LazySubject:
             self._subject = subject
         return self._subject
 
-    def close(self) -> None:
-        """Stop the subject if it was started; idempotent."""
+    def close(self) -> tuple[SubjectFailure, ...]:
+        """Stop the subject if it was started; idempotent. A process subject is stopped with
+        its ``finish()``, as ``check`` stops it: what it wrote after its last reply is
+        returned as its failures."""
         subject, self._subject = self._subject, None
-        if subject is not None:
+        if subject is None:
+            return ()
+        finish = getattr(subject, "finish", None)
+        if not callable(finish):
             subject.close()
+            return ()
+        failures = tuple(f for f in finish() if isinstance(f, SubjectFailure))
+        subject.close()
+        return failures

@@ -2,7 +2,7 @@
 starts, then serves the reference: a test counts the subjects a run started by the lines of
 that file (``started``). ``spec()`` is the ``--prefix-subject`` value that runs it. With
 ``PREFIX_PID_EXIT`` set it exits with that code instead of serving: a subject that cannot
-start."""
+start; with ``PREFIX_PID_LATE`` set it writes one more line when told to stop."""
 
 from __future__ import annotations
 
@@ -29,4 +29,7 @@ if __name__ == "__main__":
         log.write(f"{os.getpid()}\n")
     if os.environ.get("PREFIX_PID_EXIT"):
         sys.exit(int(os.environ["PREFIX_PID_EXIT"]))
-    sys.exit(serve(ReferenceSubject(name="pid-logger")))
+    code = serve(ReferenceSubject(name="pid-logger"))
+    if os.environ.get("PREFIX_PID_LATE"):  # a line after the last reply: a protocol error
+        print('{"seq": 0, "status": "skipped"}', flush=True)
+    sys.exit(code)

@@ -286,3 +286,20 @@ def test_under_xdist_each_worker_starts_one_subject(suite: Run, pytester: pytest
     pids = pid_subject.started(log)
     assert len(pids) == 2, "one subject per worker, none in the controller"
     assert len(set(pids)) == 2
+
+
+def test_what_the_subject_writes_after_its_last_reply_fails_the_run(
+    suite: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFIX_PID_LATE", "1")
+    result = suite("--prefix-subject", pid_subject.spec(), "-k", "fork-ends-user")
+    assert result.parseoutcomes()["passed"] == 4
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, "the items passed: the late line fails"
+    result.stdout.fnmatch_lines(
+        [
+            "prefix-harness: SUBJECT FAILURES (1) when the subject was stopped:",
+            "*before it exited, the subject wrote another line*",
+        ]
+    )
+    monkeypatch.delenv("PREFIX_PID_LATE")
+    assert suite("--prefix-subject", pid_subject.spec(), "-k", "fork-ends-user").ret == 0
