@@ -6,8 +6,9 @@ it prints, so that ``diff`` never loads the checker behind the ``check`` reports
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy
 
 if TYPE_CHECKING:
     from ._check import check_json, check_junit, check_text
@@ -67,15 +68,4 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the private module that defines ``name``, on first use."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy(__name__, globals(), _MODULES)

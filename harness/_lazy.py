@@ -1,0 +1,35 @@
+"""Public names of a package loaded on first use, from the private modules that define them.
+
+A package's ``__init__`` maps each public name to its module and takes ``__getattr__`` and
+``__dir__`` from ``lazy``: importing the package then loads none of its modules, so that a
+command loads only what it uses (``prefix-harness diff`` never loads the checker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from typing import Any
+
+__all__ = ["lazy"]
+
+
+def lazy(
+    package: str, namespace: dict[str, Any], modules: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``: a name of ``modules`` is imported from
+    ``package.<its module>`` when first asked for, then kept in ``namespace`` (the package's
+    globals) so that it is asked for once only."""
+
+    def getattr_(name: str) -> Any:
+        module = modules.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*namespace, *modules})
+
+    return getattr_, dir_

@@ -1,0 +1,25 @@
+"""Names loaded on first use (harness/_lazy.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness._lazy import lazy
+from harness.model import _json
+
+
+def test_a_name_is_imported_from_its_module_once_then_kept() -> None:
+    namespace: dict[str, Any] = {"__name__": "harness.model"}
+    getattr_, dir_ = lazy("harness.model", namespace, {"dumps": "_json", "shown": "_json"})
+    assert getattr_("dumps") is _json.dumps
+    assert namespace["dumps"] is _json.dumps  # the next lookup finds it without __getattr__
+    assert "shown" not in namespace
+    assert dir_() == ["__name__", "dumps", "shown"]
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    getattr_, _ = lazy("harness.model", {}, {"dumps": "_json"})
+    with pytest.raises(AttributeError, match=r"^module 'harness\.model' has no attribute 'nope'$"):
+        getattr_("nope")
