@@ -50,6 +50,10 @@ _UNSHRINKABLE: Final = {
     "start": "the subject could not be started",
 }
 _NOT_AGAIN: Final = "it did not fail again when replayed (the subject is not deterministic)"
+_NOT_REDRAWN: Final = (
+    "the generation did not draw it again (Hypothesis also draws constants of the local "
+    "modules loaded, and one was loaded since)"
+)
 _REASONS_SHOWN: Final = 3
 MAX_HANGS: Final = 3
 """Hangs in a row after which a run stops (``max_hangs``; 0 never stops)."""
@@ -264,9 +268,11 @@ def _shrink(
         seen[0] += 1
         if index < found.index or (replayed and not failing):
             return  # before the failure, or after a replay that passed: no subject
-        report, crashed = _one(subject, scenario, dialect)
         if index == found.index:
             replayed.append(scenario == found.scenario)
+            if not replayed[0]:
+                return  # drawn otherwise this time: shown as it was found
+        report, crashed = _one(subject, scenario, dialect)
         if report.failed or crashed:
             failing.append((scenario, report))
             raise _Failed
@@ -280,7 +286,8 @@ def _shrink(
             return ShrunkFailure(dialect, found.scenario, found.report, _NOT_AGAIN)
         scenario, report = failing[-1]  # the last failure Hypothesis replays is the minimal one
         return ShrunkFailure(dialect, scenario, report)
-    return ShrunkFailure(dialect, found.scenario, found.report, _NOT_AGAIN)
+    why = _NOT_AGAIN if not replayed or replayed[0] else _NOT_REDRAWN
+    return ShrunkFailure(dialect, found.scenario, found.report, why)
 
 
 @dataclass(frozen=True, slots=True)
