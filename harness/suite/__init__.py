@@ -9,8 +9,9 @@ each judged by every rule as ``prefix-harness check`` judges it. The subject is 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy
 
 if TYPE_CHECKING:
     from ._generated import generated_scenarios
@@ -46,16 +47,5 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the private module that defines ``name``, on first use: the plugin needs the
-    light ones at every start-up, the suite's collectors only when it is collected."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+# the plugin needs the light modules at every start-up, the collectors only for the suite
+__getattr__, __dir__ = lazy(__name__, globals(), _MODULES)
