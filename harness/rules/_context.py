@@ -22,7 +22,6 @@ from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
 from ._report import Cost
-from ._tokens import counted
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
 
@@ -169,9 +168,7 @@ class Context:
         d = self.divergence(body)
         reusable = min(self.parent.stream.length, body.stream.length)
         shared = reusable if d is None else min(d.offset, reusable)
-        return counted(
-            Cost(reusable - shared, body.stream.length), self.parent, shared, self.dialect.name
-        )
+        return Cost(reusable - shared, body.stream.length, lost_from=shared)
 
     def cost_from(self, body: Body, scope: CacheScope) -> Cost:
         """What ``body`` loses when a setting that invalidates ``scope`` differs from the
@@ -184,8 +181,7 @@ class Context:
             first = next((i for i, f in enumerate(parent.families) if f == scope), None)
             start = parent.frames[first].start if first is not None else parent.stream.length
         reusable = min(parent.stream.length, body.stream.length)
-        cost = Cost(max(0, reusable - start), body.stream.length)
-        return counted(cost, parent, start, self.dialect.name)
+        return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
 
     def prefix_unexpected(self) -> str | None:
         """Why no prefix is shared with a parent body here; None when one should be."""

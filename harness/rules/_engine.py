@@ -23,6 +23,7 @@ from ._catalog import catalog
 from ._checks import CHECKS
 from ._context import Context
 from ._report import Finding, ScenarioReport
+from ._tokens import counted
 
 __all__ = ["EvaluationError", "evaluate", "run_subject"]
 
@@ -74,7 +75,7 @@ def evaluate(
             findings.append(Finding(info.id, "not-applicable", only[1]))
         else:
             try:
-                findings.append(by_cost(CHECKS[info.id](ctx)))
+                findings.append(_counted(by_cost(CHECKS[info.id](ctx)), ctx))
             except Exception as e:  # a check that tripped on what the subject sent
                 raise EvaluationError(f"rule {info.id}", e) from e
     return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
@@ -89,6 +90,15 @@ def by_cost(finding: Finding) -> Finding:
         return finding
     message = f"{finding.message} (no cached prefix is lost by it)"
     return replace(finding, status="warning", message=message, cost=None)
+
+
+def _counted(finding: Finding, ctx: Context) -> Finding:
+    """A failure's cost with its real token count, where the ``tokens`` extra can count it;
+    other findings keep the estimate alone (counting is slow, and they are seldom shown)."""
+    cost = finding.cost
+    if finding.status != "fail" or cost is None or cost.lost_from is None or ctx.parent is None:
+        return finding
+    return replace(finding, cost=counted(cost, ctx.parent, cost.lost_from, ctx.dialect.name))
 
 
 def _assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outcome:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
@@ -55,12 +55,15 @@ class Evidence:
 class Cost:
     """Cached prefix lost: ``lost_bytes`` of the inherited prefix stream the child cannot reuse,
     out of the child's ``child_bytes`` of prefix stream. ``real_tokens`` is those bytes counted
-    in the OpenAI ``encoding`` when the ``tokens`` extra can (``harness.rules._tokens``)."""
+    in the OpenAI ``encoding`` when the ``tokens`` extra can (``harness.rules._tokens``); they
+    are counted for failures only, by the engine, from ``lost_from`` in the parent's stream
+    (counting costs ~0.3 s a megabyte: a conforming run's accepted divergences must not pay)."""
 
     lost_bytes: int
     child_bytes: int
     real_tokens: int | None = None
     encoding: str | None = None
+    lost_from: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not 0 <= self.lost_bytes <= self.child_bytes:

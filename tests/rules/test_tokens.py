@@ -13,6 +13,7 @@ from harness.reports import rules_json
 from harness.reports._rules_text import cost_text
 from harness.rules import Cost, run_subject
 from harness.rules import _tokens as tokens
+from harness.subjects import ReferenceSubject
 
 from .bad_subjects import CASES
 from .scenarios import BY_ID
@@ -114,3 +115,14 @@ def test_span_bytes_crosses_frames() -> None:
     assert tokens.span_bytes(frames, 5, middle) == whole[5:middle]
     assert tokens.span_bytes(frames, 0, len(whole)) == whole
     assert tokens.span_bytes(frames, 7, 7) == b""
+
+
+def test_only_failures_are_counted() -> None:
+    """Counting is slow (~0.3 s a megabyte): the costs of warnings and accepted divergences,
+    which a conforming run has many of, keep the estimate alone."""
+    reports = run_subject(ReferenceSubject(), BY_ID.values(), ["openai", "openai-responses"])
+    costed = [f for r in reports for f in r.findings if f.cost is not None]
+    assert any(f.status != "fail" for f in costed), "no warning with a cost to check"
+    for f in costed:
+        if f.status != "fail":
+            assert (f.cost.real_tokens, f.cost.encoding) == (None, None), f
