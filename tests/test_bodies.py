@@ -9,7 +9,14 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness._bodies import BodyError, _tally, choose_dialect, decode_body, read_body
+from harness._bodies import (
+    BodyError,
+    _is_compact_encoding,
+    _tally,
+    choose_dialect,
+    decode_body,
+    read_body,
+)
 
 TEXT = st.text(alphabet=st.sampled_from('a:é\\"\n'), max_size=6)
 JSON = st.recursive(
@@ -107,6 +114,38 @@ def test_tally_counts_the_colons_of_the_compact_encoding(value: Any) -> None:
     assert _tally(value)[0] == orjson.dumps(value).count(b":")
 
 
+@given(st.dictionaries(TEXT, JSON, max_size=4))
+@example({"m": [{"role": "user"}, [], "x"], "e": [], "o": {}})
+def test_a_compact_body_is_its_own_encoding(value: dict[str, Any]) -> None:
+    data = orjson.dumps(value)
+    assert _is_compact_encoding(data, value)
+    assert _is_compact_encoding(data + b" \n", value)
+    assert not _is_compact_encoding(data + b"x", value)
+
+
+MEMBER = st.tuples(st.sampled_from(["a", "b"]), JSON)
+
+
+@given(st.lists(MEMBER, max_size=4), st.sampled_from([b",", b", "]), st.booleans())
+@example([("a", [1]), ("a", [1])], b",", False)
+@example([("a", {"b": 1})], b",", True)
+def test_only_a_body_without_duplicates_is_its_own_encoding(
+    members: list[tuple[str, Any]], comma: bytes, twice_inside: bool
+) -> None:
+    """A body that passes the one-comparison check holds no key twice and is read exactly."""
+    inner = [b'"%s":%s' % (k.encode(), orjson.dumps(v)) for k, v in members]
+    if twice_inside and members:
+        key, value = members[0]
+        inner[0] = b'"%s":{"k":0,"k":%s}' % (key.encode(), orjson.dumps(value))
+    data = b"{" + comma.join(inner) + b"}"
+    decoded = orjson.loads(data)
+    if _is_compact_encoding(data, decoded):
+        assert orjson.dumps(decoded) == data
+        warnings: list[str] = []
+        assert decode_body(data, source="f", warnings=warnings) == decoded
+        assert warnings == []
+
+
 @pytest.mark.parametrize(
     ("value", "wide"),
     [
@@ -140,6 +179,9 @@ def test_a_number_too_long_to_read_is_one_sentence() -> None:
         (b'{"m": [{"role": "user", "content": "x", "role": "user"}]}', '"role"'),
         (b'{"a": {"k": 1, "k": 2}, "b": 1, "b": 2, "c": 1, "c": 2, "d": 0, "d": 0}', "and 1 more"),
         (b'{"a": "\\u003a", "a": 1}', '"a"'),  # an escaped colon defeats the cheap check
+        (b'{"a":1,"a":1}', '"a"'),  # compact bodies, which one comparison reads
+        (b'{"m":[{"r":"u","c":"x","r":"u"}]}', '"r"'),
+        (b'{"a":1,"b":2,"a":1}', '"a"'),
     ],
 )
 def test_duplicate_keys_are_said_last_one_wins(data: bytes, keys: str) -> None:
@@ -158,6 +200,7 @@ def test_duplicate_keys_are_said_last_one_wins(data: bytes, keys: str) -> None:
         b'{"a": "\\u003a", "b": "\\\\u003a"}',
         b'{"a": [' + b"[" * 300 + b"]" * 300 + b"]}",
         b'{"a": 123456789012345678901234567890, "b": "19 digits: 1234567890123456789"}',
+        b'{"a":[{"b":":"},"x:y"],"c":1.5}\n',
     ],
 )
 def test_no_duplicate_keys_no_warning(data: bytes) -> None:
