@@ -64,8 +64,27 @@ class FrozenDict(dict[str, Any]):
     update = _readonly
 
 
+_LEAVES = frozenset({str, int, bool, float, type(None)})
+"""The exact types of JSON leaves, which freeze as they are (checked before any call)."""
+
+
 def freeze(value: Any) -> Json:
-    """Return an immutable copy of a parsed JSON value (dicts and lists, any depth)."""
+    """Return an immutable copy of a parsed JSON value (dicts and lists, any depth).
+
+    Plain leaves, objects and arrays take a fast path by exact type (a long history holds
+    hundreds of thousands of leaves); an already frozen object is returned as it is."""
+    kind = type(value)
+    if kind in _LEAVES or kind is FrozenDict:
+        return value
+    if kind is dict:
+        return FrozenDict(
+            {
+                (k if type(k) is str else str(k)): (v if type(v) in _LEAVES else freeze(v))
+                for k, v in value.items()
+            }
+        )
+    if kind is list or kind is tuple:
+        return tuple(v if type(v) in _LEAVES else freeze(v) for v in value)
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, dict):
