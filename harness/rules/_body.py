@@ -67,12 +67,29 @@ def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
     return Body(label, parsed, stream, request, families(dialect.name, parsed.segments))
 
 
+_COUNTS: dict[tuple[str, Message, object], int] = {}
+"""Segments per (dialect, message), as rendered alone: a fork's bodies repeat the same
+messages, and every rule that maps a message to its frames asks again."""
+_COUNTS_MAX = 10_000
+
+
 def message_frames(dialect: Dialect, history: Sequence[Message]) -> tuple[int, ...]:
-    """How many prefix segments each message renders to (one, or more in some dialects)."""
-    return tuple(
-        len(dialect.segments(orjson.loads(dialect.render(Request(Preset(), (m,))))))
-        for m in history
-    )
+    """How many prefix segments each message renders to (one, or more in some dialects).
+
+    The count depends on the message's parts and its wire form in the dialect alone (which
+    equality ignores, so it is part of the key): it is computed once per message and dialect,
+    since rendering one message and reading its segments back costs more than a rule."""
+    counts = []
+    for m in history:
+        key = (dialect.name, m, m.wire.get(dialect.name))
+        count = _COUNTS.get(key)
+        if count is None:
+            if len(_COUNTS) >= _COUNTS_MAX:
+                _COUNTS.clear()
+            rendered = orjson.loads(dialect.render(Request(Preset(), (m,))))
+            count = _COUNTS[key] = len(dialect.segments(rendered))
+        counts.append(count)
+    return tuple(counts)
 
 
 def message_frame(dialect: Dialect, body: Body, k: int) -> Frame | None:
