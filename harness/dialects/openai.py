@@ -62,6 +62,20 @@ __all__ = ["DIALECT", "OpenAIChat"]
 
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SYSTEM_ROLES = ("system", "developer")
+_PLAIN_ROLES = frozenset(_ROLES)
+_PLAIN_CONTENT = frozenset((str, list))
+
+
+def _plain(role: Any, content: Any) -> bool:
+    """Whether a message's role and content pass ``_checked_role`` as decoded JSON has them:
+    the test ``segments`` makes of every message, cheaper than the full check."""
+    return (
+        type(role) is str
+        and role in _PLAIN_ROLES
+        and (type(content) in _PLAIN_CONTENT or (content is None and role == "assistant"))
+    )
+
+
 _MODES: tuple[Literal["auto", "none", "required"], ...] = ("auto", "none", "required")
 _SETTING_KEYS = (
     *("model", "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop"),
@@ -129,9 +143,10 @@ class OpenAIChat(Dialect):
         out = [Segment(join_path("tools", i), t) for i, t in enumerate(body.get("tools") or ())]
         if body.get("response_format") is not None:
             out.append(Segment("response_format", body["response_format"]))
-        for k, message in enumerate(messages):
-            _checked_role(message, k)
-            out.append(Segment(f"messages[{k}]", message))
+        if not all(type(m) is dict and _plain(m.get("role"), m.get("content")) for m in messages):
+            for k, message in enumerate(messages):  # raises at the first bad message
+                _checked_role(message, k)
+        out.extend([Segment(f"messages[{k}]", m) for k, m in enumerate(messages)])
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -160,8 +160,36 @@ class PrefixStream:
 def common_segments(a: PrefixStream, b: PrefixStream) -> int:
     """How many leading segments frame identically in both streams (same name, same
     encoding), comparing in cache order and stopping at the first that differs."""
-    for i, (x, y) in enumerate(zip(a.segments, b.segments, strict=False)):
+    start = _fresh_common_segments(a, b)
+    for i, (x, y) in enumerate(zip(a.segments[start:], b.segments[start:], strict=False), start):
         if x.name != y.name or a.encoded(i) != b.encoded(i):
+            return i
+    return min(len(a.segments), len(b.segments))
+
+
+def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
+    """``common_segments`` of two streams nothing has been encoded of yet, in one tight
+    loop: each pair of segments encoded, measured (``_ends``) and compared, then dropped.
+
+    Returns where the general loop goes on: the first segment that differs (measured), one
+    orjson refuses (not measured), or the end of the shorter stream.
+    """
+    if a._frames is not None or b._frames is not None or a._ends or b._ends:
+        return 0
+    if a._alone or b._alone:
+        return 0
+    ends_a, ends_b, dumps_ = a._ends, b._ends, orjson.dumps
+    end_a = end_b = 0
+    for i, (x, y) in enumerate(zip(a.segments, b.segments, strict=False)):
+        try:
+            json_a, json_b = dumps_(x.value), dumps_(y.value)
+        except orjson.JSONEncodeError:
+            return i
+        end_a += len(x.name.encode()) + len(json_a) + 2
+        end_b += len(y.name.encode()) + len(json_b) + 2
+        ends_a.append(end_a)
+        ends_b.append(end_b)
+        if x.name != y.name or json_a != json_b:
             return i
     return min(len(a.segments), len(b.segments))
 

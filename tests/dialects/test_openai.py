@@ -528,6 +528,8 @@ ENVELOPE_ERRORS = [
         'role is "bot"; expected one of system, developer, user, assistant, tool',
     ),
     (message_body({"content": "x"}), "messages[0].role", "role is missing; expected one of"),
+    (message_body({"role": ["user"], "content": "x"}), "messages[0].role", 'role is ["user"]'),
+    (message_body({"role": "user", "content": None}), "messages[0].content", "user content"),
     (
         message_body({"role": "user", "content": "a"}, {"role": "user", "content": 5}),
         "messages[1].content",

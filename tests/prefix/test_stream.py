@@ -207,3 +207,15 @@ def test_length_measured_alone_is_the_streams_length(values: tuple[object, ...])
     assert measured.length == len(bytes(built))
     assert measured.length == built.length
     assert [measured.frame(i) for i in range(len(values))] == list(built.frames)
+
+
+@pytest.mark.parametrize("tail", [("b",), ("c",), ("b", "d")])
+def test_a_segment_orjson_refuses_midway_is_compared_and_measured_all_the_same(
+    tail: tuple[object, ...],
+) -> None:
+    """The tight first loop hands over to the general one at an integer beyond 64 bits."""
+    parent, fork = stream_of("a", 2**70, "b"), stream_of("a", 2**70, *tail)
+    same = 3 if tail[0] == "b" else 2
+    assert common_segments(parent, fork) == same
+    assert fork.starts_with(parent) is (same == 3)
+    assert (parent.length, fork.length) == (len(bytes(parent)), len(bytes(fork)))
