@@ -32,6 +32,8 @@ class Body:
     stream: PrefixStream
     request: Request
     families: tuple[Family, ...]
+    raw: bytes = b""
+    """The body's bytes as read: equal bytes read to an equal body, with no reading again."""
 
     @property
     def frames(self) -> tuple[Frame, ...]:
@@ -64,7 +66,7 @@ def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
         return f"{label} is not a request of the {dialect.name} dialect: {e}"
     except RecursionError:
         return f"{label} is nested too deeply to read"
-    return Body(label, parsed, stream, request, families(dialect.name, parsed.segments))
+    return Body(label, parsed, stream, request, families(dialect.name, parsed.segments), raw)
 
 
 _COUNTS: dict[tuple[str, Message, object], int] = {}
