@@ -185,7 +185,10 @@ class AnthropicDialect(Dialect):
             join_path("system", i) for i, b in _indexed_dicts(body.get("system")) if _MARKER in b
         ]
         for k, message in _indexed_dicts(body.get("messages")):
-            if any(_MARKER in block for block in _dicts(message.get("content"))):
+            content = message.get("content")
+            if isinstance(content, list) and any(
+                isinstance(block, dict) and _MARKER in block for block in content
+            ):
                 names.append(join_path("messages", k))
         return tuple(names)
 
@@ -272,7 +275,12 @@ def _messages(body: Mapping[str, Any]) -> list[Any]:
 
 
 def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
-    """The role and content of ``messages[k]``, checked."""
+    """The role and content of ``messages[k]``, checked (the usual message inline: this
+    runs once per message of long histories)."""
+    if type(message) is dict:
+        role, content = message.get("role"), message.get("content")
+        if type(role) is str and role in _ROLES and type(content) in (str, list):
+            return role, content
     path = f"messages[{k}]"
     if not isinstance(message, dict):
         raise DialectError(f"a message must be an object, not {json_kind(message)}", path=path)
@@ -298,6 +306,8 @@ def _unmarked(block: dict[str, Any]) -> dict[str, Any]:
 
 def _unmarked_items(items: list[Any], path: str, what: str) -> list[Any]:
     """Objects of an array with cache markers removed; the same list when none is marked."""
+    if all(type(item) is dict and _MARKER not in item for item in items):
+        return items  # the usual array, in one pass
     out = items
     for i, item in enumerate(items):
         if not isinstance(item, dict):
