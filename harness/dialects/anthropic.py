@@ -279,7 +279,7 @@ def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
     runs once per message of long histories)."""
     if type(message) is dict:
         role, content = message.get("role"), message.get("content")
-        if type(role) is str and role in _ROLES and type(content) in (str, list):
+        if type(role) is str and role in _ROLES and isinstance(content, str | list):
             return role, content
     path = f"messages[{k}]"
     if not isinstance(message, dict):
