@@ -18,11 +18,13 @@ Prints, in one run:
   step (linear: ~10x per 10x messages).
 
 Times are CPU seconds (user + system, the least of ``--repeats`` runs), which a shared
-machine's load disturbs less than wall time. Figures, not assertions: a regression shows as
+machine's load disturbs less than wall time; a process reads its modules' bytecode, as an
+installed package does (``startup_bench.environment``). Figures, not assertions: a regression shows as
 a ratio. ``--small`` runs the same on small bodies, without Node, for a quick smoke test in
 CI.
 
     python3 bench/diff_bench.py [--small] [--repeats N] [--shape text|structured]
+        [--dialect openai|openai-responses|gemini]
 """
 
 from __future__ import annotations
@@ -101,6 +103,79 @@ def build_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]
     ]
     fork = {**parent, "messages": history + fork_tail}
     return orjson.dumps(parent), orjson.dumps(fork)
+
+
+def build_responses_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
+    """``build_bodies``' history as an OpenAI Responses input: messages, function calls and
+    their outputs as items."""
+    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+    items: list[dict[str, Any]] = [{"role": "developer", "content": "You are a coding agent."}]
+    for i in range(messages - 1):
+        if i % 3 == 0:
+            items.append({"role": "user", "content": f"step {i}: {filler}"})
+        elif i % 3 == 1:
+            call = orjson.dumps({"command": f"grep -rn step{i} .", "timeout": 30}).decode()
+            items.append(
+                {"type": "function_call", "call_id": f"call_{i}", "name": "run_shell"}
+                | {"arguments": call}
+            )
+        else:
+            items.append(
+                {"type": "function_call_output", "call_id": f"call_{i - 1}", "output": filler}
+            )
+    tools = [
+        {"type": "function", "name": f"tool_{t}", "description": "A tool. " * 20}
+        | {"parameters": {"type": "object", "properties": {"arg": {"type": "string"}}}}
+        for t in range(20)
+    ]
+    parent = {"model": "gpt-4.1", "temperature": 0.2, "input": items, "tools": tools}
+    fork_tail = [
+        {"role": "assistant", "content": "Forking."},
+        {"role": "user", "content": "<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: go"},
+    ]
+    fork = {**parent, "input": items + fork_tail}
+    return orjson.dumps(parent), orjson.dumps(fork)
+
+
+def build_gemini_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
+    """``build_bodies``' history as Gemini contents: text parts, function calls and
+    function responses."""
+    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+    contents: list[dict[str, Any]] = []
+    for i in range(messages - 1):
+        if i % 3 == 0:
+            contents.append({"role": "user", "parts": [{"text": f"step {i}: {filler}"}]})
+        elif i % 3 == 1:
+            call = {"name": "run_shell", "args": {"command": f"grep -rn step{i} ."}}
+            contents.append({"role": "model", "parts": [{"functionCall": call}]})
+        else:
+            answer = {"name": "run_shell", "response": {"output": filler}}
+            contents.append({"role": "user", "parts": [{"functionResponse": answer}]})
+    declarations = [
+        {"name": f"tool_{t}", "description": "A tool. " * 20}
+        | {"parameters": {"type": "object", "properties": {"arg": {"type": "string"}}}}
+        for t in range(20)
+    ]
+    parent = {
+        "systemInstruction": {"parts": [{"text": "You are a coding agent."}]},
+        "tools": [{"functionDeclarations": declarations}],
+        "contents": contents,
+        "generationConfig": {"temperature": 0.2},
+    }
+    fork_tail = [
+        {"role": "model", "parts": [{"text": "Forking."}]},
+        {"role": "user", "parts": [{"text": "<fork-boilerplate>rules</fork-boilerplate>"}]},
+    ]
+    fork = {**parent, "contents": contents + fork_tail}
+    return orjson.dumps(parent), orjson.dumps(fork)
+
+
+BUILDERS: dict[str, Callable[[int], tuple[bytes, bytes]]] = {
+    "openai": build_bodies,
+    "openai-responses": build_responses_bodies,
+    "gemini": build_gemini_bodies,
+}
+"""The long-text history in each dialect (``--dialect``); ``--shape structured`` is Anthropic's."""
 
 
 def build_structured_bodies(messages: int) -> tuple[bytes, bytes]:
@@ -206,7 +281,12 @@ def peak_rss(argv: list[str]) -> int:
     until it execs, so the child is forked by a small measuring process, not by this
     benchmark, which holds the parsed bodies.
     """
-    done = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *argv],
+        env=startup_bench.environment(),
+        capture_output=True,
+        check=True,
+    )
     code, peak = (int(x) for x in done.stdout.split())
     if code not in (0, 1):
         raise SystemExit(f"{argv} exited {code}")
@@ -353,6 +433,12 @@ def main() -> None:
         help="long text messages (OpenAI) or nested tool calls and results (Anthropic)",
     )
     parser.add_argument(
+        "--dialect",
+        choices=list(BUILDERS),
+        default="openai",
+        help="the dialect of the text shape's bodies (default: openai)",
+    )
+    parser.add_argument(
         "--peer-max-mb",
         type=float,
         default=200.0,
@@ -374,7 +460,7 @@ def main() -> None:
             (name, argv, why if name == "jsondiffpatch" else reason)
             for name, argv, reason in peers(node)
         ]
-        build = build_bodies if args.shape == "text" else build_structured_bodies
+        build = BUILDERS[args.dialect] if args.shape == "text" else build_structured_bodies
         warm = [folder / "warm-parent.json", folder / "warm-fork.json"]
         for path, data in zip(warm, build(10), strict=True):
             path.write_bytes(data)
