@@ -72,6 +72,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
+from ._memo import Memo
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -505,11 +506,39 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
     names: dict[str, str] = {}  # call id -> function name, for the tool_result blocks
     out = []
     for k, message in enumerate(messages):
-        role, content = _message(message, k)
-        unmarked = _unmarked_message(message, content, k)
-        wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
-        out.append(Message(_ROLES[role], _parts(unmarked["content"], k, names), wire))
+        key = _READ.key(message)
+        read = _READ.get(key)
+        if read is None or not _same_names(read, names):
+            role, content = _message(message, k)
+            unmarked = _unmarked_message(message, content, k)
+            wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
+            read = _READ.put(
+                key, Message(_ROLES[role], _parts(unmarked["content"], k, names), wire)
+            )
+        out.append(read)
     return tuple(out)
+
+
+_READ: Memo[Message] = Memo()
+"""Messages already read: a fork's bodies repeat the parent's messages."""
+
+
+def _same_names(message: Message, names: dict[str, str]) -> bool:
+    """Whether ``message``, read before, reads the same after the calls in ``names``: each
+    of its results names the function its id names now (its own calls included, in order).
+    If so, ``names`` takes its calls, as reading it would have given them."""
+    mine: dict[str, str] = {}
+    for part in message.parts:
+        if isinstance(part, FunctionCall) and part.id is not None:
+            mine[part.id] = part.name
+        elif (
+            isinstance(part, FunctionResponse)
+            and part.id is not None
+            and mine.get(part.id, names.get(part.id, "")) != part.name
+        ):
+            return False
+    names.update(mine)
+    return True
 
 
 def _parts(content: str | list[Any], k: int, names: dict[str, str]) -> tuple[Part, ...]:

@@ -29,8 +29,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal
 
-import orjson
-
 from ..model import (
     FrozenDict,
     FunctionCall,
@@ -57,6 +55,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
+from ._memo import Memo
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -368,24 +367,14 @@ def _tool(decl: Any, path: str) -> Tool:
     )
 
 
-_READ: dict[bytes, Message] = {}
-"""Contents entries already read, by their compact JSON: a fork's bodies repeat the parent's
-entries, and an entry reads the same wherever it is (its path names only a problem)."""
-_READ_MAX = 4096
+_READ: Memo[Message] = Memo()
+"""Contents entries already read: a fork's bodies repeat the parent's entries."""
 
 
 def _message(content: dict[str, Any], path: str) -> Message:
     """A contents entry; its envelope was checked by segments()."""
-    try:
-        key = orjson.dumps(content)
-    except orjson.JSONEncodeError:  # past orjson's depth or integer range: read it anew
-        return _read_message(content, path)
-    message = _READ.get(key)
-    if message is None:
-        if len(_READ) >= _READ_MAX:
-            _READ.clear()
-        message = _READ[key] = _read_message(content, path)
-    return message
+    key = _READ.key(content)
+    return _READ.get(key) or _READ.put(key, _read_message(content, path))
 
 
 def _read_message(content: dict[str, Any], path: str) -> Message:

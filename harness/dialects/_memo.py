@@ -1,0 +1,50 @@
+"""Body parts already read, by their compact JSON: a fork's bodies repeat their parent's
+messages, and a message reads the same wherever it is (its path names only a problem).
+
+Only plain decoded JSON is keyed (``dict``, as ``orjson.loads`` gives it): a frozen or
+hand-built value may hold tuples, which encode as arrays but do not read as them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+__all__ = ["Memo"]
+
+V = TypeVar("V")
+
+
+class Memo(Generic[V]):
+    """Values read from JSON objects, keyed by the object's bytes; cleared when it holds
+    ``limit`` values or keys of ``max_bytes`` in all (memory stays bounded)."""
+
+    def __init__(self, limit: int = 4096, max_bytes: int = 16 << 20) -> None:
+        self._values: dict[bytes, V] = {}
+        self._limit = limit
+        self._max_bytes = max_bytes
+        self._bytes = 0
+
+    @staticmethod
+    def key(value: Any) -> bytes | None:
+        """The key of ``value``; None for one that is not a plain object, or that orjson
+        cannot encode (past its depth or integer range): such a value is read anew."""
+        if type(value) is not dict:
+            return None
+        try:
+            return orjson.dumps(value)
+        except orjson.JSONEncodeError:
+            return None
+
+    def get(self, key: bytes | None) -> V | None:
+        return None if key is None else self._values.get(key)
+
+    def put(self, key: bytes | None, value: V) -> V:
+        if key is not None:
+            if len(self._values) >= self._limit or self._bytes + len(key) > self._max_bytes:
+                self._values.clear()
+                self._bytes = 0
+            self._values[key] = value
+            self._bytes += len(key)
+        return value

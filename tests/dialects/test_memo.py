@@ -1,0 +1,92 @@
+"""Messages read once: a repeated message is the same value, and reading it again after
+other calls still gives what a fresh reading gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.dialects._memo import Memo
+from harness.dialects.anthropic import DIALECT as ANTHROPIC
+from harness.dialects.gemini import DIALECT as GEMINI
+from harness.model import FunctionResponse
+
+
+def test_a_plain_object_is_kept_by_its_bytes_and_key_order() -> None:
+    memo: Memo[str] = Memo()
+    first, second = {"a": 1, "b": 2}, {"b": 2, "a": 1}
+    memo.put(memo.key(first), "first")
+    assert memo.get(memo.key({"a": 1, "b": 2})) == "first"
+    assert memo.get(memo.key(second)) is None
+    assert memo.get(memo.key({"a": True, "b": 2})) is None  # true is not 1
+
+
+def test_values_that_are_not_plain_decoded_objects_are_not_kept() -> None:
+    memo: Memo[str] = Memo()
+    assert memo.key(["a"]) is None
+    assert memo.key({"a": 2**70}) is None  # beyond orjson's integers
+    memo.put(None, "nothing")
+    assert memo.get(None) is None
+
+
+def test_a_full_memo_starts_again() -> None:
+    memo: Memo[int] = Memo(limit=2)
+    keys = [memo.key({"k": i}) for i in range(3)]
+    for i, key in enumerate(keys):
+        memo.put(key, i)
+    assert memo.get(keys[0]) is None
+    assert memo.get(keys[2]) == 2
+    small: Memo[int] = Memo(max_bytes=10)
+    small.put(small.key({"key": "long enough"}), 1)
+    small.put(small.key({"k": 2}), 2)
+    assert small.get(small.key({"key": "long enough"})) is None
+
+
+def _anthropic(call_name: str) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "c1", "name": call_name, "input": {}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1"}]},
+        ],
+    }
+
+
+def test_anthropic_a_repeated_result_takes_the_name_of_the_call_before_it() -> None:
+    first = ANTHROPIC.to_request(_anthropic("search")).history
+    again = ANTHROPIC.to_request(_anthropic("search")).history
+    other = ANTHROPIC.to_request(_anthropic("read")).history
+    assert again[2] is first[2]  # read once, shared
+    response = other[2].parts[0]
+    assert isinstance(response, FunctionResponse)
+    assert response.name == "read"
+
+
+def test_anthropic_a_result_after_its_own_call_in_one_message() -> None:
+    body = _anthropic("x")
+    body["messages"][1:] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_use", "id": "c1", "name": "inner", "input": {}},
+                {"type": "tool_result", "tool_use_id": "c1"},
+            ],
+        }
+    ]
+    for _ in range(2):
+        part = ANTHROPIC.to_request(body).history[1].parts[1]
+        assert isinstance(part, FunctionResponse)
+        assert part.name == "inner"
+
+
+def test_gemini_a_repeated_entry_is_read_once() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}
+    first = GEMINI.to_request(body).history[0]
+    assert (
+        GEMINI.to_request({"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}).history[0]
+        is first
+    )
