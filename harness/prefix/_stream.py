@@ -185,11 +185,13 @@ def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
             json_a, json_b = dumps_(x.value), dumps_(y.value)
         except orjson.JSONEncodeError:
             return i
-        end_a += len(x.name.encode()) + len(json_a) + 2
-        end_b += len(y.name.encode()) + len(json_b) + 2
+        name_a, name_b = x.name, y.name
+        named = len(name_a.encode()) + 2
+        end_a += named + len(json_a)
+        end_b += (named if name_a == name_b else len(name_b.encode()) + 2) + len(json_b)
         ends_a.append(end_a)
         ends_b.append(end_b)
-        if x.name != y.name or json_a != json_b:
+        if json_a != json_b or name_a != name_b:
             return i
     return min(len(a.segments), len(b.segments))
 
