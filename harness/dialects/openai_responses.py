@@ -62,6 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
+from ._memo import Memo
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -445,7 +446,7 @@ def _history(
     start = _leading_count(items) if leading else 0
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        history.append(Message(role, tuple(parts), FrozenDict({_NAME: freeze(run)})))
+        history.append(Message(role, tuple(parts), FrozenDict({_NAME: _frozen_run(run)})))
         run.clear()
 
     for k, item in enumerate(items):
@@ -463,10 +464,10 @@ def _history(
                 done("user", pending)
                 pending = []
             run.append(item)
-            model.extend(_model_parts(kind, item, path, names))
+            model.extend(_model_parts_once(kind, item, path, names))
         elif side == "user":
             run.append(item)
-            pending.append(_output(kind, item, path, names))
+            pending.append(_output_once(kind, item, path, names))
         elif item.get("role") == "user":
             run.append(item)
             done("user", [*pending, *_parts(item.get("content"), f"{path}.content")])
@@ -537,6 +538,50 @@ def _image(part: dict[str, Any], path: str) -> Image | None:
     if comma and head.startswith("data:") and head.endswith(";base64"):
         return Image(mime_type=head[5:-7] or None, data=data, detail=detail)
     return Image(url=url, detail=detail)
+
+
+_PARTS: Memo[tuple[Part, ...]] = Memo()
+_OUTPUTS: Memo[Part] = Memo()
+_FROZEN: Memo[Json] = Memo()
+"""Items already read (their parts, their frozen wire form): a fork's bodies repeat the
+parent's items, and an item reads the same wherever it is, but for the function name a
+tool output takes from the calls before it (checked, and read anew when it differs)."""
+
+
+def _frozen_run(run: list[Any]) -> Json:
+    """``freeze(run)``, each item frozen once."""
+    frozen = []
+    for item in run:
+        key = _FROZEN.key(item)
+        value = _FROZEN.get(key)
+        frozen.append(_FROZEN.put(key, freeze(item)) if value is None else value)
+    return tuple(frozen)
+
+
+def _model_parts_once(
+    kind: str, item: dict[str, Any], path: str, names: dict[str, str]
+) -> list[Part]:
+    """``_model_parts``, an item read before not read again (its calls still go to names)."""
+    key = _PARTS.key(item)
+    parts = _PARTS.get(key)
+    if parts is None:
+        return list(_PARTS.put(key, tuple(_model_parts(kind, item, path, names))))
+    if kind in _CALL_TYPES:
+        for call in parts:
+            if isinstance(call, FunctionCall) and call.id is not None:
+                names[call.id] = call.name
+    return list(parts)
+
+
+def _output_once(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -> Part:
+    """``_output``, an item read before not read again while its name is the same."""
+    key = _OUTPUTS.key(item)
+    part = _OUTPUTS.get(key)
+    if part is None or (
+        isinstance(part, FunctionResponse) and part.name != names.get(part.id or "", "")
+    ):
+        part = _OUTPUTS.put(key, _output(kind, item, path, names))
+    return part
 
 
 def _model_parts(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -> list[Part]:

@@ -8,6 +8,7 @@ from typing import Any
 from harness.dialects._memo import Memo
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
+from harness.dialects.openai_responses import DIALECT as RESPONSES
 from harness.model import FunctionResponse
 
 
@@ -90,3 +91,25 @@ def test_gemini_a_repeated_entry_is_read_once() -> None:
         GEMINI.to_request({"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}).history[0]
         is first
     )
+
+
+def _responses(call_name: str) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "input": [
+            {"role": "user", "content": "go"},
+            {"type": "function_call", "call_id": "c1", "name": call_name, "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "done"},
+        ],
+    }
+
+
+def test_responses_a_repeated_output_takes_the_name_of_the_call_before_it() -> None:
+    first = RESPONSES.to_request(_responses("search")).history
+    again = RESPONSES.to_request(_responses("search")).history
+    other = RESPONSES.to_request(_responses("read")).history
+    assert again == first
+    assert again[-1].wire == first[-1].wire
+    response = other[-1].parts[0]
+    assert isinstance(response, FunctionResponse)
+    assert response.name == "read"
