@@ -34,16 +34,17 @@ _REPLY_KEYS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 
 
 def decode_line(line: bytes) -> dict[str, Any]:
-    """A line's JSON object, or ``ProtocolError``."""
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ProtocolError(
-            f"the line is not UTF-8 (byte {line[e.start]:#04x} at {e.start})"
-        ) from None
+    """A line's JSON object, or ``ProtocolError``. orjson checks the UTF-8 as it reads; a
+    line it refuses is decoded again only to say which of the two it is not."""
     try:
         message = orjson.loads(line)
     except orjson.JSONDecodeError as e:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as u:
+            raise ProtocolError(
+                f"the line is not UTF-8 (byte {line[u.start]:#04x} at {u.start})"
+            ) from None
         raise ProtocolError(f"the line is not JSON ({e})") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"the line is {json_kind(message)}, not a JSON object")
