@@ -7,11 +7,14 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 import orjson
 
-__all__ = ["Memo"]
+from ..model import Json, freeze
+
+__all__ = ["Memo", "frozen_each"]
 
 V = TypeVar("V")
 
@@ -48,3 +51,13 @@ class Memo(Generic[V]):
             self._values[key] = value
             self._bytes += len(key)
         return value
+
+
+def frozen_each(memo: Memo[Json], items: Iterable[Any]) -> tuple[Json, ...]:
+    """``freeze(list(items))``, each item frozen once (a message's wire form of a run)."""
+    frozen = []
+    for item in items:
+        key = memo.key(item)
+        value = memo.get(key)
+        frozen.append(memo.put(key, freeze(item)) if value is None else value)
+    return tuple(frozen)

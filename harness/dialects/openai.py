@@ -51,6 +51,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
+from ._memo import Memo, frozen_each
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -254,6 +255,10 @@ def _is_system_text(message: Any) -> bool:
     )
 
 
+_FROZEN: Memo[Json] = Memo()
+"""Body messages already frozen for a wire form: a fork's bodies repeat the parent's."""
+
+
 def _history(
     messages: list[Any], names: dict[str, str] | None = None, *, leading: bool = True
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
@@ -267,7 +272,7 @@ def _history(
     start = _leading_count(messages) if leading else 0
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        wire = FrozenDict({OpenAIChat.name: freeze(run)})
+        wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run)})
         history.append(Message(role, parts, wire))
         run.clear()
 

@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Memo
+from ._memo import Memo, frozen_each
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -446,7 +446,7 @@ def _history(
     start = _leading_count(items) if leading else 0
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        history.append(Message(role, tuple(parts), FrozenDict({_NAME: _frozen_run(run)})))
+        history.append(Message(role, tuple(parts), FrozenDict({_NAME: frozen_each(_FROZEN, run)})))
         run.clear()
 
     for k, item in enumerate(items):
@@ -546,16 +546,6 @@ _FROZEN: Memo[Json] = Memo()
 """Items already read (their parts, their frozen wire form): a fork's bodies repeat the
 parent's items, and an item reads the same wherever it is, but for the function name a
 tool output takes from the calls before it (checked, and read anew when it differs)."""
-
-
-def _frozen_run(run: list[Any]) -> Json:
-    """``freeze(run)``, each item frozen once."""
-    frozen = []
-    for item in run:
-        key = _FROZEN.key(item)
-        value = _FROZEN.get(key)
-        frozen.append(_FROZEN.put(key, freeze(item)) if value is None else value)
-    return tuple(frozen)
 
 
 def _model_parts_once(

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dialects._memo import Memo
+from harness.dialects._memo import Memo, frozen_each
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai_responses import DIALECT as RESPONSES
-from harness.model import FunctionResponse
+from harness.model import FunctionResponse, Json, freeze
 
 
 def test_a_plain_object_is_kept_by_its_bytes_and_key_order() -> None:
@@ -113,3 +113,12 @@ def test_responses_a_repeated_output_takes_the_name_of_the_call_before_it() -> N
     response = other[-1].parts[0]
     assert isinstance(response, FunctionResponse)
     assert response.name == "read"
+
+
+def test_frozen_each_is_freeze_with_each_object_frozen_once() -> None:
+    memo: Memo[Json] = Memo()
+    run = [{"role": "tool", "content": ["a", {"b": 1}]}, "text", None]
+    assert frozen_each(memo, run) == freeze(run)
+    again = frozen_each(memo, [{"role": "tool", "content": ["a", {"b": 1}]}])
+    assert again[0] is frozen_each(memo, run)[0]
+    assert frozen_each(memo, [{"role": "tool", "content": ["a", {"b": True}]}])[0] is not again[0]
