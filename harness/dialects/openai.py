@@ -294,8 +294,7 @@ def _history(
             done("user", (*pending, *_user_parts(content, f"{path}.content")))
             pending = []
         elif role == "assistant":
-            assistant = _assistant(message, path, names)
-            done("model", assistant.parts)
+            done("model", _assistant_once(message, path, names).parts)
         else:
             done("system", _user_parts(content, f"{path}.content"))
     if pending:
@@ -349,6 +348,21 @@ def _image(part: dict[str, Any], path: str) -> Image:
     if comma and head.startswith("data:") and head.endswith(";base64"):
         return Image(mime_type=head[5:-7] or None, data=data, detail=detail)
     return Image(url=url, detail=detail)
+
+
+_ASSISTANT: Memo[Message] = Memo()
+"""Assistant messages already read: a fork's bodies repeat the parent's."""
+
+
+def _assistant_once(message: dict[str, Any], path: str, names: dict[str, str]) -> Message:
+    """``_assistant``, a message read before not read again (``names`` still learns its
+    calls, in order)."""
+    key = _ASSISTANT.key(message)
+    read = _ASSISTANT.get(key)
+    if read is None:
+        return _ASSISTANT.put(key, _assistant(message, path, names))
+    names.update((call.id, call.name) for call in read.function_calls if call.id is not None)
+    return read
 
 
 def _assistant(message: dict[str, Any], path: str, names: dict[str, str]) -> Message:

@@ -8,6 +8,7 @@ from typing import Any
 from harness.dialects._memo import Memo, frozen_each
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
+from harness.dialects.openai import DIALECT as OPENAI
 from harness.dialects.openai_responses import DIALECT as RESPONSES
 from harness.model import FunctionResponse, Json, freeze
 
@@ -122,3 +123,19 @@ def test_frozen_each_is_freeze_with_each_object_frozen_once() -> None:
     again = frozen_each(memo, [{"role": "tool", "content": ["a", {"b": 1}]}])
     assert again[0] is frozen_each(memo, run)[0]
     assert frozen_each(memo, [{"role": "tool", "content": ["a", {"b": True}]}])[0] is not again[0]
+
+
+def test_openai_a_repeated_assistant_message_still_names_the_results_after_it() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        ],
+    }
+    for _ in range(2):
+        response = OPENAI.to_request(body).history[-1].parts[0]
+        assert isinstance(response, FunctionResponse)
+        assert response.name == "search"
