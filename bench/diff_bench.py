@@ -19,9 +19,9 @@ Prints, in one run:
 
 Times are CPU seconds (user + system, the least of ``--repeats`` runs), which a shared
 machine's load disturbs less than wall time; a process reads its modules' bytecode, as an
-installed package does (``startup_bench.environment``). Figures, not assertions: a regression shows as
-a ratio. ``--small`` runs the same on small bodies, without Node, for a quick smoke test in
-CI.
+installed package does (``startup_bench.environment``). Figures, not assertions: a
+regression shows as a ratio. ``--small`` runs the same on small bodies, without Node, for a
+quick smoke test in CI.
 
     python3 bench/diff_bench.py [--small] [--repeats N] [--shape text|structured]
         [--dialect openai|openai-responses|gemini]
@@ -57,10 +57,15 @@ MESSAGE_TEXT = 7_400
 FLOOR_SCRIPT = "import sys, orjson; [orjson.loads(open(p, 'rb').read()) for p in sys.argv[1:]]"
 
 
+def _filler(text: int) -> str:
+    """``text`` characters of prose: a long message's body."""
+    return ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+
+
 def build_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
     """A parent's last request of ``messages`` messages and its fork's first request; a user
     message or a tool result holds ``text`` characters."""
-    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+    filler = _filler(text)
     history: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
     for i in range(messages - 1):
         if i % 3 == 0:
@@ -108,7 +113,7 @@ def build_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]
 def build_responses_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
     """``build_bodies``' history as an OpenAI Responses input: messages, function calls and
     their outputs as items."""
-    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+    filler = _filler(text)
     items: list[dict[str, Any]] = [{"role": "developer", "content": "You are a coding agent."}]
     for i in range(messages - 1):
         if i % 3 == 0:
@@ -140,7 +145,7 @@ def build_responses_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[byt
 def build_gemini_bodies(messages: int, text: int = MESSAGE_TEXT) -> tuple[bytes, bytes]:
     """``build_bodies``' history as Gemini contents: text parts, function calls and
     function responses."""
-    filler = ("lorem ipsum dolor sit amet, consectetur adipiscing elit; " * 200)[:text]
+    filler = _filler(text)
     contents: list[dict[str, Any]] = []
     for i in range(messages - 1):
         if i % 3 == 0:
