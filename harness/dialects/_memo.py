@@ -14,9 +14,18 @@ import orjson
 
 from ..model import Json, freeze
 
-__all__ = ["Memo", "frozen_each"]
+__all__ = ["Memo", "forget", "frozen_each"]
 
 V = TypeVar("V")
+
+
+_ALL: list[Memo[Any]] = []
+
+
+def forget() -> None:
+    """Empty every memo: a benchmark times a reading as a check of new scenarios sees it."""
+    for memo in _ALL:
+        memo.clear()
 
 
 class Memo(Generic[V]):
@@ -27,6 +36,11 @@ class Memo(Generic[V]):
         self._values: dict[bytes, V] = {}
         self._limit = limit
         self._max_bytes = max_bytes
+        self._bytes = 0
+        _ALL.append(self)
+
+    def clear(self) -> None:
+        self._values.clear()
         self._bytes = 0
 
     @staticmethod
@@ -46,8 +60,7 @@ class Memo(Generic[V]):
     def put(self, key: bytes | None, value: V) -> V:
         if key is not None:
             if len(self._values) >= self._limit or self._bytes + len(key) > self._max_bytes:
-                self._values.clear()
-                self._bytes = 0
+                self.clear()
             self._values[key] = value
             self._bytes += len(key)
         return value

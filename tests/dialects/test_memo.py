@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dialects._memo import Memo, frozen_each
+from harness.dialects._memo import Memo, forget, frozen_each
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
@@ -139,3 +139,10 @@ def test_openai_a_repeated_assistant_message_still_names_the_results_after_it() 
         response = OPENAI.to_request(body).history[-1].parts[0]
         assert isinstance(response, FunctionResponse)
         assert response.name == "search"
+
+
+def test_forget_empties_every_memo() -> None:
+    memo: Memo[int] = Memo()
+    memo.put(memo.key({"k": 1}), 1)
+    forget()
+    assert memo.get(memo.key({"k": 1})) is None
