@@ -32,7 +32,7 @@ class Memo(Generic[V]):
     """Values read from JSON objects, keyed by the object's bytes; cleared when it holds
     ``limit`` values or keys of ``max_bytes`` in all (memory stays bounded)."""
 
-    def __init__(self, limit: int = 4096, max_bytes: int = 16 << 20) -> None:
+    def __init__(self, limit: int = 4096, max_bytes: int = 4 << 20) -> None:
         self._values: dict[bytes, V] = {}
         self._limit = limit
         self._max_bytes = max_bytes
