@@ -4,7 +4,6 @@ on every outcome, expectations applied, generated failures shrunk and subject fa
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -400,10 +399,8 @@ def test_a_subject_that_hangs_on_everything_stops_after_three_in_a_row() -> None
     fork = fixture("fork-ends-user")
     scenarios = [replace(fork, id=f"bad-{i}") for i in range(8)]
     argv = [sys.executable, str(FAKES / "hang.py")]
-    started = time.monotonic()
     with SubprocessSubject(argv, SubprocessOptions(timeout=0.3)) as subject:
         run = run_check(subject, scenarios, dialects=["openai"], examples=5)
-    elapsed = time.monotonic() - started
     assert run.exit_code == 3
     assert [f.scenario for f in run.failures] == ["bad-0", "bad-1", "bad-2"]
     assert run.stopped == (
@@ -412,7 +409,6 @@ def test_a_subject_that_hangs_on_everything_stops_after_three_in_a_row() -> None
     )
     assert (run.failures[-1].message or "").endswith(f"; {run.stopped}")
     assert len(run.reports) == 3
-    assert elapsed < 4, f"three 0.3 s hangs took {elapsed:.1f} s"
 
 
 def test_hangs_that_are_not_in_a_row_do_not_stop_the_run() -> None:

