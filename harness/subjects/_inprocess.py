@@ -21,7 +21,7 @@ import signal
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType, TracebackType
 from typing import Final, TypeVar
 
@@ -29,7 +29,7 @@ from ..scenarios import Lifecycle, Scenario
 from ._base import Outcome, Subject
 from ._failure import SubjectFailure
 
-__all__ = ["InProcessSubject", "guarded_assemble"]
+__all__ = ["InProcessSubject", "guarded", "guarded_assemble"]
 
 _TRACE_LINES: Final = 12
 _T = TypeVar("_T")
@@ -89,6 +89,16 @@ def _raised(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def guarded(call: Callable[[], _T], what: str) -> _T:
+    """``call()``; ``ValueError`` saying "``what`` raised ..." for anything it raises (a
+    ``sys.exit()`` included) but the user's Ctrl-C: loading a subject that fails so is a bad
+    subject, told in one sentence, not an exit of the harness with the subject's code."""
+    try:
+        return _guarded(call)
+    except _Raised as r:
+        raise ValueError(f"{what} raised {_raised(r.error)}") from None
+
+
 def guarded_assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outcome:
     """``subject.assemble``, with whatever it raises (but the user's Ctrl-C) as a crash."""
     try:
@@ -100,21 +110,24 @@ def guarded_assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outc
 
 @dataclass(frozen=True, slots=True)
 class InProcessSubject:
-    """``subject`` behind the runner's interface: ``start``/``close``, never raising."""
+    """``subject`` behind the runner's interface: ``start``/``close``, never raising.
+
+    Its ``name``, ``dialects`` and ``lifecycles`` are read once, here, guarded: a property
+    that raises (or calls ``sys.exit()``) is a ``ValueError`` naming it."""
 
     subject: Subject
+    name: str = field(init=False)
+    dialects: tuple[str, ...] = field(init=False)
+    lifecycles: tuple[Lifecycle, ...] = field(init=False)
 
-    @property
-    def name(self) -> str:
-        return self.subject.name
-
-    @property
-    def dialects(self) -> tuple[str, ...]:
-        return tuple(self.subject.dialects)
-
-    @property
-    def lifecycles(self) -> tuple[Lifecycle, ...]:
-        return tuple(self.subject.lifecycles)
+    def __post_init__(self) -> None:
+        inner = self.subject
+        name = guarded(lambda: inner.name, "the subject's name")
+        dialects = guarded(lambda: tuple(inner.dialects), f"subject {name!r}: its dialects")
+        lifecycles = guarded(lambda: tuple(inner.lifecycles), f"subject {name!r}: its lifecycles")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "dialects", dialects)
+        object.__setattr__(self, "lifecycles", lifecycles)
 
     def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
         outcome = guarded_assemble(self.subject, scenario, dialect)

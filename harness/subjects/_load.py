@@ -14,11 +14,11 @@ import shlex
 import shutil
 import sys
 from types import TracebackType
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from ..scenarios import Lifecycle, Scenario
 from ._base import Outcome, Subject
-from ._inprocess import InProcessSubject
+from ._inprocess import InProcessSubject, guarded
 from ._reference import ReferenceSubject
 from ._subprocess import SubprocessOptions, SubprocessSubject
 
@@ -94,16 +94,14 @@ def _factory_subject(target: str, spec: str) -> Subject:
         raise ValueError(
             f"subject {spec!r}: {attribute} is a {type(factory).__name__}, not a callable factory"
         )
-    try:
-        subject = factory()
-    except Exception as e:
-        raise ValueError(f"subject {spec!r}: {attribute}() raised {type(e).__name__}: {e}") from e
-    if not isinstance(subject, Subject):
+    subject: object = guarded(factory, f"subject {spec!r}: {attribute}()")
+    # isinstance of a Protocol reads the subject's properties: one may raise, or exit
+    if not guarded(lambda: isinstance(subject, Subject), f"subject {spec!r}: reading it"):
         raise ValueError(
             f"subject {spec!r}: {attribute}() returned a {type(subject).__name__}, not a Subject "
             "(one with name, dialects, lifecycles and assemble(scenario, dialect))"
         )
-    return subject
+    return cast(Subject, subject)  # checked above (isinstance again would read it again)
 
 
 def _import(module_name: str, spec: str) -> object:
@@ -122,6 +120,10 @@ def _import(module_name: str, spec: str) -> object:
         raise ValueError(
             f"subject {spec!r}: importing {module_name!r} failed: {type(e).__name__}: {e}"
         ) from e
+    except SystemExit as e:  # the module exits as it is imported: not the harness's exit
+        raise ValueError(
+            f"subject {spec!r}: importing {module_name!r} raised SystemExit({e.code!r})"
+        ) from None
     finally:
         if added:
             sys.path.remove(here)

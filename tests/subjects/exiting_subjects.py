@@ -63,3 +63,31 @@ def keyboard_interrupt() -> Ending:
 
 def ctrl_c() -> Ending:
     return Ending(_ctrl_c, name="ctrl-c")
+
+
+class _ExitingProperty:
+    """A subject whose ``which`` property calls ``sys.exit(0)`` when read."""
+
+    def __init__(self, which: str) -> None:
+        self.which = which
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute == self.which:
+            sys.exit(0)
+        return getattr(REFERENCE, attribute)
+
+
+def exiting_factory() -> ReferenceSubject:
+    sys.exit(0)
+
+
+def exiting_name() -> object:
+    return _ExitingProperty("name")
+
+
+def exiting_dialects() -> object:
+    return _ExitingProperty("dialects")
+
+
+def exiting_lifecycles() -> object:
+    return _ExitingProperty("lifecycles")

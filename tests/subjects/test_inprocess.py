@@ -124,3 +124,12 @@ def test_a_close_that_exits_does_not_end_the_harness() -> None:
             sys.exit(3)
 
     InProcessSubject(Closing(Outcome("skipped"))).close()
+
+
+@pytest.mark.parametrize("which", ["name", "dialects", "lifecycles"])
+def test_a_property_that_exits_is_a_value_error_naming_it(which: str) -> None:
+    from tests.subjects.exiting_subjects import _ExitingProperty
+
+    with pytest.raises(ValueError, match=r"raised SystemExit\(0\)") as raised:
+        InProcessSubject(_ExitingProperty(which))  # type: ignore[arg-type]
+    assert ("name" if which == "name" else f"its {which}") in str(raised.value)

@@ -124,3 +124,26 @@ def test_a_file_that_is_not_executable_is_refused(tmp_path: Path) -> None:
     script.write_text("#!/bin/sh\n")
     with pytest.raises(ValueError, match="is not executable"):
         load_subject(f"cmd:{script}")
+
+
+@pytest.mark.parametrize(
+    ("factory", "problem"),
+    [
+        ("exiting_factory", "exiting_factory() raised SystemExit(0)"),
+        ("exiting_name", "reading it raised SystemExit(0)"),
+        ("exiting_dialects", "reading it raised SystemExit(0)"),
+        ("exiting_lifecycles", "reading it raised SystemExit(0)"),
+    ],
+)
+def test_a_subject_that_exits_while_loading_is_a_value_error(factory: str, problem: str) -> None:
+    # left alone, sys.exit(0) would end the harness with exit 0 and no report
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        load_subject(f"python:tests.subjects.exiting_subjects:{factory}")
+
+
+def test_a_module_that_exits_as_it_is_imported_is_a_value_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _module(tmp_path, monkeypatch, "exits_on_import_xyz", "import sys\nsys.exit(0)\n")
+    with pytest.raises(ValueError, match=re.escape("raised SystemExit(0)")):
+        load_subject("python:exits_on_import_xyz:make")
