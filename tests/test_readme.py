@@ -24,8 +24,10 @@ def test_readme_diff_example_is_the_real_output(
 
 
 SETUP = re.compile(
-    r"^(?:\(command -v chromium >/dev/null \|\| \{ apt-get update && apt-get install -y chromium; \}\)"
-    r" && )?python3 -m venv \.venv && \. \.venv/bin/activate && python3 -m pip install (.+?) && (.+)$",
+    r"^(?:\(command -v chromium >/dev/null \|\| "
+    r"\{ apt-get update && apt-get install -y chromium; \}\) && )?"
+    r"python3 -m venv \.venv && \. \.venv/bin/activate && "
+    r"python3 -m pip install (.+?) && (.+)$",
     re.M,
 )
 

@@ -76,9 +76,7 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         ]
         changes = structural_diff(d, parent=c.parent.frames, fork=c.fork.frames)
         if changes:
-            lines += ["", "structure:"] + [
-                f"  {printable(x)}" for x in changes
-            ]
+            lines += ["", "structure:"] + [f"  {printable(x)}" for x in changes]
     lines.append("")
     if c.settings_changed:
         lines.append(f"settings: {len(c.settings_changed)} of {len(c.settings_compared)} differ")
