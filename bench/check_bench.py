@@ -7,7 +7,11 @@ the default check's wall time after start-up, and the speed-up of ``--jobs 2``.
 - the default check (the bundled corpus and 25 generated scenarios in each of the four
   dialects, the reference in process), timed after the imports; target: well under 1 s;
 - the same run with ``jobs=2`` (worker processes, each with its own reference) against
-  ``jobs=1``, and whether the two reports are the same.
+  ``jobs=1``, and whether the two reports are the same;
+- per run of a fixed set, the same in every run of this script (the generated draw changes
+  with the strategies): the bundled corpus and, built here, a fork after 300 messages and
+  three siblings after 200 (``protocol_bench.long_fork``), in every dialect; the reference's
+  assembly and the rules, target: at most 2 ms per run on average.
 
 Every timed pass of the rules and of the default check starts with the memos of messages
 already read emptied (see ``cold``), as a check of new scenarios starts.
@@ -21,17 +25,21 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
+
+from protocol_bench import long_fork
 
 from harness.check import CheckRun, bundled_fixtures, generate, run_check
 from harness.dialects import all_dialects
 from harness.dialects._memo import forget
 from harness.rules import evaluate
 from harness.rules._body import _COUNTS as message_counts
-from harness.scenarios import ACTIONS, load_fixtures
+from harness.scenarios import ACTIONS, Scenario, load_fixtures
 from harness.subjects import InProcessSubject, ReferenceSubject
 
 RUN_TARGET_MS = 3.0
+FIXED_TARGET_MS = 2.0
 CHECK_TARGET_S = 1.0
 T = TypeVar("T")
 
@@ -122,6 +130,66 @@ def jobs(examples: int, repeats: int) -> None:
     )
 
 
+def fixed_set(small: bool) -> dict[str, list[Scenario]]:
+    """The fixed scenarios by workload: the corpus, a long fork, long siblings."""
+    corpus = list(load_fixtures(bundled_fixtures()))
+    base = next(s for s in corpus if s.action == "fork" and s.snapshot)
+    fork = long_fork(base, 40 if small else 300)
+    siblings = replace(
+        long_fork(base, 30 if small else 200),
+        id="bench-long-siblings",
+        action="siblings",
+        directives=("Summarise.", "List the steps.", "Count the results."),
+    )
+    return {
+        "corpus": corpus,
+        f"fork-{len(fork.history)}": [fork],
+        f"siblings-{len(siblings.history)}": [siblings],
+    }
+
+
+def fixed(small: bool, repeats: int) -> None:
+    dialects = list(all_dialects())
+    subject = ReferenceSubject()
+    workloads = fixed_set(small)
+    print(f"per run of the fixed set ({len(dialects)} dialects, best of {repeats}):")
+    print(f"  {'workload':>14} {'runs':>5} {'assembly ms':>12} {'rules ms':>9} {'total ms':>9}")
+    sums = [0.0, 0.0]
+    count = 0
+    for name, scenarios in workloads.items():
+        runs = [(s, d) for s in scenarios for d in dialects]
+
+        def assemble_all(runs: list[tuple[Scenario, str]] = runs) -> list[object]:
+            cold()
+            return [subject.assemble(s, d) for s, d in runs]
+
+        assemble_all()  # warm-up
+        asm_s, outcomes = best_of(repeats, assemble_all)
+
+        def evaluate_all(
+            runs: list[tuple[Scenario, str]] = runs, outcomes: list[object] = outcomes
+        ) -> list[object]:
+            cold()
+            pairs = zip(runs, outcomes, strict=True)
+            return [evaluate(s, d, o, subject=subject.name) for (s, d), o in pairs]  # type: ignore[arg-type]
+
+        evaluate_all()
+        rules_s, _ = best_of(repeats, evaluate_all)
+        n = len(runs)
+        sums[0] += asm_s
+        sums[1] += rules_s
+        count += n
+        asm, rules = asm_s / n * 1e3, rules_s / n * 1e3
+        print(f"  {name:>14} {n:5d} {asm:12.3f} {rules:9.3f} {asm + rules:9.3f}")
+    asm, rules = (x / count * 1e3 for x in sums)
+    total = asm + rules
+    print(
+        f"  {'all':>14} {count:5d} {asm:12.3f} {rules:9.3f} {total:9.3f}   "
+        f"target <= {FIXED_TARGET_MS:g} ms: ratio {total / FIXED_TARGET_MS:.2f} "
+        f"({'ok' if total <= FIXED_TARGET_MS else 'over'})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -129,8 +197,12 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="a quick smoke (CI)")
     parser.add_argument("--examples", type=int, default=25, help="generated per dialect")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only-fixed", action="store_true", help="the fixed set's figure alone")
     args = parser.parse_args()
     examples, repeats = (3, 1) if args.small else (args.examples, args.repeats)
+    fixed(args.small, repeats)
+    if args.only_fixed:
+        return
     per_run(examples, repeats)
     wall(examples, repeats)
     jobs(examples, repeats)
