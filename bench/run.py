@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "capture": ("capture_bench.py", (), ("--small",)),
     "capture-memory": ("capture_memory.py", (), ("--requests", "20", "--size", "64")),
     "check-log-memory": ("check_log_memory.py", (), ("--sizes", "4", "--large", "1")),
+    "check-log-scale": ("check_log_scale.py", (), ("--sizes", "50,500", "--long-sizes", "20,200")),
     "reports": ("reports_bench.py", (), ("--examples", "3", "--repeats", "1")),
     "html": ("html_report.py", (), ("--sizes", "2", "--large", "0.5")),
     "tokens": ("tokens_bench.py", (), ()),
