@@ -1,6 +1,9 @@
 """Reading the subject's lines: each reply is checked against the shapes of ``schemas/`` by
 hand — cheap enough for every line — and a ``ProtocolError`` says what was wrong;
 ``validate_message`` is the full schema check on top.
+
+A body is read for its shape alone (a string of text that can be UTF-8 encoded): what the
+text holds is the rules' to judge (rule well-formed), so a body is parsed once, by them.
 """
 
 from __future__ import annotations
@@ -179,20 +182,23 @@ def _optional_body(value: Any, where: str) -> bytes | None:
 
 
 def _body(value: Any, where: str) -> bytes:
-    """A body's bytes; it must be a string holding the JSON text of an object."""
+    """A body's bytes: it must be a string (its shape), whose text can be UTF-8 encoded.
+
+    Whether that text is JSON, and an object, is not read here: a body that is not is a
+    serializer bug of the implementation under test, judged by rule well-formed (exit 1,
+    saying where the text breaks), not a broken pipe; and the rules parse it once anyway."""
     if not isinstance(value, str):
         raise ProtocolError(
             f"{where} must be a string holding the body's JSON text, not {json_kind(value)} "
             "(bodies travel as text so that their bytes stay the subject's own)"
         )
     try:
-        decoded = orjson.loads(value)
-        data = value.encode("utf-8")
-    except (orjson.JSONDecodeError, UnicodeEncodeError) as e:
-        raise ProtocolError(f"{where} is not the JSON text of a body ({e})") from None
-    if not isinstance(decoded, dict):
-        raise ProtocolError(f"{where} holds {json_kind(decoded)}, not a JSON object body")
-    return data
+        return value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ProtocolError(
+            f"{where} cannot be encoded as UTF-8 ({e.reason}: U+{ord(value[e.start]):04X} "
+            f"at character {e.start})"
+        ) from None
 
 
 def _show(value: Any, limit: int = 80) -> str:

@@ -4,7 +4,9 @@ subject is restarted and the run goes on; nothing is left running."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import sys
 import threading
 import time
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import run as cli
 from harness.model import Message, Preset, Text
 from harness.protocol import ProtocolError
 from harness.scenarios import Scenario
@@ -129,7 +132,7 @@ GARBAGE = {
     "bad-missing": "the assembled reply lacks children",
     "bad-unknown-key": "the skipped reply has unknown key 'chidren'",
     "bad-body-object": "parent must be a string holding the body's JSON text, not an object",
-    "bad-body-text": "children[0] is not the JSON text of a body",
+    "bad-body-surrogate": "the line is not JSON (no low surrogate in string",
     "bad-start-reply": "the reply to assemble looks like a reply to start",
     "bad-echo": 'the reply has cmd "assemble", as a request would',
     "bad-log": "the line is not JSON",
@@ -320,3 +323,49 @@ def test_a_start_failure_keeps_the_stderr_escaped(run: Runner) -> None:
     assert "exited during start (exit code 5)" in report
     assert "  | \\x1b[2J\\x1b]0;owned\\x07fake: \\x1b[31mno config\\x1b[0m" in report
     assert not any(c in report for c in "\x1b\x07\r")
+
+
+# --- a body whose text is no JSON object: rule well-formed's, not a protocol error ------------
+
+BAD_BODIES = {
+    "repr_body": "children[0] is not JSON: unexpected character, expected a string key: line 1 "
+    "column 2 (char 1)",
+    "array_body": "children[0] is not a request of the openai dialect: the body is an array, "
+    "not a JSON object",
+}
+ONESHOT = Path(__file__).resolve().parents[2] / "fixtures" / "oneshot.json"
+
+
+@pytest.mark.parametrize("name", BAD_BODIES)
+def test_a_body_that_is_no_json_object_is_handed_on_as_sent(run: Runner, name: str) -> None:
+    r = run(fake(name))
+    (outcome,) = r("plain")
+    assert not is_subject_failure(outcome)
+    assert outcome.status == "assembled"
+    assert outcome.parent == b'{"messages":[{"role":"user","content":"hi"}]}'
+    (child,) = outcome.children
+    assert child.startswith(b"{'messages'" if name == "repr_body" else b'[{"role"')
+    assert r.subject.restarts == 0
+
+
+@pytest.mark.parametrize("validate", [False, True], ids=["plain", "validate-protocol"])
+@pytest.mark.parametrize("name", BAD_BODIES)
+def test_a_check_of_such_a_subject_fails_well_formed_saying_where_and_exits_1(
+    capsys: pytest.CaptureFixture[str], name: str, validate: bool
+) -> None:
+    subject = "cmd:" + shlex.join([sys.executable, str(FAKES / f"{name}.py")])
+    argv = ["check", "--subject", subject, "--fixtures", str(ONESHOT), "--examples", "0"]
+    argv += ["--dialect", "openai", "--json"] + (["--validate-protocol"] if validate else [])
+    code = cli([*argv])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    assert "Traceback" not in captured.err
+    document = json.loads(captured.out)
+    assert document["subject_failures"] == []
+    assert document["reports"]
+    for report in document["reports"]:
+        (failed,) = [f for f in report["findings"] if f["status"] == "fail"]
+        assert (failed["rule"], failed["message"]) == ("well-formed", BAD_BODIES[name])
+        assert failed["evidence"]["body"] == "children[0]"
+        others = {f["status"] for f in report["findings"] if f["rule"] != "well-formed"}
+        assert others == {"not-applicable"}

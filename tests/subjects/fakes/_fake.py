@@ -30,15 +30,16 @@ def assembled(seq: int, body: str = BODY) -> dict[str, Any]:
     return {"seq": seq, "status": "assembled", "parent": body, "children": [body]}
 
 
-def run(misbehave: Callable[[dict[str, Any]], None]) -> None:
-    """Serve until stop or end of input; ``misbehave(request)`` answers the "bad" scenarios."""
+def run(misbehave: Callable[[dict[str, Any]], None], *, every: bool = False) -> None:
+    """Serve until stop or end of input; ``misbehave(request)`` answers the "bad" scenarios
+    (``every``: all of them)."""
     for line in sys.stdin:
         request = json.loads(line)
         if request["cmd"] == "start":
             send({"ok": True, "version": 1, "implementation": IMPLEMENTATION})
         elif request["cmd"] == "stop":
             return
-        elif request["scenario"]["id"].startswith("bad"):
+        elif every or request["scenario"]["id"].startswith("bad"):
             misbehave(request)
         else:
             send(assembled(request["seq"]))

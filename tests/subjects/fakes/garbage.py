@@ -20,7 +20,12 @@ def garbage(request: dict) -> None:
             "parent": json.loads(BODY),
             "children": [],
         },
-        "body-text": {"seq": seq, "status": "assembled", "parent": None, "children": ["hi"]},
+        "body-surrogate": {
+            "seq": seq,
+            "status": "assembled",
+            "parent": None,
+            "children": ['{"a":"\ud800"}'],  # a lone surrogate: no text UTF-8 can carry
+        },
         "start-reply": {"ok": True, "version": 1, "implementation": IMPLEMENTATION},
         "echo": request,
     }
