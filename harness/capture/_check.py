@@ -168,12 +168,14 @@ def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> 
 
 def _turns(roles: Roles, dialect: str, subject: str) -> list[Check]:
     """One append-only check for each conversation of more than one request: the parent's,
-    every child's and every other's turns must each extend the turn before."""
+    every child's and every other's turns must each extend the turn before. The bodies are
+    read back one at a time as the check compares them, so a long conversation is never
+    held whole."""
     out = []
     for conv in roles.conversations:
         if len(conv.requests) < 2:
             continue
-        bodies = [(f"request {r.seq}", r.body) for r in conv.requests]
+        bodies = ((f"request {r.seq}", r.body) for r in conv.requests)  # read one at a time
         report = evaluate_conversation(f"turns-{conv.index + 1}", dialect, bodies, subject=subject)
         seqs = ", ".join(str(s) for s in conv.seqs)
         what = f"turns of {conv.name} ({roles.role(conv.index)}): requests {seqs}"

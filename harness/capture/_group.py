@@ -227,7 +227,8 @@ class _Builder:
     def __init__(self, options: GroupOptions) -> None:
         self.options = options
         self.drafts: list[_Draft] = []
-        self.index: dict[tuple[int, bytes], list[tuple[int, int]]] = {}
+        self.index: dict[tuple[int, bytes], _Entries] = {}
+        self.keys: list[tuple[int, bytes]] = []  # each draft's tip's index key
         self.retries: list[Ignored] = []
         self.hinted: tuple[object, int] | None = (None, 0)
 
@@ -275,10 +276,10 @@ class _Builder:
     def _find(self, length: int, key: bytes) -> tuple[int, int] | None:
         """The earlier request whose whole history is the first ``length`` messages with
         digest ``key``: the tip of its conversation if one is, else the latest."""
-        found = self.index.get((length, key), [])
-        tips = [(c, p) for c, p in found if p == len(self.drafts[c].requests) - 1]
-        candidates = tips or found
-        return candidates[-1] if candidates else None
+        found = self.index.get((length, key))
+        if found is None:
+            return None
+        return next(reversed(found.tips), found.latest)
 
     def _repeat(self, request: Observed, same: tuple[int, int], key: bytes) -> None:
         conversation, pos = same
@@ -326,10 +327,32 @@ class _Builder:
 
     def _start(self, request: Observed, origin: Origin | None, key: bytes) -> None:
         self.drafts.append(_Draft([request], origin))
+        self.keys.append((request.size, key))
         self._index(len(self.drafts) - 1, 0, request, key)
 
     def _index(self, conversation: int, pos: int, request: Observed, key: bytes) -> None:
-        self.index.setdefault((request.size, key), []).append((conversation, pos))
+        """Index the new tip of ``conversation`` (at ``pos``): the request before it, if
+        any, is a tip no more."""
+        if pos:
+            del self.index[self.keys[conversation]].tips[(conversation, pos - 1)]
+            self.keys[conversation] = (request.size, key)
+        entries = self.index.get((request.size, key))
+        if entries is None:
+            entries = self.index[(request.size, key)] = _Entries((conversation, pos))
+        entries.latest = (conversation, pos)
+        entries.tips[(conversation, pos)] = None
+
+
+class _Entries:
+    """The requests of one whole-history digest: the latest indexed, and those that are
+    still the tip of their conversation, in the order they were indexed (a dict as an
+    ordered set), so that finding one costs the same however many share the digest."""
+
+    __slots__ = ("latest", "tips")
+
+    def __init__(self, latest: tuple[int, int]) -> None:
+        self.latest = latest
+        self.tips: dict[tuple[int, int], None] = {}
 
 
 def side_request(before: Observed, request: Observed) -> bool:

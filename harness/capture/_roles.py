@@ -14,9 +14,10 @@ children: one made inside a fork child is a recursive fork.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from ..model import FunctionCall, Message, Text
@@ -94,28 +95,37 @@ class Roles:
     fork_children: frozenset[int]
     rewritten: frozenset[int] = frozenset()
     """Fork children whose first request does not extend the request they were forked from."""
+    _roles: dict[int, str] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def conversations(self) -> tuple[Conversation, ...]:
         return self.grouping.conversations
 
     def role(self, index: int) -> str:
-        """What conversation ``index`` is, in a few words."""
-        if index == self.parent:
-            return "parent"
+        """What conversation ``index`` is, in a few words (every conversation's is worked
+        out once, at the first question: a report asks for each)."""
+        if not self._roles:
+            self._roles.update(self._all_roles())
+        return self._roles.get(index, "other")
+
+    def _all_roles(self) -> dict[int, str]:
+        """The role of every conversation that has one besides "other": the parent, then
+        the first fork turn that names it, then its spawn, then why it is unplaced."""
+        convs = self.conversations
+        found: dict[int, str] = {self.parent: "parent"}
         for turn in self.fork_turns:
-            if index in turn.children or index in turn.extra:
-                seq = self.conversations[turn.source].requests[turn.turn].seq
-                note = ", history rewritten" if index in self.rewritten else ""
-                return f"fork child of {self.conversations[turn.source].name}, request {seq}{note}"
+            seq = convs[turn.source].requests[turn.turn].seq
+            for index in (*turn.children, *turn.extra):
+                if index is not None and index not in found:
+                    note = ", history rewritten" if index in self.rewritten else ""
+                    found[index] = f"fork child of {convs[turn.source].name}, request {seq}{note}"
         for link in self.spawns:
-            if link.child == index:
-                seq = self.conversations[link.source].requests[link.turn].seq
-                return f"spawned by {self.conversations[link.source].name}, request {seq}"
-        found = next((u for u in self.unplaced if u.conversation == index), None)
-        if found is not None and found.suspect:
-            return "not placed: it carries the fork tag"
-        return f"other: {found.reason}" if found is not None else "other"
+            seq = convs[link.source].requests[link.turn].seq
+            found.setdefault(link.child, f"spawned by {convs[link.source].name}, request {seq}")
+        for unplaced in self.unplaced:
+            why = "not placed: it carries the fork tag" if unplaced.suspect else None
+            found.setdefault(unplaced.conversation, why or f"other: {unplaced.reason}")
+        return found
 
 
 def assign_roles(grouping: Grouping, options: GroupOptions) -> Roles:
@@ -133,6 +143,8 @@ class _Placer:
                 self.branches[conv.origin].append(conv)
         self.calls = cache(self._calls)
         self.turn = cache(self._turn)
+        self.seqs = [conv.seqs for conv in self.convs]
+        self._called: list[tuple[int, int, int]] | None = None
 
     def _calls(self, source: int, turn: int) -> tuple[FunctionCall, ...] | None:
         """The calls of the model's answer to ``source``'s request at ``turn``, if it is
@@ -202,30 +214,48 @@ class _Placer:
         first = min(outside, key=lambda ct: self.convs[ct[0]].requests[ct[1]].seq)
         return first[0]
 
-    def _candidates(self, conv: Conversation) -> tuple[int, list[tuple[int, int]]]:
-        """Where ``conv``'s new user text starts, and the turns that may have started it,
-        latest first: the branch turn and later ones of its origin, or, for a conversation
-        that extends nothing, every earlier turn of the others."""
+    def _start(self, conv: Conversation) -> int:
+        """Where ``conv``'s new user text starts: after the history of the request it
+        branched from (the start of its history when it extends none)."""
+        if conv.origin is None:
+            return 0
+        return self.convs[conv.origin.conversation].requests[conv.origin.turn].size
+
+    def _candidates(self, conv: Conversation) -> list[tuple[int, int]]:
+        """The turns that may have started ``conv``, latest first: those before its first
+        request among the branch turn and later ones of its origin, or, for a conversation
+        that extends nothing, every earlier turn (of the others) whose answer made calls.
+        Found by the requests' order (``seq``), not by looking at every request."""
+        first = conv.first.seq
         if conv.origin is not None:
             source, pos = conv.origin.conversation, conv.origin.turn
-            start = len(self.convs[source].requests[pos].history)
-            turns = [(source, t) for t in range(pos, len(self.convs[source].requests))]
-        else:
-            start = 0
-            turns = [(c.index, t) for c in self.convs if c != conv for t in range(len(c.requests))]
-        seq = {st: self.convs[st[0]].requests[st[1]].seq for st in turns}
-        turns = sorted((st for st in turns if seq[st] < conv.first.seq), key=seq.__getitem__)
-        return start, turns[::-1]
+            end = max(pos, bisect_left(self.seqs[source], first))
+            return [(source, t) for t in range(end - 1, pos - 1, -1)]
+        called = self._called_turns()
+        end = bisect_left(called, (first,))
+        return [(source, t) for _, source, t in reversed(called[:end])]
+
+    def _called_turns(self) -> list[tuple[int, int, int]]:
+        """Every turn whose answer is known to make calls, as (seq, conversation, turn), in
+        order: worked out once."""
+        if self._called is None:
+            self._called = sorted(
+                (c.requests[t].seq, c.index, t)
+                for c in self.convs
+                for t in range(len(c.requests))
+                if self.calls(c.index, t)
+            )
+        return self._called
 
     def _attribute(self, conv: Conversation, tools: set[str]) -> tuple[int, int, str] | str | None:
         """Where fork child ``conv`` was started, as (conversation, turn, fork tool); ``None``
         when it is not a fork child; a sentence when it carries the fork tag but the call
         that started it is unclear."""
         options = self.options
-        start, turns = self._candidates(conv)
-        text = added_text(conv.first.history, start)
+        text = added_text(conv.first.history, self._start(conv))
         if conv.origin is None and options.fork_tag not in text and not _forked_shape(conv):
             return None
+        turns = self._candidates(conv)
         best: tuple[int, int, int, str] | None = None  # (length found, source, turn, tool)
         for source, t in turns:  # latest first: among equally long matches the latest wins
             for call in self.calls(source, t) or ():
@@ -297,8 +327,7 @@ class _Placer:
         if any(self.options.fork_tag in t for texts in users for t in texts):
             return None
         texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
-        _, turns = self._candidates(child)
-        for source, t in turns:
+        for source, t in self._candidates(child):
             for j, call in enumerate(self.calls(source, t) or ()):
                 if (source, t, j) in used or (
                     self.options.fork_tool and call.name != self.options.fork_tool
@@ -348,8 +377,7 @@ class _Placer:
     def _child_text(self, index: int) -> str:
         """The user text child ``index`` added to what it inherited: where its task is."""
         child = self.convs[index]
-        start, _ = self._candidates(child) if child.origin is not None else (0, [])
-        return added_text(child.first.history, start)
+        return added_text(child.first.history, self._start(child))
 
     def _directive(self, call: FunctionCall, child: int | None) -> str | None:
         """The argument ``child`` received (the longest found in its text), else the first."""

@@ -7,14 +7,17 @@ turned into a string, a call id or ``thoughtSignature`` dropped, an old message 
 loses the cache from that byte on. The report has one finding per catalog rule so it lines
 up with the others: append-only judged, well-formed for bodies that do not parse, every
 other rule not applicable.
+
+The bodies are read one at a time and each is compared with the one before it, so memory
+holds two bodies, not the conversation: a long conversation costs time in proportion to its
+bytes and memory in proportion to its largest pair of turns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import pairwise
+from collections.abc import Iterable
 
-from ..dialects import get_dialect
+from ..dialects import Dialect, get_dialect
 from ._body import Body, read_body
 from ._catalog import catalog
 from ._report import Finding, ScenarioReport, combine
@@ -27,25 +30,23 @@ _OTHERS = "a conversation's turns are checked for append-only only"
 
 
 def evaluate_conversation(
-    check_id: str, dialect: str, bodies: Sequence[tuple[str, bytes]], *, subject: str = "capture"
+    check_id: str, dialect: str, bodies: Iterable[tuple[str, bytes]], *, subject: str = "capture"
 ) -> ScenarioReport:
-    """The report of a conversation whose requests, in order, are ``bodies`` (label, raw)."""
+    """The report of a conversation whose requests, in order, are ``bodies`` (label, raw):
+    an iterable read once, one body at a time (a generator reading them back keeps memory
+    to two bodies)."""
     d = get_dialect(dialect)
-    read = [(label, read_body(label, raw, d)) for label, raw in bodies]
-    problems = [f"{label}: {body}" for label, body in read if isinstance(body, str)]
-    parsed = [body for _, body in read if isinstance(body, Body)]
     found: dict[str, Finding] = {}
-    if problems:
-        found["well-formed"] = Finding("well-formed", "fail", problems[0])
-    else:
-        found["well-formed"] = Finding(
-            "well-formed", "pass", f"{len(parsed)} bodies read as {dialect} requests"
-        )
-    if problems:  # comparing around a gap would blame the wrong turn: no cascade
+    findings: list[Finding] = []
+    problem = _pairwise(bodies, d, findings)
+    if isinstance(problem, str):
+        found["well-formed"] = Finding("well-formed", "fail", problem)
+        # comparing around a gap would blame the wrong turn: no cascade
         found[_RULE] = Finding(_RULE, "not-applicable", "a body does not parse; see well-formed")
     else:
-        # a changed setting is a warning here: whether it costs the cache is settings-identical's
-        findings = [extends(b, a, settings="warning") for b, a in pairwise(parsed)]
+        found["well-formed"] = Finding(
+            "well-formed", "pass", f"{problem} bodies read as {dialect} requests"
+        )
         found[_RULE] = combine(_RULE, findings, none="fewer than two requests to compare")
     return ScenarioReport(
         check_id,
@@ -55,3 +56,22 @@ def evaluate_conversation(
             found.get(info.id, Finding(info.id, "not-applicable", _OTHERS)) for info in catalog()
         ),
     )
+
+
+def _pairwise(
+    bodies: Iterable[tuple[str, bytes]], dialect: Dialect, out: list[Finding]
+) -> int | str:
+    """Append to ``out`` the append-only finding of each body against the one before it;
+    how many bodies were read, or the first one that does not parse (label: why), at which
+    reading stops (nothing after a gap is compared)."""
+    before: Body | None = None
+    count = 0
+    for label, raw in bodies:
+        body = read_body(label, raw, dialect)
+        if isinstance(body, str):
+            return f"{label}: {body}"
+        if before is not None:
+            # a changed setting is a warning: whether it costs the cache is settings-identical's
+            out.append(extends(before, body, settings="warning"))
+        before, count = body, count + 1
+    return count
