@@ -85,7 +85,7 @@ def encode_assemble(seq: int, dialect: str, scenario: bytes) -> bytes:
     (``scenario``: its compact JSON bytes), byte for byte: a scenario sent in several
     dialects is encoded once."""
     head = b'{"cmd":"assemble","seq":%d,"dialect":%s,"scenario":' % (seq, orjson.dumps(dialect))
-    return head + scenario + b"}\n"
+    return b"".join((head, scenario, b"}\n"))  # one copy of the scenario, not two
 
 
 def stop_request() -> dict[str, Any]:

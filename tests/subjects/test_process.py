@@ -35,6 +35,8 @@ for line in sys.stdin:
         sys.stderr.write("line\n" * int(cmd[5:])); sys.stderr.flush()
     if cmd == "blank":
         sys.stdout.write("\n  \n")
+    if cmd == "pair":
+        sys.stdout.write("one\ntwo\n"); sys.stdout.flush(); continue
     if cmd == "spawn":
         cmd = str(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]).pid)
     if cmd.startswith("big"):
@@ -94,6 +96,34 @@ def test_big_lines_both_ways_while_the_child_floods_stderr() -> None:
     assert process.exchange(f"big{big}\n".encode(), 20) == b"b" * big
     assert len(process.stderr_tail()) <= 4000
     process.stop(b"", 2)
+
+
+def test_a_line_is_taken_and_what_follows_it_in_the_same_read_is_kept() -> None:
+    process = start()
+    assert process.exchange(b"pair\n", 5) == b"one"
+    assert process.unread() == b"two"
+    assert process.exchange(b"hello\n", 5) == b"two"  # the next line, as read
+    assert process.exchange(b"", 5) == b"hello"
+    process.kill()
+
+
+def test_the_room_of_a_huge_line_is_let_go_once_it_is_taken() -> None:
+    process = start()
+    big = 6 * 1024 * 1024
+    assert process.exchange(f"big{big}\n".encode(), 20) == b"b" * big
+    assert process.exchange(b"small\n", 5) == b"small"
+    assert len(process._out._buf) <= 2 * 1024 * 1024  # not the 6 MiB line's
+    process.kill()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
+def test_the_pipes_take_a_request_and_its_reply_in_one_write() -> None:
+    import fcntl
+
+    process = start()
+    for pipe in (process._stdin, process._stdout):
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == 1024 * 1024
+    process.kill()
 
 
 def test_waiting_for_a_reply_does_not_spin() -> None:
