@@ -112,6 +112,7 @@ class OpenAIChat(Dialect):
     system_roles = _SYSTEM_ROLES
     provider = "OpenAI"
     cache_guide = "https://platform.openai.com/docs/guides/prompt-caching"
+    wire_runs: ClassVar[bool] = True
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {
         "model": "request",
         "prompt_cache_key": "request",

@@ -128,6 +128,7 @@ class OpenAIResponses(Dialect):
     marker_default_ttl = _DEFAULT_TTL
     provider = "OpenAI"
     cache_guide = "https://platform.openai.com/docs/guides/prompt-caching"
+    wire_runs: ClassVar[bool] = True
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {
         "model": "request",
         "prompt_cache_key": "request",

@@ -78,20 +78,31 @@ _COUNTS_MAX = 10_000
 def message_frames(dialect: Dialect, history: Sequence[Message]) -> tuple[int, ...]:
     """How many prefix segments each message renders to (one, or more in some dialects).
 
-    The count depends on the message's parts and its wire form in the dialect alone (which
-    equality ignores, so it is part of the key): it is computed once per message and dialect,
-    since rendering one message and reading its segments back costs more than a rule."""
+    A message the dialect read from a body counts the body items it was read from (its wire
+    form, ``Dialect.read_segments``): exactly its segments there, with nothing rendered. Any
+    other message is rendered alone and its segments counted; that depends on its parts and
+    its wire form in the dialect alone (which equality ignores, so it is part of the key) and
+    is computed once per message and dialect, since it costs more than a rule."""
     counts = []
+    read_segments = dialect.read_segments
     for m in history:
-        key = (dialect.name, m, m.wire.get(dialect.name))
-        count = _COUNTS.get(key)
+        count = read_segments(m)
         if count is None:
-            if len(_COUNTS) >= _COUNTS_MAX:
-                _COUNTS.clear()
-            rendered = orjson.loads(dialect.render(Request(Preset(), (m,))))
-            count = _COUNTS[key] = len(dialect.segments(rendered))
+            count = _rendered_count(dialect, m)
         counts.append(count)
     return tuple(counts)
+
+
+def _rendered_count(dialect: Dialect, m: Message) -> int:
+    """The segments of ``m`` rendered alone by ``dialect`` (remembered in ``_COUNTS``)."""
+    key = (dialect.name, m, m.wire.get(dialect.name))
+    count = _COUNTS.get(key)
+    if count is None:
+        if len(_COUNTS) >= _COUNTS_MAX:
+            _COUNTS.clear()
+        rendered = orjson.loads(dialect.render(Request(Preset(), (m,))))
+        count = _COUNTS[key] = len(dialect.segments(rendered))
+    return count
 
 
 def message_frame(dialect: Dialect, body: Body, k: int) -> Frame | None:

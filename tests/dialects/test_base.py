@@ -1,8 +1,10 @@
 """What every dialect states about its provider's cache: the settings it is keyed on."""
 
+import orjson
 import pytest
 
 from harness.dialects import all_dialects, get_dialect
+from harness.model import FunctionCall, FunctionResponse, Message, Preset, Request, Text, freeze
 
 
 @pytest.mark.parametrize("dialect", all_dialects())
@@ -40,3 +42,25 @@ def test_a_dotted_setting_is_keyed_by_its_head() -> None:
     d = get_dialect("gemini")
     assert d.cache_scope("cachedContent.name") == "request"
     assert d.cache_scope("cached") is None
+
+
+@pytest.mark.parametrize("dialect", all_dialects())
+def test_read_segments_counts_the_body_items_each_message_was_read_from(dialect: str) -> None:
+    d = get_dialect(dialect)
+    history = (
+        Message("user", (Text("hi"),)),
+        Message(
+            "model", (FunctionCall("a", freeze({}), id="1"), FunctionCall("b", freeze({}), id="2"))
+        ),
+        Message(
+            "user",
+            (FunctionResponse("a", "x", id="1"), FunctionResponse("b", "y", id="2"), Text("go")),
+        ),
+    )
+    parsed = d.parse(orjson.loads(d.render(Request(Preset(), history))))
+    counts = [d.read_segments(m) for m in parsed.request.history]
+    history_segments = [f for f in d.families(parsed.segments) if f == "history"]
+    assert None not in counts
+    assert sum(c for c in counts if c is not None) == len(history_segments)
+    assert counts[2] == (3 if d.wire_runs else 1)  # OpenAI: a tool message per result
+    assert [d.read_segments(m) for m in history] == [None, None, None]  # not read: no count

@@ -3,7 +3,7 @@ import pytest
 
 from harness.dialects import get_dialect
 from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
-from harness.rules._body import Body, message_frame, message_frames, read_body
+from harness.rules._body import Body, _rendered_count, message_frame, message_frames, read_body
 
 from .support import REFERENCE, outcome
 
@@ -74,3 +74,15 @@ def test_message_frame_maps_a_message_to_its_first_segment() -> None:
         None,
     ]
     assert orjson.loads(raw)["messages"][5]["content"][0]["type"] == "image_url"
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini", "openai", "openai-responses"])
+def test_message_frames_of_a_read_body_are_those_rendered_alone(dialect: str) -> None:
+    d = get_dialect(dialect)
+    raw = outcome(REFERENCE, "fork-model-calls", dialect).children[0]
+    body = read_body("children[0]", raw, d)
+    assert isinstance(body, Body)
+    history = body.request.history
+    alone = tuple(_rendered_count(d, m) for m in history)
+    assert message_frames(d, history) == alone
+    assert body.history_start + sum(alone) == len(body.frames)
