@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -48,6 +49,8 @@ MiB: Final = 1024 * 1024
 _EXCERPT: Final = 120
 MAX_SECONDS: Final = 86_400.0
 """The longest timeout there is: a day (more is no timeout, and ``select`` refuses it)."""
+_ENCODED_BYTES: Final = 16 * MiB
+"""How much encoded scenario JSON a subject keeps for the scenarios' runs in other dialects."""
 
 
 def timeout_problem(seconds: float) -> str | None:
@@ -103,7 +106,10 @@ class SubprocessSubject:
         self._broken: SubjectStartError | None = None
         self._last: tuple[int, str] | None = None
         """The seq and scenario of the last reply read from the running process."""
-        self._encoded: tuple[Scenario, bytes] | None = None
+        self._encoded: OrderedDict[int, tuple[Scenario, bytes]] = OrderedDict()
+        """Encoded scenarios by identity, the most recently used last (each keeps its
+        scenario alive, so that no other can take its id)."""
+        self._encoded_bytes = 0
 
     def __repr__(self) -> str:
         return f"SubprocessSubject({shlex.join(self.argv)!r})"
@@ -189,10 +195,20 @@ class SubprocessSubject:
         )
 
     def _encode(self, scenario: Scenario) -> bytes:
-        """The scenario's JSON bytes, kept for the next dialect of the same scenario."""
-        if self._encoded is None or self._encoded[0] is not scenario:
-            self._encoded = (scenario, orjson.dumps(scenario_to_json(scenario)))
-        return self._encoded[1]
+        """The scenario's JSON bytes, encoded once for all its dialects: a check runs every
+        scenario in one dialect, then each again in the next, so the recent ones are kept
+        (up to ``_ENCODED_BYTES``), not only the last."""
+        kept = self._encoded.pop(id(scenario), None)
+        if kept is not None and kept[0] is scenario:
+            self._encoded[id(scenario)] = kept
+            return kept[1]
+        data = orjson.dumps(scenario_to_json(scenario))
+        self._encoded[id(scenario)] = (scenario, data)
+        self._encoded_bytes += len(data) - (0 if kept is None else len(kept[1]))
+        while self._encoded_bytes > _ENCODED_BYTES and len(self._encoded) > 1:
+            _, (_, old) = self._encoded.popitem(last=False)
+            self._encoded_bytes -= len(old)
+        return data
 
     # --- lifetime ---------------------------------------------------------------------------
 

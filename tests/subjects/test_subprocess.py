@@ -18,13 +18,14 @@ import pytest
 from harness.cli import run as cli
 from harness.model import Message, Preset, Text
 from harness.protocol import ProtocolError
-from harness.scenarios import Scenario
+from harness.scenarios import Scenario, scenario_to_json
 from harness.subjects import (
     Outcome,
     SubjectFailure,
     SubjectStartError,
     SubprocessOptions,
     SubprocessSubject,
+    _subprocess,
     is_subject_failure,
 )
 
@@ -369,3 +370,25 @@ def test_a_check_of_such_a_subject_fails_well_formed_saying_where_and_exits_1(
         assert failed["evidence"]["body"] == "children[0]"
         others = {f["status"] for f in report["findings"] if f["rule"] != "well-formed"}
         assert others == {"not-applicable"}
+
+
+def test_a_scenario_is_encoded_once_for_all_its_dialects(
+    run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check runs every scenario in one dialect, then each in the next: the request line
+    of a scenario seen before is built from its JSON encoded the first time."""
+    encoded: list[str] = []
+
+    def counted(s: Scenario) -> dict[str, object]:
+        encoded.append(s.id)
+        return scenario_to_json(s)
+
+    monkeypatch.setattr(_subprocess, "scenario_to_json", counted)
+    r = run(fake("slow"))
+    first, second = scenario("first"), scenario("second")
+    for _ in range(3):
+        for s in (first, second):
+            assert r.subject.assemble(s, "openai").status == "assembled"
+    assert encoded == ["first", "second"]
+    assert r.subject.assemble(scenario("first"), "openai").status == "assembled"
+    assert encoded == ["first", "second", "first"]  # an equal scenario, but another one
