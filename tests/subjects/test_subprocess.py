@@ -370,6 +370,8 @@ def test_a_check_of_such_a_subject_fails_well_formed_saying_where_and_exits_1(
         assert failed["evidence"]["body"] == "children[0]"
         others = {f["status"] for f in report["findings"] if f["rule"] != "well-formed"}
         assert others == {"not-applicable"}
+    doc = " ".join((ONESHOT.parents[1] / "docs" / "protocol.md").read_text().split())
+    assert f"`{BAD_BODIES[name]}`" in doc  # the page quotes what a check says
 
 
 def test_a_scenario_is_encoded_once_for_all_its_dialects(
