@@ -10,7 +10,10 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any, BinaryIO
 
 import orjson
@@ -21,8 +24,11 @@ from .model._json import dumps
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "BodyError",
+    "BodyPair",
+    "Layout",
     "choose_dialect",
     "decode_body",
+    "decode_pair",
     "parse_body",
     "read_body",
 ]
@@ -91,7 +97,48 @@ def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) 
     each one found is said as a sentence naming the source, appended to ``warnings`` when
     a list is given.
     """
-    data = data.removeprefix(_BOM)
+    return _decode(data.removeprefix(_BOM), source, warnings, None, 0)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class BodyPair:
+    """A parent's and a fork's decoded bodies, each with its ``Layout`` (None: not compact)."""
+
+    parent: Any
+    fork: Any
+    parent_layout: Layout | None
+    fork_layout: Layout | None
+
+
+def decode_pair(
+    parent: str,
+    fork: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    warnings: list[str] | None = None,
+    stdin: BinaryIO | None = None,
+) -> BodyPair:
+    """``read_body`` and ``decode_body`` of a parent's and a fork's body, in that order (so
+    their errors come as two separate readings give them), each with its ``Layout``.
+
+    The parent's bytes are kept until the fork's are read and compared with them (one
+    ``memcmp``, no copy), then dropped before the fork is decoded: memory peaks as in
+    decoding the two one after the other. The fork's leading array items that repeat the
+    parent's bytes are not encoded again (``Layout.shared``).
+    """
+    data = read_body(parent, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
+    parent_value, parent_layout = _decode(data, parent, warnings, None, 0)
+    fork_data = read_body(fork, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
+    common = 0 if parent_layout is None else _common_length(data, fork_data)
+    del data  # the fork is decoded without the parent's bytes
+    fork_value, fork_layout = _decode(fork_data, fork, warnings, parent_layout, common)
+    return BodyPair(parent_value, fork_value, parent_layout, fork_layout)
+
+
+def _decode(
+    data: bytes, source: str, warnings: list[str] | None, parent: Layout | None, common: int
+) -> tuple[Any, Layout | None]:
+    """``decode_body`` of ``data`` (its byte-order mark already skipped), with its layout."""
     if not data or data.isspace():  # not strip(): that copies a body ending in a newline
         raise BodyError(source, "is empty, not a JSON request body")
     try:
@@ -100,8 +147,9 @@ def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) 
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None
-    if _is_compact_encoding(data, decoded):
-        return decoded  # no key read twice, no integer orjson could not hold: see there
+    layout = _layout(data, decoded, parent, common)
+    if layout is not None:
+        return decoded, layout  # no key read twice, no integer orjson could not hold: see there
     colons, wide = _tally(decoded)
     if warnings is not None:
         warnings.extend(
@@ -109,7 +157,31 @@ def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) 
         )
     if wide and _LONG_NUMBER.search(data) is not None:
         decoded = _exact(data, source)
-    return decoded
+    return decoded, None
+
+
+_CHUNK = 1 << 20
+"""Bytes compared at a time in ``_common_length``: few calls, each a plain ``memcmp``."""
+
+
+def _common_length(a: bytes, b: bytes) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, compared in place
+    (``startswith`` of a memoryview slice at an offset: no copy of either)."""
+    limit = min(len(a), len(b))
+    with memoryview(a) as view:
+        at = 0
+        while at < limit and b.startswith(view[at : min(at + _CHUNK, limit)], at):
+            at += _CHUNK
+        if at >= limit:
+            return limit
+        lo, hi = at, min(at + _CHUNK, limit) - 1  # a[:lo] == b[:lo]; they differ before hi + 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if b.startswith(view[lo:mid], lo):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -120,8 +192,32 @@ _WIDE = 2.0**63
 """orjson reads an integer below -2**63 or above 2**64 - 1 as a float at least this large."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """Where the parts of a body that is its own compact encoding stand in its bytes.
+
+    ``items[key]`` holds, for a non-empty array at the top level, the offset of each item
+    and then the offset after its closing bracket: item ``k`` is ``data[b[k] : b[k+1] - 1]``
+    (the compact encoding of ``body[key][k]``, whose length is thus known without encoding
+    it). ``shared[key]``, for a fork decoded with its parent's layout (``parent``), is how
+    many leading items of that array are byte for byte the parent's, at the same offsets,
+    followed by the same byte: they are the parent's items, equal in value and key order.
+    """
+
+    body: dict[str, Any]
+    items: dict[str, list[int]]
+    parent: Layout | None = None
+    shared: dict[str, int] | None = None
+
+
 def _is_compact_encoding(data: bytes, decoded: Any) -> bool:
-    """Whether ``data`` is, but for trailing whitespace, the compact encoding of ``decoded``.
+    """Whether ``data`` is, but for trailing whitespace, the compact encoding of ``decoded``."""
+    return _layout(data, decoded, None, 0) is not None
+
+
+def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> Layout | None:
+    """The layout of ``data`` if it is, but for trailing whitespace, the compact encoding of
+    ``decoded``; None otherwise.
 
     Many clients send compact JSON, and then one comparison settles what ``_tally`` and
     ``_duplicate_keys`` would find by counting: a key read twice drops a member, and an
@@ -129,35 +225,70 @@ def _is_compact_encoding(data: bytes, decoded: Any) -> bool:
     encodes to its own bytes. The object is encoded one top-level value at a time, each
     array one item at a time, and each encoding is compared in place (``startswith`` at an
     offset, no copy) and dropped: time of one encoding and one ``memcmp``, memory of one item.
+
+    With a ``parent`` layout and the length of the prefix this body shares with the
+    parent's bytes (``common``), the leading items of an array that starts where the
+    parent's does and that end, with the byte after them, inside that prefix are not
+    encoded: their bytes are the parent's compact encoding of its items. The rest of the
+    comparison is unchanged, so it still holds only if the whole body is the compact
+    encoding of ``decoded`` with those items taken from the parent: then ``decoded`` is that
+    value (a key read twice, or an array read from a later duplicate, would leave bytes
+    over), so its items are the parent's there.
     """
     if type(decoded) is not dict or not data.startswith(b"{"):
-        return False
+        return None
     at, starts, dumps_ = 1, data.startswith, orjson.dumps
+    items: dict[str, list[int]] = {}
+    shared: dict[str, int] = {}
+    theirs = parent.items if parent is not None else {}
     try:
         for i, (key, value) in enumerate(decoded.items()):
             head = (b"," if i else b"") + dumps_(key) + b":"
             if not starts(head, at):
-                return False
+                return None
             at += len(head)
             if type(value) is list and value:
                 if not starts(b"[", at):
-                    return False
+                    return None
                 at += 1
-                for item in value:
+                bounds: list[int] = []
+                rest: Iterable[Any] = value
+                parents = theirs.get(key)
+                skip = _shared_count(parents, at, common, len(value))
+                if parents is not None and skip:
+                    shared[key] = skip
+                    bounds, at = parents[:skip], parents[skip]
+                    rest = islice(value, skip, None)
+                append = bounds.append
+                for item in rest:
                     encoded = dumps_(item)
                     if not starts(encoded, at):
-                        return False
+                        return None
+                    append(at)
                     at += len(encoded) + 1  # and the comma or closing bracket after it
                 if data[at - 1] != 93:  # "]"
-                    return False
+                    return None
+                append(at)
+                items[key] = bounds
             else:
                 encoded = dumps_(value)
                 if not starts(encoded, at):
-                    return False
+                    return None
                 at += len(encoded)
     except orjson.JSONEncodeError:
-        return False  # nested deeper than orjson encodes
-    return starts(b"}", at) and (len(data) == at + 1 or data[at + 1 :].isspace())
+        return None  # nested deeper than orjson encodes
+    if not starts(b"}", at) or not (len(data) == at + 1 or data[at + 1 :].isspace()):
+        return None
+    return Layout(decoded, items, parent, shared if parent is not None else None)
+
+
+def _shared_count(bounds: list[int] | None, at: int, common: int, count: int) -> int:
+    """How many leading items of an array whose first item starts at ``at`` (of ``count``
+    items) are the parent's: those of the parent's array (item offsets ``bounds``) starting
+    there whose bytes and the byte after them lie in the ``common`` bytes both bodies share."""
+    if bounds is None or bounds[0] != at:
+        return 0
+    return max(0, min(bisect_right(bounds, common) - 1, count))
 
 
 def _tally(decoded: Any) -> tuple[int, bool]:

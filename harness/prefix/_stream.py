@@ -7,18 +7,28 @@ orjson refuses (nested more than 254 levels deep, or holding an integer beyond 6
 encoded piece by piece to the same bytes (``harness.model._json.dumps``), integers exactly. A frame
 ``<name>=<json>\\n`` makes every segment boundary visible; ``\\n`` never occurs inside
 compact JSON, so frames cannot run into each other.
+
+A stream may know its body's ``Layout`` (``harness._bodies``): a segment that is an item of
+a top-level array of a body that is its own compact encoding has an encoding as long as its
+bytes there, so it is measured without being encoded; and two streams whose layouts say the
+fork repeats the parent's items byte for byte compare those items without encoding either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from itertools import accumulate
+from operator import add, is_
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..dialects import ParsedBody, Segment
 from ..model._json import dumps
+
+if TYPE_CHECKING:
+    from .._bodies import Layout
 
 __all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
 
@@ -62,10 +72,12 @@ class PrefixStream:
     built alone before is reused there, so frames stay the same objects.
     """
 
-    __slots__ = ("_alone", "_ends", "_frames", "segments")
+    __slots__ = ("_alone", "_ends", "_frames", "_layout", "segments")
 
-    def __init__(self, segments: tuple[Segment, ...]) -> None:
+    def __init__(self, segments: tuple[Segment, ...], layout: Layout | None = None) -> None:
         self.segments = segments
+        self._layout = layout
+        """The layout of the body the segments were read from, if it is compact."""
         self._frames: tuple[Frame, ...] | None = None
         self._alone: dict[int, Frame] = {}
         self._ends: list[int] = []
@@ -114,9 +126,18 @@ class PrefixStream:
         return frame
 
     def _measure(self, count: int) -> None:
-        """Learn the sizes of the first ``count`` frames, encoding those not yet encoded."""
-        for i in range(len(self._ends), count):
-            self.encoded(i)
+        """Learn the sizes of the first ``count`` frames, encoding those not yet encoded
+        (but runs of array items the layout measures)."""
+        i = len(self._ends)
+        while i < count:
+            run = _run(self, i, count)
+            if run is None:
+                self.encoded(i)
+                i += 1
+            else:
+                _, bounds, k, n = run
+                _extend_ends(self, [s.name for s in self.segments[i : i + n]], bounds, k)
+                i += n
 
     @property
     def length(self) -> int:
@@ -178,6 +199,9 @@ def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
         return 0
     if a._alone or b._alone:
         return 0
+    shared = _shared(a, b)
+    if shared is not None:
+        return _laid_out_common_segments(a, b, shared)
     ends_a, ends_b, dumps_ = a._ends, b._ends, orjson.dumps
     end_a = end_b = 0
     for i, (x, y) in enumerate(zip(a.segments, b.segments, strict=False)):
@@ -196,6 +220,115 @@ def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
     return min(len(a.segments), len(b.segments))
 
 
+def _shared(a: PrefixStream, b: PrefixStream) -> dict[str, int] | None:
+    """How many leading items of each top-level array one stream's body repeats from the
+    other's, byte for byte (``Layout.shared``); None unless one's layout was read against
+    the other's."""
+    la, lb = a._layout, b._layout
+    if la is None or lb is None:
+        return None
+    if lb.parent is la:
+        return lb.shared
+    if la.parent is lb:
+        return la.shared
+    return None
+
+
+def _laid_out_common_segments(a: PrefixStream, b: PrefixStream, shared: dict[str, int]) -> int:
+    """``_fresh_common_segments`` of two streams whose layouts say which array items the
+    fork repeats from the parent: a run of such items, the same items of the same array on
+    both sides under the same names, is equal and measured without encoding anything; any
+    other pair of segments is encoded and compared (and measured) as usual."""
+    sa, sb = a.segments, b.segments
+    count = min(len(sa), len(sb))
+    i = 0
+    while i < count:
+        if sa[i].name != sb[i].name:
+            return i
+        same = _shared_run(a, b, i, count, shared)
+        if same:
+            i += same
+        elif a.encoded(i) != b.encoded(i):
+            return i
+        else:
+            i += 1
+    return count
+
+
+def _shared_run(a: PrefixStream, b: PrefixStream, i: int, stop: int, shared: dict[str, int]) -> int:
+    """How many segments from ``i`` (before ``stop``) are, in both streams, the same items of
+    one array that the fork repeats from the parent, under the same names; both streams
+    measured over them."""
+    run_a = _run(a, i, stop)
+    if run_a is None:
+        return 0
+    key, bounds, k, n = run_a
+    n = min(n, shared.get(key, 0) - k)
+    run_b = _run(b, i, i + n) if n > 0 else None
+    if run_b is None or run_b[0] != key or run_b[2] != k:
+        return 0
+    n = run_b[3]
+    names = [s.name for s in a.segments[i : i + n]]
+    theirs = [s.name for s in b.segments[i : i + n]]
+    if names != theirs:
+        n = _leading(list(map(str.__eq__, names, theirs)))
+        del names[n:]
+    _extend_ends(a, names, bounds, k)
+    b._ends.extend(a._ends[i : i + n])
+    return n
+
+
+def _leading(flags: list[bool]) -> int:
+    """How many of ``flags`` are true before the first false."""
+    try:
+        return flags.index(False)
+    except ValueError:
+        return len(flags)
+
+
+def _run(stream: PrefixStream, i: int, stop: int) -> tuple[str, list[int], int, int] | None:
+    """The run of segments from ``i`` (before ``stop``) that are consecutive items of one
+    top-level array of a compact body, by identity: the array's key, its item offsets
+    (``Layout.items``), the first item's index and the run's length; None if segment ``i``
+    is not such an item. The segment's name (``messages[7]``) says where to look; only the
+    identity of the values decides."""
+    layout = stream._layout
+    if layout is None:
+        return None
+    segments = stream.segments
+    segment = segments[i]
+    key, _, index = segment.name.partition("[")
+    bounds = layout.items.get(key)
+    digits = index[:-1]
+    if bounds is None or not index.endswith("]") or not (digits.isascii() and digits.isdigit()):
+        return None
+    k = int(digits)
+    items = layout.body[key]
+    if k >= len(items) or items[k] is not segment.value:
+        return None
+    n = min(stop - i, len(items) - k)
+    values = [s.value for s in segments[i : i + n]]
+    return key, bounds, k, _leading(list(map(is_, values, items[k : k + n])))
+
+
+def _extend_ends(stream: PrefixStream, names: list[str], bounds: list[int], k: int) -> None:
+    """Measure the next ``len(names)`` frames, named ``names``, items ``k`` on of an array
+    laid out at ``bounds``: a frame is its name, ``=``, the item's bytes (``bounds[k + 1] -
+    bounds[k] - 1``) and ``\\n``, so the ``j``-th frame of the run ends at ``end + bounds[k +
+    j + 1] - bounds[k] + (j + 1) +`` the names' lengths so far."""
+    ends = stream._ends
+    n = len(names)
+    base = (ends[-1] if ends else 0) - bounds[k]
+    sizes = map(len, names) if all(map(str.isascii, names)) else map(len, map(str.encode, names))
+    ends.extend(
+        map(
+            add,
+            map(add, bounds[k + 1 : k + n + 1], range(base + 1, base + n + 1)),
+            accumulate(sizes),
+        )
+    )
+
+
 def _encode(segment: Segment) -> bytes:
     try:
         return orjson.dumps(segment.value)  # the common case, without a call more
@@ -207,6 +340,9 @@ def _encode(segment: Segment) -> bytes:
         raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
 
 
-def prefix_stream(parsed: ParsedBody) -> PrefixStream:
-    """The prefix stream of a parsed body (segments are encoded when first needed)."""
-    return PrefixStream(parsed.segments)
+def prefix_stream(parsed: ParsedBody, layout: Layout | None = None) -> PrefixStream:
+    """The prefix stream of a parsed body (segments are encoded when first needed); with
+    the layout of its body's bytes (``harness._bodies.decode_pair``) if it has one."""
+    if layout is not None and layout.body is not parsed.body:
+        layout = None  # the layout of other bytes than these
+    return PrefixStream(parsed.segments, layout)
