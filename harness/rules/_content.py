@@ -125,7 +125,12 @@ def content_lost(
 ) -> Loss | None:
     """The first content of ``expected`` that ``actual`` does not carry, in order; None when
     every item is there. ``actual`` may hold more: texts of the runtime's own between the
-    expected items, and anything after them. Both are numbered from message ``first``."""
+    expected items, and anything after them. Both are numbered from message ``first``.
+
+    Equal messages hold equal items (an item is read from a message's role and parts, which
+    equality compares), so equal sequences lose nothing and are not itemised."""
+    if tuple(expected) == tuple(actual):
+        return None
     theirs = content_items(actual, first=first)
     j = 0
     for mine in content_items(expected, first=first):

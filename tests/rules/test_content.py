@@ -1,0 +1,38 @@
+"""Content of a conversation apart from its rendering: what is lost, what differs."""
+
+from harness.model import FunctionCall, FunctionResponse, Message, Text, Thinking, freeze
+from harness.rules._content import content_items, content_lost, rendering_differences
+
+CALL = Message("model", (Text("Looking."), FunctionCall("search", freeze({"q": "x"}), id="c1")))
+RESULT = Message("user", (FunctionResponse("search", {"output": "found"}, id="c1"),))
+HISTORY = (Message("user", (Text("Find x."),)), CALL, RESULT)
+
+
+def test_equal_messages_lose_nothing_and_differ_in_nothing() -> None:
+    copy = tuple(Message(m.role, tuple(m.parts)) for m in HISTORY)
+    assert content_lost(HISTORY, copy) is None
+    assert content_lost(HISTORY, HISTORY) is None
+    assert rendering_differences(HISTORY, copy) == []
+
+
+def test_a_changed_call_is_lost_content_where_it_should_be() -> None:
+    changed = Message("model", (Text("Looking."), FunctionCall("search", freeze({"q": "y"}))))
+    loss = content_lost(HISTORY, (HISTORY[0], changed, RESULT))
+    assert loss is not None
+    assert (loss.at, loss.expected.kind) == (1, "call")
+    assert "the call search" in loss.describe()
+
+
+def test_a_missing_result_is_lost_past_the_end() -> None:
+    loss = content_lost(HISTORY, HISTORY[:2])
+    assert loss is not None
+    assert (loss.at, loss.expected.kind, loss.changed) == (2, "result", None)
+
+
+def test_thinking_and_whitespace_are_rendering_choices() -> None:
+    mine = (Message("model", (Thinking("hmm"), Text("Done  now."))),)
+    theirs = (Message("model", (Text("Done now."),)),)
+    assert content_lost(mine, theirs) is None
+    said = rendering_differences(mine, theirs)
+    assert "thinking parts dropped or redacted" in said
+    assert [i.value for i in content_items(theirs)] == ["Done now."]
