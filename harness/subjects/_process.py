@@ -32,7 +32,11 @@ if sys.platform == "linux":
 __all__ = ["LineTooLong", "ProcessExited", "ProcessTimeout", "SubjectProcess"]
 
 _CHUNK: Final = 1 << 20
-"""The most one read or write moves, and the pipe size asked for (Linux's default maximum)."""
+"""The most one read or write moves."""
+_PIPE: Final = 256 << 10
+"""The pipe size asked for (Linux; 64 KiB by default): a long scenario's request and its reply
+each pass in one write. Not more: a user's pipes share a budget (``pipe-user-pages-soft``,
+64 MiB), and ``--jobs`` runs a subject per CPU."""
 _KEEP: Final = 4 << 20
 """A stdout buffer grown past this by a huge line is let go once the line is taken."""
 _POSIX: Final = os.name == "posix"
@@ -295,10 +299,10 @@ class _Lines:
 
 
 def _widen(pipe: IO[bytes]) -> None:
-    """Ask for a pipe of ``_CHUNK`` bytes (Linux; elsewhere, or refused, it stays as is)."""
+    """Ask for a pipe of ``_PIPE`` bytes (Linux; elsewhere, or refused, it stays as is)."""
     if sys.platform == "linux":
         with contextlib.suppress(OSError):
-            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _CHUNK)
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE)
 
 
 def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:

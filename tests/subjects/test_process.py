@@ -122,7 +122,7 @@ def test_the_pipes_take_a_request_and_its_reply_in_one_write() -> None:
 
     process = start()
     for pipe in (process._stdin, process._stdout):
-        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == 1024 * 1024
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == 256 * 1024
     process.kill()
 
 
