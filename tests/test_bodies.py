@@ -11,12 +11,17 @@ from hypothesis import strategies as st
 
 from harness._bodies import (
     BodyError,
+    Layout,
+    _common_length,
     _is_compact_encoding,
+    _layout,
     _tally,
     choose_dialect,
     decode_body,
+    decode_pair,
     read_body,
 )
+from tests.prefix.pairs import IDS, PAIRS, Pair, slow_pair
 
 TEXT = st.text(alphabet=st.sampled_from('a:é\\"\n'), max_size=6)
 JSON = st.recursive(
@@ -207,3 +212,97 @@ def test_no_duplicate_keys_no_warning(data: bytes) -> None:
     warnings: list[str] = []
     decode_body(data, source="f.json", warnings=warnings)
     assert warnings == []
+
+
+def _exactly(value: Any) -> bytes:
+    """A value's compact JSON, integers exact and their types kept (1 is not 1.0)."""
+    from harness.model._json import dumps
+
+    return dumps(value)
+
+
+def _check_layout(data: bytes, layout: Layout) -> None:
+    """Each recorded item is, in the body's bytes, the compact encoding of the decoded item."""
+    for key, bounds in layout.items.items():
+        items = layout.body[key]
+        assert len(bounds) == len(items) + 1
+        for k, item in enumerate(items):
+            assert data[bounds[k] : bounds[k + 1] - 1] == orjson.dumps(item)
+        assert data[bounds[-1] - 1] == ord("]")
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_a_pair_reads_as_two_bodies_read_alone(tmp_path: Path, pair: Pair) -> None:
+    """``decode_pair`` gives the values and warnings of ``decode_body`` of each, in order;
+    the fork's layout takes from the parent's exactly the items that repeat its bytes."""
+    parent, fork = write(tmp_path, pair.parent, "p"), write(tmp_path, pair.fork, "f")
+    slow_warnings: list[str] = []
+    slow = slow_pair(pair.parent, pair.fork, slow_warnings)
+    warnings: list[str] = []
+    fast = decode_pair(parent, fork, warnings=warnings)
+    assert _exactly(fast.parent) == _exactly(slow.parent)
+    assert _exactly(fast.fork) == _exactly(slow.fork)
+    assert warnings == [
+        w.replace("p: ", f"{parent}: ", 1).replace("f: ", f"{fork}: ", 1) for w in slow_warnings
+    ]
+    layout = fast.fork_layout
+    assert (layout is None) is (pair.shared is None)
+    if layout is None:
+        return
+    data = pair.fork.removeprefix(b"\xef\xbb\xbf")
+    _check_layout(data, layout)
+    assert layout.body is fast.fork
+    assert (layout.shared or {}).get("messages", 0) == pair.shared
+    assert layout.parent is fast.parent_layout
+    if fast.parent_layout is not None:
+        _check_layout(pair.parent.removeprefix(b"\xef\xbb\xbf"), fast.parent_layout)
+        assert (
+            layout.items["messages"][: pair.shared]
+            == fast.parent_layout.items["messages"][: pair.shared]
+        )
+    for k in range(pair.shared):
+        assert orjson.dumps(fast.fork["messages"][k]) == orjson.dumps(fast.parent["messages"][k])
+
+
+def test_a_pair_is_read_in_order_and_errors_name_their_file(tmp_path: Path) -> None:
+    """The parent is read and decoded before the fork is read: its error comes first."""
+    good = write(tmp_path, PAIRS[0].parent, "good")
+    bad = write(tmp_path, b'{"a": [}', "bad")
+    gone = str(tmp_path / "gone")
+    for parent, fork, wrong in ((bad, gone, bad), (good, gone, gone), (good, bad, bad)):
+        with pytest.raises(BodyError) as raised:
+            decode_pair(parent, fork)
+        assert raised.value.source == wrong
+
+
+@given(st.binary(max_size=40), st.binary(max_size=40), st.integers(1, 8))
+@example(b"abcdefgh", b"abcdefgX", 4)
+@example(b"abcdefgh", b"abcdefgh", 4)
+@example(b"abcd", b"abcdefgh", 2)
+def test_common_length_is_the_common_prefix(a: bytes, b: bytes, chunk: int) -> None:
+    """Chunk by chunk, then by halves within the chunk that differs."""
+    shared = a[:8] + a  # a long common prefix, across chunks
+    a, b = shared + a, shared + b
+    expected = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    if expected is None:
+        expected = min(len(a), len(b))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("harness._bodies._CHUNK", chunk)
+        assert _common_length(a, b) == expected
+
+
+@given(st.dictionaries(TEXT, JSON, max_size=4), st.integers(0, 200))
+@example({"m": [{"a": 1}, {"a": 2}, "x"], "n": []}, 12)
+def test_a_layout_read_against_a_parent_is_exact(value: dict[str, Any], cut: int) -> None:
+    """Against any prefix length at all of a parent it repeats, a body's layout is that of
+    its own bytes, and the items it takes from the parent encode as the parent's."""
+    data = orjson.dumps(value)
+    parent = _layout(data, value, None, 0)
+    assert parent is not None
+    fork = _layout(data, orjson.loads(data), parent, min(cut, len(data)))
+    assert fork is not None
+    _check_layout(data, fork)
+    for key, count in (fork.shared or {}).items():
+        assert fork.items[key][count] <= cut
+        for k in range(count):
+            assert orjson.dumps(fork.body[key][k]) == orjson.dumps(value[key][k])

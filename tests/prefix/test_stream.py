@@ -1,9 +1,15 @@
+from pathlib import Path
+
 import orjson
 import pytest
 
+from harness._bodies import _layout, decode_pair
 from harness.dialects import Segment, get_dialect
-from harness.prefix import PrefixStream, StreamError, locate, prefix_stream
-from harness.prefix._stream import common_segments
+from harness.prefix import Divergence, PrefixStream, StreamError, locate, prefix_stream
+from harness.prefix import _stream as stream_module
+from harness.prefix._stream import _shared, common_segments
+
+from .pairs import IDS, PAIRS, Pair, slow_pair
 
 BODY = {
     "model": "m",
@@ -219,3 +225,110 @@ def test_a_segment_orjson_refuses_midway_is_compared_and_measured_all_the_same(
     assert common_segments(parent, fork) == same
     assert fork.starts_with(parent) is (same == 3)
     assert (parent.length, fork.length) == (len(bytes(parent)), len(bytes(fork)))
+
+
+def _streams(pair: Pair, folder: Path | None = None) -> tuple[PrefixStream, PrefixStream]:
+    """The pair's streams: with the layouts ``decode_pair`` gives when read from ``folder``,
+    else decoded one at a time with none."""
+    warnings: list[str] = []
+    if folder is not None:
+        (folder / "p").write_bytes(pair.parent)
+        (folder / "f").write_bytes(pair.fork)
+        bodies = decode_pair(str(folder / "p"), str(folder / "f"), warnings=warnings)
+    else:
+        bodies = slow_pair(pair.parent, pair.fork, warnings)
+    d = get_dialect("openai")
+    parent, fork = d.parse(bodies.parent), d.parse(bodies.fork)
+    return (
+        prefix_stream(parent, bodies.parent_layout),
+        prefix_stream(fork, bodies.fork_layout),
+    )
+
+
+def _divergence(d: Divergence | None) -> tuple[object, ...] | None:
+    if d is None:
+        return None
+    frames = (d.parent_frame, d.fork_frame)
+    return (d.offset, d.path, d.reason, *((f.name, f.start, f.json) if f else None for f in frames))
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_laid_out_streams_compare_and_measure_as_plain_ones(pair: Pair, tmp_path: Path) -> None:
+    """Whatever the shortcuts take, the comparison, the lengths and every frame's offset
+    are those of streams that encode every segment."""
+    fast, slow = _streams(pair, tmp_path), _streams(pair)
+    assert (_shared(*fast) or {}).get("messages", 0) == (pair.shared or 0)
+    assert common_segments(*fast) == common_segments(*slow)
+    assert _divergence(locate(*fast)) == _divergence(locate(*slow))
+    for a, b in zip(fast, slow, strict=True):
+        assert a.length == b.length
+        assert [(f.name, f.start, f.json) for f in a.frames] == [
+            (f.name, f.start, f.json) for f in b.frames
+        ]
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_laid_out_streams_measured_alone_and_swapped(pair: Pair, tmp_path: Path) -> None:
+    """Measured before any comparison, and compared fork against parent, the same too."""
+    fast, slow = _streams(pair, tmp_path), _streams(pair)
+    assert [s.length for s in fast] == [s.length for s in slow]
+    fast, slow = _streams(pair, tmp_path), _streams(pair)
+    assert common_segments(fast[1], fast[0]) == common_segments(slow[1], slow[0])
+    assert fast[0].starts_with(fast[1]) is slow[0].starts_with(slow[1])
+    assert fast[1].starts_with(fast[0]) is slow[1].starts_with(slow[0])
+
+
+def test_a_segment_that_is_not_the_bodys_own_item_is_encoded() -> None:
+    """A value a dialect made (a cache marker removed) is not the body's item: its
+    encoding is made, never read from the layout."""
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "a"}]},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+            },
+        ],
+    }
+    data = orjson.dumps(body)
+    decoded = orjson.loads(data)
+    layout = _layout(data, decoded, None, 0)
+    assert layout is not None
+    parsed = get_dialect("anthropic").parse(decoded)
+    assert parsed.segments[0].value is decoded["messages"][0]
+    assert parsed.segments[1].value is not decoded["messages"][1]
+    laid_out, plain = prefix_stream(parsed, layout), prefix_stream(parsed)
+    assert laid_out.length == plain.length == len(bytes(plain))
+    assert b"cache_control" not in bytes(laid_out)
+
+
+def test_a_layout_of_another_body_is_not_used() -> None:
+    data = orjson.dumps(BODY)
+    layout = _layout(data, orjson.loads(data), None, 0)
+    parsed = get_dialect("openai").parse(orjson.loads(data))
+    assert prefix_stream(parsed, layout)._layout is None
+
+
+def test_shared_items_are_neither_encoded_nor_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the segments outside the shared items are encoded: the tool (before the
+    messages in the stream, after them in the bytes), the parent's last message (its
+    closing bracket is the fork's comma) and the fork's tail, which is measured alone."""
+    pair = PAIRS[0]
+    assert pair.name == "appended"
+    parent, fork = _streams(pair, tmp_path)
+    encoded: list[str] = []
+    real = stream_module._encode
+
+    def counted(segment: Segment) -> bytes:
+        encoded.append(segment.name)
+        return real(segment)
+
+    monkeypatch.setattr(stream_module, "_encode", counted)
+    assert locate(parent, fork) is None
+    lengths = (parent.length, fork.length)
+    assert encoded == ["tools[0]", "tools[0]", "messages[4]", "messages[4]"]
+    assert lengths == (len(bytes(parent)), len(bytes(fork)))
