@@ -33,6 +33,7 @@ __all__ = [
     "Hint",
     "Origin",
     "Prefixes",
+    "added_by",
     "added_text",
     "directive_of",
     "group",
@@ -143,6 +144,15 @@ def added_text(history: Sequence[Message], start: int) -> str:
     return "\n".join(
         p.text for m in history[start:] if m.role == "user" for p in m.parts if isinstance(p, Text)
     )
+
+
+def added_by(request: Observed, start: int) -> str:
+    """``added_text(request.history, start)``, from the request's hint when it noted that
+    text (so the request is not read back), else read from its history."""
+    hint = request.hint
+    if isinstance(hint, Hint) and hint.base == start and hint.text is not None:
+        return hint.text
+    return added_text(request.history, start)
 
 
 def model_turn(requests: Sequence[Observed], pos: int, *others: Observed) -> Message | None:
@@ -308,12 +318,7 @@ class _Builder:
     def _child_message(self, request: Observed, draft: _Draft, pos: int) -> bool:
         """Whether the user text ``request`` adds holds the fork tag or a directive of a
         call in the model's answer to the request it extends."""
-        start = draft.requests[pos].size
-        hint = request.hint
-        if isinstance(hint, Hint) and hint.base == start and hint.text is not None:
-            text = hint.text
-        else:
-            text = added_text(request.history, start)
+        text = added_by(request, draft.requests[pos].size)
         if self.options.fork_tag in text:
             return True
         calls = turn_calls(draft.requests, pos, request) or ()

@@ -26,7 +26,7 @@ from ._group import (
     Grouping,
     GroupOptions,
     Origin,
-    added_text,
+    added_by,
     directive_of,
     model_turn,
     received,
@@ -252,7 +252,7 @@ class _Placer:
         when it is not a fork child; a sentence when it carries the fork tag but the call
         that started it is unclear."""
         options = self.options
-        text = added_text(conv.first.history, self._start(conv))
+        text = added_by(conv.first, self._start(conv))
         if conv.origin is None and options.fork_tag not in text and not _forked_shape(conv):
             return None
         turns = self._candidates(conv)
@@ -377,7 +377,7 @@ class _Placer:
     def _child_text(self, index: int) -> str:
         """The user text child ``index`` added to what it inherited: where its task is."""
         child = self.convs[index]
-        return added_text(child.first.history, self._start(child))
+        return added_by(child.first, self._start(child))
 
     def _directive(self, call: FunctionCall, child: int | None) -> str | None:
         """The argument ``child`` received (the longest found in its text), else the first."""
