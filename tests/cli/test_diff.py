@@ -12,6 +12,8 @@ import orjson
 import pytest
 
 from harness.cli import run
+from harness.reports import DiffSubjects, diff_json, diff_text
+from tests.prefix.pairs import IDS, PAIRS, Pair, compared, slow_pair
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "openai"
 PARENT, FORK, BROKEN = (str(EXAMPLES / n) for n in ("parent.json", "fork.json", "fork-broken.json"))
@@ -338,3 +340,34 @@ def test_control_characters_of_a_body_are_escaped(
     assert code == 1
     assert "\x1b" not in out
     assert "\x07" not in out
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_every_shortcut_gives_the_report_of_bodies_read_one_at_a_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pair: Pair
+) -> None:
+    """The text, the JSON, the warnings and the exit code are those of the path that decodes
+    each body alone and encodes every segment."""
+    parent, fork = tmp_path / "p.json", tmp_path / "f.json"
+    parent.write_bytes(pair.parent)
+    fork.write_bytes(pair.fork)
+    warnings: list[str] = []
+    slow = compared(slow_pair(pair.parent, pair.fork, warnings, (str(parent), str(fork))))
+    subjects = DiffSubjects(str(parent), str(fork))
+    said = "".join(f"prefix-harness: warning: {w}\n" for w in warnings)
+    code, out, err = diff(capsys, str(parent), str(fork))
+    assert (code, out, err) == (0 if slow.preserved else 1, diff_text(slow, subjects), said)
+    code, out, err = diff(capsys, str(parent), str(fork), "--json")
+    assert out.encode() == diff_json(slow, subjects)
+    assert (code, err) == (0 if slow.preserved else 1, said)
+
+
+@pytest.mark.parametrize("pair", PAIRS[:3], ids=IDS[:3])
+def test_one_file_named_twice_is_one_body(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pair: Pair
+) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(pair.fork)
+    code, out, err = diff(capsys, str(path), str(path))
+    assert (code, err) == (0, "")
+    assert "PREFIX KEPT" in out

@@ -108,12 +108,14 @@ PAIRS = [
 IDS = [p.name for p in PAIRS]
 
 
-def slow_pair(parent: bytes, fork: bytes, warnings: list[str]) -> BodyPair:
+def slow_pair(
+    parent: bytes, fork: bytes, warnings: list[str], sources: tuple[str, str] = ("p", "f")
+) -> BodyPair:
     """The two bodies decoded one at a time, with no layout: the path every shortcut must
     agree with."""
     return BodyPair(
-        decode_body(parent, source="p", warnings=warnings),
-        decode_body(fork, source="f", warnings=warnings),
+        decode_body(parent, source=sources[0], warnings=warnings),
+        decode_body(fork, source=sources[1], warnings=warnings),
         None,
         None,
     )
