@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -12,7 +12,11 @@ from ..model._json import dumps, shown
 from ..prefix import MISSING, PrefixComparison, byte_window, structural_diff
 from ._escape import caret_pad, printable
 
-__all__ = ["DiffSubjects", "diff_json", "diff_text"]
+__all__ = ["DIFF_FORMAT_VERSION", "DiffSubjects", "diff_json", "diff_text"]
+
+DIFF_FORMAT_VERSION: Final = 1
+"""The version of ``diff --json``'s shape (docs/reports.md, "diff --json"): raised when a key
+is removed or renamed, or a value changes type or meaning, not when a key is added."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,8 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
 
 
 def diff_json(comparison: PrefixComparison, subjects: DiffSubjects) -> bytes:
-    """The same report for machines; stable keys, indented, ending in a newline.
+    """The same report for machines; stable keys, indented, ending in a newline, starting
+    with ``format_version``.
 
     A setting orjson cannot encode inside the report (nested too deeply, or an integer
     beyond 64 bits) is written as its own compact JSON, exactly.
@@ -122,6 +127,7 @@ def _diff_json(
             ),
         }
     report = {
+        "format_version": DIFF_FORMAT_VERSION,
         "dialect": c.dialect,
         "dialect_guessed": subjects.dialect_guessed,
         "preserved": c.preserved,

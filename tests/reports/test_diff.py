@@ -3,6 +3,7 @@ import orjson
 from harness.dialects import get_dialect
 from harness.prefix import compare
 from harness.reports import DiffSubjects, diff_json, diff_text
+from harness.reports._diff import DIFF_FORMAT_VERSION
 
 SUBJECTS = DiffSubjects("p.json", "f.json")
 BODY = {"model": "a", "messages": [{"role": "user", "content": "Path to the file"}]}
@@ -58,3 +59,12 @@ def test_json_report_is_complete_and_stable() -> None:
             "fork_present": True,
         },
     ]
+
+
+def test_json_report_starts_with_its_format_version() -> None:
+    """Consumers check the version first, as they do in the check reports."""
+    fork = {**BODY, "messages": [*BODY["messages"], {"role": "assistant", "content": "ok"}]}
+    for body in (fork, {"model": "b", "messages": []}):
+        report = orjson.loads(diff_json(comparison(body), SUBJECTS))
+        assert next(iter(report)) == "format_version"
+        assert report["format_version"] == DIFF_FORMAT_VERSION == 1
