@@ -2,18 +2,9 @@
 whole agent session through a subject: public, for users' own tests (docs/strategies.md)."""
 
 from ._depth import DEPTH_VARIABLE, depth, long_turns
-from ._model import (
-    Ending,
-    histories,
-    json_objects,
-    json_schemas,
-    json_values,
-    presets,
-    requests,
-    settings,
-    tools,
-    unicode_texts,
-)
+from ._histories import Ending, histories
+from ._json import json_objects, json_values
+from ._model import presets, requests, settings, tools
 from ._scenarios import (
     call_response_pairs,
     continuable_scenarios,
@@ -22,7 +13,9 @@ from ._scenarios import (
     sibling_scenarios,
     spawn_scenarios,
 )
+from ._schemas import json_schemas
 from ._session import SessionMachine, SessionViolation, session_machine
+from ._text import unicode_texts
 from ._types import register_types
 
 __all__ = [

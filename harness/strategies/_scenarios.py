@@ -11,24 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 
 from ..model import FrozenDict, FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
 from ..scenarios import ACTIONS, Action, Continuation, FollowUp, Scenario
+from ._checks import check_flag, check_sizes
 from ._depth import long_turns
-from ._model import (
-    ENDINGS,
-    Ending,
-    TextStrategy,
-    _check_flag,
-    _check_sizes,
-    histories,
-    json_objects,
-    presets,
-    unicode_texts,
-)
+from ._histories import ENDINGS, Ending, histories
+from ._json import POOLS, JsonSource, blobs
+from ._model import presets
+from ._sources import Dice, between
+from ._text import TEXTS, phrases
 
 __all__ = [
     "call_response_pairs",
@@ -62,23 +57,11 @@ _RESERVED = frozenset({_FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
 """Names the strategies declare themselves; drawn tools never take them."""
 
 
-def _non_blank(text: st.SearchStrategy[str], visible: st.SearchStrategy[str]) -> TextStrategy:
-    """``text`` with a character of ``visible`` put in at a drawn place (whitespace drawn
-    there becomes ``"0"``): non-blank as drawn, never filtered, and shrinking to ``"0"``."""
-    return st.tuples(text, visible, st.integers(0, 40)).map(_insert)
-
-
-def _insert(drawn: tuple[str, str, int]) -> str:
-    text, char, at = drawn
-    return text[:at] + ("0" if char.isspace() else char) + text[at:]
-
-
-_phrases = _non_blank(st.text(max_size=39), st.characters(codec="utf-8"))
+_ENDINGS = st.sampled_from(ENDINGS)
+_FLAGS = st.booleans()
+_phrases = phrases(False)
 """Non-blank text: directives, tasks, prompts must say something (a short one may span
 lines: task-after-prefix finds it standing alone across them)."""
-_unicode_phrases = _non_blank(
-    unicode_texts(min_size=0, max_size=39), st.sampled_from(["0", "a", "Ω", "漢", "\U0001f600"])
-)
 
 
 @dataclass(frozen=True)
@@ -93,7 +76,7 @@ class _Extent:
 
     def check(self, name: str) -> _Extent:
         for option in ("long", "unicode_heavy", "large_schemas"):
-            _check_flag(name, option, getattr(self, option))
+            check_flag(name, option, getattr(self, option))
         return self
 
 
@@ -108,19 +91,22 @@ class _Drawn:
 
     @property
     def phrases(self) -> st.SearchStrategy[str]:
-        return _unicode_phrases if self.unicode_heavy else _phrases
+        return phrases(self.unicode_heavy)
 
 
-def _now_and_then(draw: st.DrawFn, value: bool | None, odds: int) -> bool:
-    if value is not None:
-        return value
-    return draw(st.integers(0, odds - 1)) == odds - 1
+_EXTENTS = st.integers(0, 8 * 4 * 4 - 1)
+"""Long (units of eight: 7), unicode-heavy and large schemas (then of four: 3), one draw."""
+
+
+def _now_and_then(value: bool | None, digit: int, odds: int) -> bool:
+    return value if value is not None else digit % odds == odds - 1
 
 
 def _decide(draw: st.DrawFn, extent: _Extent, max_turns: int) -> _Drawn:
-    long = _now_and_then(draw, extent.long, 8)
-    heavy = _now_and_then(draw, extent.unicode_heavy, 4)
-    large = _now_and_then(draw, extent.large_schemas, 4)
+    code = draw(_EXTENTS)
+    long = _now_and_then(extent.long, code, 8)
+    heavy = _now_and_then(extent.unicode_heavy, code // 8, 4)
+    large = _now_and_then(extent.large_schemas, code // 32, 4)
     low, high = long_turns() if long else (1, max_turns)
     return _Drawn(low, max(low, high), heavy, large)
 
@@ -149,7 +135,7 @@ def call_response_pairs(
         raise ValueError(f"call_response_pairs: tool_names={tool_names!r} needs non-empty names")
     if min_calls < 1:
         raise ValueError(f"call_response_pairs: min_calls={min_calls} must be at least 1")
-    _check_sizes("call_response_pairs", min_calls, max_calls, low="min_calls", high="max_calls")
+    check_sizes("call_response_pairs", min_calls, max_calls, low="min_calls", high="max_calls")
     return _pairs(tuple(tool_names), min_calls, max_calls, id_prefix)
 
 
@@ -157,14 +143,29 @@ def call_response_pairs(
 def _pairs(
     draw: st.DrawFn, names: tuple[str, ...], min_calls: int, max_calls: int, prefix: str
 ) -> tuple[Message, Message]:
-    count = draw(st.integers(min_calls, max_calls))
-    calls = [
-        FunctionCall(draw(st.sampled_from(names)), draw(json_objects()), f"{prefix}_{i}")
-        for i in range(count)
-    ]
-    lead = [Text(draw(_phrases))] if draw(st.booleans()) else []
-    answers = tuple(FunctionResponse(c.name, draw(json_objects()), c.id) for c in calls)
-    return Message("model", (*lead, *calls)), Message("user", answers)
+    return _pair(draw, names, min_calls, max_calls, prefix)
+
+
+@lru_cache(maxsize=256)
+def _pair_shapes(tools: int, calls: int) -> st.SearchStrategy[int]:
+    """A lead text or not, and the tool of each of ``calls`` calls."""
+    return st.integers(0, 2 * tools**calls - 1)
+
+
+def _pair(
+    draw: st.DrawFn, names: tuple[str, ...], min_calls: int, max_calls: int, prefix: str
+) -> tuple[Message, Message]:
+    count = draw(between(min_calls, max_calls))
+    shape, lead = divmod(draw(_pair_shapes(len(names), count)), 2)
+    args = JsonSource(draw(blobs(count)), draw(POOLS))
+    calls = []
+    for i in range(count):
+        shape, tool = divmod(shape, len(names))
+        calls.append(FunctionCall(names[tool], args.obj(), f"{prefix}_{i}"))
+    text = (Text(draw(_phrases)),) if lead else ()
+    results = JsonSource(draw(blobs(count)), draw(POOLS))
+    answers = tuple(FunctionResponse(c.name, results.obj(), c.id) for c in calls)
+    return Message("model", (*text, *calls)), Message("user", answers)
 
 
 @st.composite
@@ -190,7 +191,18 @@ def _names(preset: Preset) -> tuple[str, ...]:
     return tuple(t.name for t in preset.tools if t.name not in _RESERVED)
 
 
-_suffixes = st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True)
+_SUFFIXES = st.integers(0, 36**8 - 1)
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _suffix(draw: st.DrawFn) -> str:
+    """A scenario id's suffix, ``[a-z0-9]{1,8}`` from one integer: ``"0"`` first."""
+    code = draw(_SUFFIXES)
+    out = _DIGITS[code % 36]
+    while code >= 36:
+        code //= 36
+        out = _DIGITS[code % 36] + out
+    return out
 
 
 _EXTENT_DOC = """
@@ -235,7 +247,7 @@ def sibling_scenarios(
     """Sibling forks from one parent message, one directive (and fork call) per sibling."""
     if min_siblings < 2:
         raise ValueError(f"sibling_scenarios: min_siblings={min_siblings} must be at least 2")
-    _check_sizes(
+    check_sizes(
         "sibling_scenarios", min_siblings, max_siblings, low="min_siblings", high="max_siblings"
     )
     _check_ending("sibling_scenarios", ending)
@@ -255,21 +267,22 @@ def _forks(
     max_tools: int,
     extent: _Extent,
 ) -> Scenario:
-    end = ending or draw(st.sampled_from(ENDINGS))
+    end = ending or draw(_ENDINGS)
     drawn = _decide(draw, extent, max_turns)
     preset = draw(_preset(max_tools, _FORK_TOOL, drawn))
     history = draw(_history(drawn, _names(preset), end))
-    directives = tuple(draw(drawn.phrases) for _ in range(draw(st.integers(min_n, max_n))))
+    text = drawn.phrases
+    directives = tuple(draw(text) for _ in range(draw(between(min_n, max_n))))
     if end == "model_calls":
         last = history[-1]
-        keep = draw(st.booleans())
+        keep = draw(_FLAGS)
         parts = tuple(p for p in last.parts if keep or not isinstance(p, FunctionCall))
         forks = tuple(
             FunctionCall(_FORK_TOOL.name, FrozenDict({"directive": d}), f"fork_{i}")
             for i, d in enumerate(directives)
         )
         history = (*history[:-1], Message("model", (*parts, *forks)))
-    return Scenario(f"{action}-{draw(_suffixes)}", action, preset, history, directives)
+    return Scenario(f"{action}-{_suffix(draw)}", action, preset, history, directives)
 
 
 def _history(
@@ -301,13 +314,13 @@ def continuable_scenarios(
     ``min_follow_ups`` to ``max_follow_ups`` later exchanges of the child (a reply, with calls
     or not, and the next user turn). For these two, True forces an option, False rules it out,
     None (default) draws either."""
-    _check_flag("continuable_scenarios", "cold_resume", cold_resume)
-    _check_flag("continuable_scenarios", "structured_output", structured_output)
+    check_flag("continuable_scenarios", "cold_resume", cold_resume)
+    check_flag("continuable_scenarios", "structured_output", structured_output)
     if min_follow_ups < 0:
         raise ValueError(
             f"continuable_scenarios: min_follow_ups={min_follow_ups} must be at least 0"
         )
-    _check_sizes(
+    check_sizes(
         "continuable_scenarios",
         min_follow_ups,
         max_follow_ups,
@@ -333,46 +346,66 @@ def _continuables(
     extent: _Extent,
 ) -> Scenario:
     drawn = _decide(draw, extent, max_turns)
-    phrases = drawn.phrases
+    text = drawn.phrases
     preset = draw(_preset(max_tools, None, drawn))
     names = _names(preset)
     history = draw(_history(drawn, names, None))
+    options = draw(_OPTIONS)
     tool_filter: tuple[str, ...] | None = None
     persona: tuple[str, ...] | None = None
     output_tool: Tool | None = None
     section: str | None = None
-    if cold_resume if cold_resume is not None else draw(st.booleans()):
-        restored = draw(st.sampled_from(["tool_filter", "persona", "both"]))
-        if restored != "persona":
-            visible = st.sampled_from((*names, _SEND_MESSAGE))
-            tool_filter = tuple(draw(st.lists(visible, unique=True)))
-        if restored != "tool_filter":
-            persona = tuple(draw(st.lists(phrases, min_size=1, max_size=2)))
-    if structured_output if structured_output is not None else draw(st.booleans()):
+    if cold_resume if cold_resume is not None else options % 2:
+        restored = options // 2 % 3  # the tool filter, the persona or both
+        if restored != 1:
+            tool_filter = _tool_filter(draw, (*names, _SEND_MESSAGE))
+        if restored != 0:
+            persona = tuple(draw(text) for _ in range(draw(between(1, 2))))
+    if structured_output if structured_output is not None else options >= 6:
         name = "submit_result"
         while name in names:
             name += "_"
-        output_tool = Tool(name, draw(phrases), freeze({"type": "object"}))
-        section = draw(phrases)
+        output_tool = Tool(name, draw(text), freeze({"type": "object"}))
+        section = draw(text)
     follow_ups = []
-    for j in range(draw(st.integers(min_follow_ups, max_follow_ups))):
-        if draw(st.booleans()):
-            reply, message = draw(call_response_pairs(tool_names=names, id_prefix=f"child_{j}"))
+    for j in range(draw(between(min_follow_ups, max_follow_ups))):
+        if draw(_FLAGS):
+            reply, message = _pair(draw, names, 1, 3, f"child_{j}")
         else:
-            reply = Message("model", (Text(draw(phrases)),))
-            message = Message("user", (Text(draw(phrases)),))
+            reply = Message("model", (Text(draw(text)),))
+            message = Message("user", (Text(draw(text)),))
         follow_ups.append(FollowUp(reply, message))
     continuation = Continuation(
-        task=draw(phrases),
-        parent_id=draw(st.text(min_size=1, max_size=12)),
+        task=draw(text),
+        parent_id=draw(_PARENT_IDS),
         tool_filter=tool_filter,
         persona=persona,
         output_tool=output_tool,
         output_section=section,
         follow_ups=tuple(follow_ups),
     )
-    scenario_id = f"continuable-{draw(_suffixes)}"
+    scenario_id = f"continuable-{_suffix(draw)}"
     return Scenario(scenario_id, "continuable", preset, history, continuation=continuation)
+
+
+_OPTIONS = st.integers(0, 11)
+"""A continuable fork's options: a cold resume (units of two), what it restores (then of
+three: the tool filter, the persona, both), a structured output (six and up)."""
+_PARENT_IDS = st.text(min_size=1, max_size=12)
+
+
+@cache
+def _filter_codes(visible: int) -> st.SearchStrategy[int]:
+    return st.integers(0, 2 ** (visible + 16) - 1)
+
+
+def _tool_filter(draw: st.DrawFn, visible: tuple[str, ...]) -> tuple[str, ...]:
+    """A restored tool filter: the names a drawn mask picks, in an order its high bits shuffle
+    (none, in declared order, first)."""
+    code = draw(_filter_codes(len(visible)))
+    mask = code & (2 ** len(visible) - 1)
+    chosen = [n for i, n in enumerate(visible) if mask >> i & 1]
+    return tuple(Dice(code >> len(visible)).shuffled(chosen))
 
 
 def spawn_scenarios(
@@ -398,13 +431,13 @@ def _spawns(draw: st.DrawFn, max_turns: int, max_tools: int, extent: _Extent) ->
     kept = tuple(p for p in history[-1].parts if not isinstance(p, FunctionCall))
     call = FunctionCall(_SPAWN_TOOL.name, FrozenDict({"prompt": prompt}), "spawn_0")
     return Scenario(
-        f"spawn-{draw(_suffixes)}",
+        f"spawn-{_suffix(draw)}",
         "spawn",
         preset,
         (*history[:-1], Message("model", (*kept, call))),
         fork_tool=_SPAWN_TOOL.name,
         prompt=prompt,
-        answer=draw(st.text(max_size=40)),
+        answer=draw(TEXTS),
     )
 
 

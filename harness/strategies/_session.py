@@ -58,7 +58,8 @@ from ..model import (
 from ..rules import ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Continuation, FollowUp, Scenario, scenario_from_json, scenario_to_json
 from ..subjects import Outcome, ReferenceSubject, Subject
-from ._model import json_objects, presets
+from ._json import json_objects
+from ._model import presets
 from ._scenarios import _FORK_TOOL, _RESERVED, _phrases
 
 __all__ = ["SessionMachine", "SessionViolation", "session_machine"]

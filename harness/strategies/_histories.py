@@ -1,0 +1,212 @@
+"""Histories: alternating user and model messages in which every call is answered.
+
+Each message is a few draws: one number for its shape (the parts it has, how many calls, which
+tools they call), its texts, and two draws for all the JSON of its calls or responses. A history
+longer than ``DRAWN_TURNS`` builds all but its last turns from a drawn vocabulary and seed.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from typing import Literal
+
+from hypothesis import strategies as st
+
+from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking
+from ._checks import check_flag, check_sizes
+from ._json import POOLS, JsonSource, blobs
+from ._sources import Dice, between
+from ._text import TEXTS, unicode_texts
+
+__all__ = [
+    "DRAWN_TURNS",
+    "ENDINGS",
+    "Ending",
+    "histories",
+    "model_message",
+    "texts_of",
+    "user_message",
+]
+
+Ending = Literal["model", "model_calls", "user"]
+ENDINGS: tuple[Ending, ...] = ("model", "model_calls", "user")
+_ENDINGS = st.sampled_from(ENDINGS)
+_FLAGS = st.booleans()
+_IMAGE = Image(mime_type="image/png", data="iVBORw0KGgo=")
+_CALLS = 3
+"""The most calls one drawn model message makes."""
+_USER_SHAPES = st.integers(0, 19)
+"""A user message answering calls: tens, whether it also has a text or image (else the
+responses alone); units, 9 for an image (one in ten), else a text."""
+
+DRAWN_TURNS = 8
+"""Histories of up to this many turns are drawn message by message. A longer one builds all but
+its last ``_TAIL`` turns from a small drawn vocabulary (texts, JSON objects) and a drawn seed:
+hundreds of messages then cost a few draws and milliseconds, and still shrink (fewer turns,
+seed 0, the vocabulary "0")."""
+_TAIL = 4
+
+
+@cache
+def _model_shapes(tools: int) -> st.SearchStrategy[int]:
+    """A model message: thinking (none, unsigned, signed), calls or not (but for the last
+    message), a text beside the calls, how many calls, and the tool of each."""
+    return st.integers(0, 3 * 2 * 2 * _CALLS * tools**_CALLS - 1)
+
+
+def user_message(
+    draw: st.DrawFn, pending: tuple[FunctionCall, ...], text: st.SearchStrategy[str]
+) -> Message:
+    """The user's message: the responses to ``pending``, and a text or image (always when
+    there is nothing to answer)."""
+    shape = draw(_USER_SHAPES)
+    parts: list[Part] = []
+    if pending:
+        source = JsonSource(draw(blobs(len(pending))), draw(POOLS))
+        parts = [FunctionResponse(c.name, source.obj(), c.id) for c in pending]
+    if not pending or shape >= 10:
+        parts.append(_IMAGE if shape % 10 == 9 else Text(draw(text)))
+    return Message("user", tuple(parts))
+
+
+def model_message(
+    draw: st.DrawFn,
+    tool_names: tuple[str, ...],
+    turn: int,
+    calls: bool | None,
+    text: st.SearchStrategy[str],
+) -> Message:
+    """The model's reply of ``turn``: maybe thinking, a text, and with ``calls`` (drawn when
+    None) one to three calls of ``tool_names``, ids ``call_<turn>_<part>``."""
+    shape = draw(_model_shapes(len(tool_names)))
+    shape, thinking = divmod(shape, 3)
+    shape, drawn_calls = divmod(shape, 2)
+    shape, texted = divmod(shape, 2)
+    shape, extra = divmod(shape, _CALLS)
+    calls = bool(drawn_calls) if calls is None else calls
+    parts: list[Part] = []
+    if thinking:
+        signature = f"sig_{turn}" if thinking == 2 else None
+        parts.append(Thinking(draw(TEXTS), signature=signature))
+    if not calls or texted:
+        parts.append(Text(draw(text)))
+    if calls:
+        source = JsonSource(draw(blobs(1 + extra)), draw(POOLS))
+        for _ in range(1 + extra):
+            shape, tool = divmod(shape, len(tool_names))
+            parts.append(FunctionCall(tool_names[tool], source.obj(), f"call_{turn}_{len(parts)}"))
+    return Message("model", tuple(parts))
+
+
+def histories(
+    *,
+    tool_names: tuple[str, ...] = ("search", "read_file"),
+    ending: Ending | None = None,
+    min_turns: int = 1,
+    max_turns: int = 6,
+    unicode_heavy: bool | None = False,
+) -> st.SearchStrategy[tuple[Message, ...]]:
+    """An alternating user/model history starting with a user message.
+
+    Every model call is answered, in the next user message, by exactly one response with
+    the same id and name. ``ending`` picks how it ends (docs/protocol.md): ``"model"`` (no calls),
+    ``"model_calls"`` or ``"user"``; any of the three when None. A turn is a user message and
+    the model's reply; ``max_turns`` may be in the hundreds (histories longer than 8 turns are
+    built from a drawn vocabulary and seed, see ``DRAWN_TURNS``). ``unicode_heavy`` writes
+    the texts with ``unicode_texts``: True forces it, False (default) rules it out, None draws.
+    """
+    if ending is not None and ending not in ENDINGS:
+        raise ValueError(f"histories: ending={ending!r} is not one of {ENDINGS}")
+    if min_turns < 1:
+        raise ValueError(f"histories: min_turns={min_turns} must be at least 1")
+    check_sizes("histories", min_turns, max_turns, low="min_turns", high="max_turns")
+    check_flag("histories", "unicode_heavy", unicode_heavy)
+    if isinstance(tool_names, str) or not all(isinstance(n, str) and n for n in tool_names):
+        raise ValueError(f"histories: tool_names={tool_names!r} must be non-empty names")
+    return _history_strategy(tuple(tool_names), ending, min_turns, max_turns, unicode_heavy)
+
+
+@lru_cache(maxsize=512)
+def _history_strategy(
+    tool_names: tuple[str, ...],
+    ending: Ending | None,
+    min_turns: int,
+    max_turns: int,
+    unicode_heavy: bool | None,
+) -> st.SearchStrategy[tuple[Message, ...]]:
+    return _histories(tool_names or ("tool",), ending, min_turns, max_turns, unicode_heavy)
+
+
+def texts_of(heavy: bool) -> st.SearchStrategy[str]:
+    """The texts of a history's messages: unicode-heavy or any (the empty text included)."""
+    return unicode_texts() if heavy else TEXTS
+
+
+@st.composite
+def _histories(
+    draw: st.DrawFn,
+    tool_names: tuple[str, ...],
+    ending: Ending | None,
+    min_turns: int,
+    max_turns: int,
+    unicode_heavy: bool | None,
+) -> tuple[Message, ...]:
+    end = ending or draw(_ENDINGS)
+    turns = draw(between(min_turns, max_turns))
+    text = texts_of(draw(_FLAGS) if unicode_heavy is None else unicode_heavy)
+    messages: list[Message] = []
+    pending: tuple[FunctionCall, ...] = ()
+    first = 0
+    if turns > DRAWN_TURNS:
+        first = turns - _TAIL
+        messages, pending = _filler(draw, tool_names, first, text)
+    for turn in range(first, turns):
+        messages.append(user_message(draw, pending, text))
+        last = turn == turns - 1
+        if last and end == "user":
+            break
+        reply = model_message(draw, tool_names, turn, end == "model_calls" if last else None, text)
+        messages.append(reply)
+        pending = reply.function_calls
+    return tuple(messages)
+
+
+_CALLS_PER_MESSAGE = (1, 1, 1, 2, 3)
+_SEEDS = st.integers(0, 2**32 - 1)
+
+
+@cache
+def _vocabularies(text: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
+    return st.lists(text, min_size=1, max_size=8)
+
+
+def _filler(
+    draw: st.DrawFn, tool_names: tuple[str, ...], turns: int, text: st.SearchStrategy[str]
+) -> tuple[list[Message], tuple[FunctionCall, ...]]:
+    """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls."""
+    words = draw(_vocabularies(text), label="vocabulary")
+    source = JsonSource(draw(blobs(4), label="objects"), draw(POOLS))
+    objects = [source.obj() for _ in range(4)]
+    dice = Dice(draw(_SEEDS, label="seed"))
+    messages: list[Message] = []
+    pending: tuple[FunctionCall, ...] = ()
+    for turn in range(turns):
+        user: list[Part] = [FunctionResponse(c.name, dice.pick(objects), c.id) for c in pending]
+        if not pending or dice.chance(0.3):
+            user.append(_IMAGE if dice.chance(0.05) else Text(dice.pick(words)))
+        messages.append(Message("user", tuple(user)))
+        model: list[Part] = []
+        if dice.chance(0.25):
+            model.append(Thinking(dice.pick(words), signature=f"sig_{turn}"))
+        calls = dice.chance(0.4)
+        if not calls or dice.chance(0.5):
+            model.append(Text(dice.pick(words)))
+        if calls:
+            for _ in range(dice.pick(_CALLS_PER_MESSAGE)):
+                call = FunctionCall(
+                    dice.pick(tool_names), dice.pick(objects), f"call_{turn}_{len(model)}"
+                )
+                model.append(call)
+        messages.append(Message("model", tuple(model)))
+        pending = tuple(p for p in model if isinstance(p, FunctionCall))
+    return messages, pending
