@@ -34,11 +34,13 @@ class FrozenDict(dict[str, Any]):
             """What ``dict`` accepts: a mapping or (key, value) pairs, in order."""
 
     def __eq__(self, other: object) -> bool:
+        """Equal items in the same order: ``dict``'s own comparison (in C; nested frozen
+        values compare by this one, in order), then the keys' order."""
+        if self is other:
+            return True
         if not isinstance(other, dict):
             return NotImplemented
-        return len(self) == len(other) and all(
-            a == b for a, b in zip(self.items(), other.items(), strict=True)
-        )
+        return dict.__eq__(self, other) is True and tuple(self) == tuple(other)
 
     def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)

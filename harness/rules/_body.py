@@ -39,14 +39,27 @@ class Body:
     def frames(self) -> tuple[Frame, ...]:
         return self.stream.frames
 
+    @property
+    def frame_count(self) -> int:
+        """How many frames the body has (one per segment), with none built to count them."""
+        return len(self.stream.segments)
+
+    def frames_in(self, start: int, stop: int) -> tuple[Frame, ...]:
+        """Frames ``start`` to ``stop`` (exclusive, cut to the body's), each built alone."""
+        frame = self.stream.frame
+        return tuple(frame(i) for i in range(max(start, 0), min(stop, self.frame_count)))
+
     def frames_of(self, *wanted: Family) -> tuple[Frame, ...]:
-        """The frames of the given families, in stream order."""
-        return tuple(f for f, fam in zip(self.frames, self.families, strict=True) if fam in wanted)
+        """The frames of the given families, in stream order: each built alone (the head's
+        frames, which most rules want, need no frame of the history built)."""
+        frame = self.stream.frame
+        return tuple(frame(i) for i, fam in enumerate(self.families) if fam in wanted)
 
     @cached_property
     def history_start(self) -> int:
         """Index of the first history frame (the number of head frames before it)."""
-        return next((i for i, f in enumerate(self.families) if f == "history"), len(self.frames))
+        families = self.families
+        return next((i for i, f in enumerate(families) if f == "history"), len(families))
 
     def frame_index(self, name: str) -> int | None:
         """The index of the frame called ``name``."""

@@ -146,13 +146,13 @@ class Context:
         frames of the body's own first messages, as many as ``inherited_count`` says."""
         if body.label not in self._ends:
             own = message_frames(self.dialect, body.request.history[: self.inherited_count(body)])
-            self._ends[body.label] = min(body.history_start + sum(own), len(body.frames))
+            self._ends[body.label] = min(body.history_start + sum(own), body.frame_count)
         return self._ends[body.label]
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""
         end = self.inherited_end(body)
-        return body.frames[end - 1].end if end else 0
+        return body.stream.frame(end - 1).end if end else 0
 
     def divergence(self, body: Body) -> Divergence | None:
         """Where ``body`` leaves the parent's prefix stream (the parent must be there)."""

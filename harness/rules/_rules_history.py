@@ -46,7 +46,7 @@ def message_span(ctx: Context, body: Body, k: int) -> tuple[int, int]:
     """The frame indexes [start, end) of message ``k`` of ``body``'s history."""
     counts = message_frames(ctx.dialect, body.request.history[: k + 1])
     start = body.history_start + sum(counts[:k])
-    return start, min(start + (counts[k] if k < len(counts) else 0), len(body.frames))
+    return start, min(start + (counts[k] if k < len(counts) else 0), body.frame_count)
 
 
 def _against_parent(ctx: Context, child: Body, k: int) -> Evidence:

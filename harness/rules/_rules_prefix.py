@@ -204,7 +204,7 @@ def _task(ctx: Context, index: int, child: Body) -> Finding:
         evidence = at(last, last.start if last else None, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
     start, _ = message_span(ctx, child, after)
-    name = child.frames[start].name if start < len(child.frames) else f"message {after}"
+    name = child.stream.segments[start].name if start < child.frame_count else f"message {after}"
     message = f"{child.label}: the task text comes in {name}, after the inherited prefix"
     return Finding(rule, "pass", message)
 
@@ -235,7 +235,7 @@ def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
     start = min(ctx.inherited_count(child), len(history))
     first = child.history_start + sum(counts[:start])
     for k in range(start, len(history)):
-        frames = child.frames[first : first + counts[k]]
+        frames = child.frames_in(first, first + counts[k])
         first += counts[k]
         for part in history[k].parts if history[k].role == "user" else ():
             if not isinstance(part, Text) or not holds_task(part.text, directive):

@@ -19,6 +19,29 @@ def test_plain_dict_compares_in_order_too() -> None:
     assert FrozenDict({"a": 1, "b": 2}) != {"b": 2, "a": 1}
 
 
+def test_nested_key_order_is_part_of_equality_at_every_depth() -> None:
+    inner, swapped = {"a": 1, "b": [1, {"c": 2, "d": 3}]}, {"a": 1, "b": [1, {"d": 3, "c": 2}]}
+    assert freeze({"x": inner}) == freeze({"x": inner})
+    assert freeze({"x": inner}) != freeze({"x": swapped})
+    assert freeze({"x": inner}) != {"x": swapped}  # a plain value inside: in order as well
+    assert {"x": swapped} != freeze({"x": inner})
+    assert freeze({"x": {"c": 2, "d": 3}}) == {"x": {"c": 2, "d": 3}}
+    assert freeze({"x": 1}) != freeze({"x": 1, "y": 2})
+    assert freeze({"x": 1, "y": 2}) != freeze({"y": 2, "x": 1})
+
+
+@given(json_values(), json_values())
+def test_equality_is_that_of_the_encodings(a, b) -> None:  # type: ignore[no-untyped-def]
+    """Two frozen values are equal exactly when they encode alike (orjson keeps key order),
+    numbers aside (1 == 1.0 == True in Python, as in the neutral model)."""
+    fa, fb = freeze(a), freeze(b)
+    assert fa == fa
+    if orjson.dumps(fa) == orjson.dumps(fb):
+        assert fa == fb
+    elif fa == fb:
+        assert thaw(fa) == thaw(fb)  # only numbers that Python equates differ in bytes
+
+
 @pytest.mark.parametrize(
     "mutate",
     [

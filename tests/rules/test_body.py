@@ -86,3 +86,19 @@ def test_message_frames_of_a_read_body_are_those_rendered_alone(dialect: str) ->
     alone = tuple(_rendered_count(d, m) for m in history)
     assert message_frames(d, history) == alone
     assert body.history_start + sum(alone) == len(body.frames)
+
+
+def test_head_frames_and_counts_need_no_frame_of_the_history_built() -> None:
+    raw = outcome(REFERENCE, "fork-model-calls", "anthropic").children[0]
+    body = read_body("children[0]", raw, get_dialect("anthropic"))
+    assert isinstance(body, Body)
+    system = body.frames_of("system")
+    assert body.stream._frames is None  # no frame of the history built for the head's
+    assert body.frame_count == len(body.parsed.segments)
+    assert body.history_start == 5
+    inside = body.frames_in(body.history_start, body.history_start + 2)
+    assert body.frames_in(body.frame_count - 1, body.frame_count + 5) == body.frames[-1:]
+    assert body.stream._frames is not None  # built by the line above, not before
+    assert system == body.frames[3:5]  # after three tools
+    assert all(a is b for a, b in zip(system, body.frames[3:5], strict=True))
+    assert inside == body.frames[5:7]
