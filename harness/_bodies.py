@@ -122,17 +122,61 @@ def decode_pair(
     their errors come as two separate readings give them), each with its ``Layout``.
 
     The parent's bytes are kept until the fork's are read and compared with them (one
-    ``memcmp``, no copy), then dropped before the fork is decoded: memory peaks as in
-    decoding the two one after the other. The fork's leading array items that repeat the
-    parent's bytes are not encoded again (``Layout.shared``).
+    ``memcmp``, no copy), then dropped before the fork is decoded. The fork's leading array
+    items that repeat the parent's bytes are neither decoded nor encoded again: the fork's
+    arrays hold the parent's item objects there (``_reusing``, ``Layout.shared``), so a
+    fork that repeats its parent costs the reading of its own tail, and memory stays below
+    that of the two bodies decoded one after the other.
     """
     data = read_body(parent, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
     parent_value, parent_layout = _decode(data, parent, warnings, None, 0)
     fork_data = read_body(fork, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
     common = 0 if parent_layout is None else _common_length(data, fork_data)
     del data  # the fork is decoded without the parent's bytes
-    fork_value, fork_layout = _decode(fork_data, fork, warnings, parent_layout, common)
+    reused = None if parent_layout is None else _reusing(fork_data, parent_layout, common)
+    fork_value, fork_layout = reused or _decode(fork_data, fork, warnings, parent_layout, common)
     return BodyPair(parent_value, fork_value, parent_layout, fork_layout)
+
+
+def _reusing(data: bytes, parent: Layout, common: int) -> tuple[Any, Layout] | None:
+    """The fork's body, its arrays' leading items that repeat the parent's bytes (in the
+    ``common`` prefix, at the parent's offsets) taken from the parent, and its layout; None
+    when it cannot be read so, and it is to be read whole.
+
+    Only the rest is decoded: the body's bytes without those items (and their commas). The
+    result is then checked as any body is (``_layout``: every byte of the body compared
+    with the compact encoding of this value, the parent's items' bytes being the parent's
+    own compact encoding of them), so it is what decoding the whole body gives; anything
+    else (a key held twice, whitespace, an array read from a later duplicate) leaves bytes
+    unmatched, and the body is read whole instead.
+    """
+    cuts: list[tuple[str, int, int, int]] = []  # key, bytes cut out, items taken
+    for key, bounds in parent.items.items():  # in the order of the bytes
+        count = bisect_right(bounds, common) - 1
+        if count > 0:
+            after = bounds[count]  # the next item, or the byte after the closing bracket
+            cuts.append((key, bounds[0], after if data[after - 1] == 44 else after - 1, count))
+    if not cuts:
+        return None
+    pieces, at = [], 0
+    for _, start, end, _ in cuts:
+        pieces.append(data[at:start])
+        at = end
+    pieces.append(data[at:])
+    try:
+        rest = orjson.loads(b"".join(pieces))
+    except (orjson.JSONDecodeError, RecursionError):
+        return None
+    del pieces
+    if type(rest) is not dict:
+        return None
+    for key, _, _, count in cuts:
+        items = rest.get(key)
+        if type(items) is not list:
+            return None
+        items[0:0] = parent.body[key][:count]
+    layout = _layout(data, rest, parent, common)
+    return None if layout is None else (rest, layout)
 
 
 def _decode(
@@ -251,6 +295,7 @@ def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> La
                 if not starts(b"[", at):
                     return None
                 at += 1
+                first = at
                 bounds: list[int] = []
                 rest: Iterable[Any] = value
                 parents = theirs.get(key)
@@ -261,6 +306,8 @@ def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> La
                     rest = islice(value, skip, None)
                 append = bounds.append
                 for item in rest:
+                    if at != first and data[at - 1] != 44:  # a comma after the item before
+                        return None
                     encoded = dumps_(item)
                     if not starts(encoded, at):
                         return None
@@ -277,6 +324,8 @@ def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> La
                 at += len(encoded)
     except orjson.JSONEncodeError:
         return None  # nested deeper than orjson encodes
+    except IndexError:
+        return None  # bytes that end after an item: not a body ``_reusing`` may take
     if not starts(b"}", at) or not (len(data) == at + 1 or data[at + 1 :].isspace()):
         return None
     return Layout(decoded, items, parent, shared if parent is not None else None)

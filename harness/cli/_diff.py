@@ -41,14 +41,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..prefix import StreamError, compare
-    from ..reports._diff import DiffSubjects, diff_json, diff_text
-
     if args.parent == STDIN and args.fork == STDIN:
         return fail("only one of PARENT and FORK can be read from stdin (-)")
     if args.context < 0:
         return fail("--context must be 0 or more")
     gc.disable()  # a short run that creates no cycles: collections would only cost time
+    try:
+        return _compare(args)  # its bodies are freed before collections resume: none walks them
+    finally:
+        gc.enable()
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from ..prefix import StreamError, compare
+    from ..reports._diff import DiffSubjects, diff_json, diff_text
+
     warnings: list[str] = []
     try:
         pair = decode_pair(args.parent, args.fork, max_bytes=args.max_body_size, warnings=warnings)
@@ -62,8 +69,6 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:
         return fail(f"{_name(args.parent)} or {_name(args.fork)}: {e}", code=EXIT_BAD_INPUT)
-    finally:
-        gc.enable()
     for warning in warnings:
         print(f"prefix-harness: warning: {warning}", file=sys.stderr)
     subjects = DiffSubjects(_name(args.parent), _name(args.fork), guessed)
