@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import orjson
 
@@ -119,3 +120,49 @@ def child_history(
 
 def fork_calls(message: Message) -> tuple[FunctionCall, ...]:
     return tuple(c for c in message.function_calls if c.name == "fork")
+
+
+def minimal_log(rt: Runtime, path: Path) -> Path:
+    """``rt``'s requests as a log in the minimal format (body text and dialect, no replies),
+    as a proxy would have captured them."""
+    with path.open("wb") as out:
+        for record in rt.records:
+            assert record.body is not None
+            line = {"body": record.body.decode(), "dialect": record.dialect}
+            out.write(orjson.dumps(line) + b"\n")
+    return path
+
+
+def interleaved(rt: Runtime, conversations: int, turns: int) -> None:
+    """``conversations`` independent conversations of ``turns`` turns, one turn of each in
+    turn: request ``t * conversations + k + 1`` is conversation ``k``'s turn ``t``."""
+    histories: list[list[Message]] = [
+        [user(Text(f"Task {k}: summarize file {k}."))] for k in range(conversations)
+    ]
+    for _ in range(turns):
+        for k, history in enumerate(histories):
+            history += [rt.send(history, text(f"Summary of {k}.")), user(Text("Shorter."))]
+
+
+def long_conversation(rt: Runtime, turns: int) -> list[Message]:
+    """One conversation of ``turns`` requests, each the one before plus two messages."""
+    history = [ASK]
+    for turn in range(turns):
+        history += [rt.send(history, text(f"Step {turn} done.")), user(Text(f"Next {turn}."))]
+    return history
+
+
+def forking_parent(rt: Runtime, turns: int, children: int) -> list[Message]:
+    """A parent whose every turn forks ``children`` workers (directives ``T-K``), each
+    sending its first request and one follow-up before the parent's next turn."""
+    history = [ASK]
+    for t in range(turns):
+        directives = [f"Audit directory {t}-{k} and report." for k in range(children)]
+        turn = rt.send(history, calls(*(call("fork", directive=d) for d in directives)))
+        for directive in directives:
+            child = list(child_history(history, turn, directive))
+            child += [rt.send(child, text("Clean.")), user(Text("Anything else?"))]
+            rt.send(child, text("No."))
+        history += [turn, results(turn, "A worker is running this in the background.")]
+    rt.send(history, text("All done."))
+    return history

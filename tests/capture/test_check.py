@@ -6,12 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from harness.capture import CheckResult, GroupOptions, check_records
+from harness.capture import (
+    CheckResult,
+    GroupOptions,
+    check_records,
+    check_requests,
+    read_log,
+    verdict_word,
+)
 from harness.model import FunctionResponse, Message, Preset, Text, Tool, freeze
 from harness.rules import ScenarioReport
 
@@ -23,6 +31,10 @@ from .simulate import (
     calls,
     child_history,
     fork_calls,
+    forking_parent,
+    interleaved,
+    long_conversation,
+    minimal_log,
     results,
     text,
     user,
@@ -472,3 +484,64 @@ def test_two_user_turns_around_a_system_message_still_fail_alternation() -> None
     rt.send((*kid[:-1], REMINDER, user(Text("Begin.")), user(Text("Now."))), text("done"))
     (check,) = check_records(rt.records).checks
     assert check.report.finding("alternation").status == "fail"
+
+
+def logged(rt: Runtime, path: Path) -> CheckResult:
+    """``rt``'s requests checked as check-log checks a minimal log: read lazily, no replies."""
+    return check_requests(*read_log(minimal_log(rt, path)))
+
+
+def test_a_log_of_identical_requests_checks_nothing(tmp_path: Path) -> None:
+    rt = Runtime()
+    for _ in range(300):
+        rt.send([ASK], text("Not yet."))
+    result = logged(rt, tmp_path / "log.jsonl")
+    assert [c.seqs for c in result.roles[0].conversations] == [(s,) for s in range(1, 301)]
+    assert (result.checks, result.turns, result.not_checked) == ((), (), ())
+    assert verdict_word(result) == "inconclusive"
+
+
+def test_a_log_of_interleaved_conversations_checks_each_ones_turns(tmp_path: Path) -> None:
+    rt = Runtime()
+    interleaved(rt, 60, 3)
+    result = logged(rt, tmp_path / "log.jsonl")
+    assert [c.what.split(": ")[-1] for c in result.turns] == [
+        f"requests {k + 1}, {k + 61}, {k + 121}" for k in range(60)
+    ]
+    assert all(statuses(c.report)["append-only"] == "pass" for c in result.turns)
+    assert result.checks == ()
+    assert verdict_word(result) == "inconclusive"
+
+
+def test_a_log_of_one_long_conversation_checks_every_turn_against_the_last(
+    tmp_path: Path,
+) -> None:
+    rt = Runtime()
+    long_conversation(rt, 100)
+    (turns,) = logged(rt, tmp_path / "log.jsonl").turns
+    finding = turns.report.finding("append-only")
+    assert finding.status == "pass"
+    assert finding.message.endswith("(all 99 bodies)")
+    assert turns.report.finding("well-formed").message == "100 bodies read as openai requests"
+
+
+def test_a_long_conversation_rewritten_midway_fails_at_that_turn(tmp_path: Path) -> None:
+    rt = Runtime()
+    history = long_conversation(rt, 60)
+    history[20] = user(Text("Next  9."))  # white space: the same turn to grouping
+    rt.send(history, text("done"))
+    (turns,) = logged(rt, tmp_path / "log.jsonl").turns
+    finding = turns.report.finding("append-only")
+    assert finding.status == "fail"
+    assert finding.message.startswith("request 61 rewrites request 60 at byte ")
+    assert finding.message.endswith("(1 of 60 bodies)")
+
+
+def test_a_log_of_a_parent_forking_at_every_turn_checks_every_fork(tmp_path: Path) -> None:
+    rt = Runtime()
+    forking_parent(rt, 20, 2)
+    result = logged(rt, tmp_path / "log.jsonl")
+    seqs = [c.seqs[0] for c in result.roles[0].conversations[1:]]
+    assert [c.id for c in result.checks] == [f"siblings-{s - 1}" for s in seqs[::2]]
+    assert len(result.turns) == 41
+    assert verdict_word(result) == "passed", [r.scenario_id for r in result.reports if r.failed]

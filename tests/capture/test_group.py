@@ -11,7 +11,19 @@ from harness.capture._observe import observe_record
 from harness.capture._stored import Stored
 from harness.model import FunctionCall, Message, Preset, Text, freeze
 
-from .simulate import ASK, TOOLS, Runtime, call, calls, child_history, results, text, user
+from .simulate import (
+    ASK,
+    TOOLS,
+    Runtime,
+    call,
+    calls,
+    child_history,
+    interleaved,
+    long_conversation,
+    results,
+    text,
+    user,
+)
 
 
 def requests(rt: Runtime) -> tuple[Observed, ...]:
@@ -81,16 +93,6 @@ def test_dialects_are_not_mixed_by_the_caller() -> None:
     first = rt.send([ASK], text("one"))
     rt.send((ASK, first, user(Text("two"))), text("ok"))
     assert shape(rt) == [((1, 2), None)]
-
-
-def test_grouping_a_long_log_is_fast() -> None:
-    rt = Runtime()
-    history: list[Message] = [ASK]
-    for i in range(200):
-        turn = rt.send(history, text(f"turn {i}"))
-        history += [turn, user(Text(f"next {i}"))]
-    grouping = group(requests(rt))
-    assert len(grouping.conversations) == 1
 
 
 def test_directive_of() -> None:
@@ -226,3 +228,35 @@ def test_a_hint_is_used_only_when_its_base_is_among_the_requests_grouped() -> No
     used, _ = hinted(rt)
     assert [c.seqs for c in group([used[0], used[2]]).conversations] == [(1, 3)]
     assert [c.seqs for c in group(used[1:]).conversations] == [(2, 3)]
+
+
+def test_many_identical_first_requests_each_start_a_conversation() -> None:
+    rt = Runtime()
+    for _ in range(300):
+        rt.send([ASK], text("Not yet."))
+    assert shape(rt) == [((seq,), None) for seq in range(1, 301)]
+
+
+def test_a_turn_polled_many_times_is_one_turn_and_the_rest_retries() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("one"))
+    polled = (ASK, first, user(Text("Is the build green?")))
+    for _ in range(300):
+        answer = rt.send(polled, text("Not yet."))
+    rt.send((*polled, answer, user(Text("Now?"))), text("Yes."))
+    grouping = group(requests(rt))
+    assert [(c.seqs, c.origin) for c in grouping.conversations] == [((1, 2, 302), None)]
+    assert [i.seq for i in grouping.retries] == list(range(3, 302))
+    assert {i.reason for i in grouping.retries} == {"repeats request 2 (a retry)"}
+
+
+def test_interleaved_conversations_each_keep_their_own_turns() -> None:
+    rt = Runtime()
+    interleaved(rt, 60, 3)
+    assert shape(rt) == [((k + 1, k + 61, k + 121), None) for k in range(60)]
+
+
+def test_one_long_conversation_is_one_conversation() -> None:
+    rt = Runtime()
+    long_conversation(rt, 100)
+    assert shape(rt) == [(tuple(range(1, 101)), None)]

@@ -18,7 +18,18 @@ from harness.capture import (
 )
 from harness.model import Preset, Text, freeze
 
-from .simulate import ASK, Runtime, call, calls, child_history, results, text, user
+from .simulate import (
+    ASK,
+    Runtime,
+    call,
+    calls,
+    child_history,
+    forking_parent,
+    interleaved,
+    results,
+    text,
+    user,
+)
 
 
 def roles(rt: Runtime, options: GroupOptions | None = None) -> Roles:
@@ -175,3 +186,37 @@ def test_each_call_gets_one_spawned_child() -> None:
     rt.send([user(Text(PROMPT))], text("12"))  # a second agent with the same prompt, no call
     placed = roles(rt)
     assert [link.child for link in placed.spawns] == [1]
+
+
+def test_a_parent_forking_at_every_turn_has_each_child_placed_at_its_turn() -> None:
+    rt = Runtime()
+    forking_parent(rt, 30, 2)
+    placed = roles(rt)
+    convs = placed.conversations
+    assert placed.parent == 0
+    assert len(convs[0].requests) == 31
+    assert [(t.source, t.turn) for t in placed.fork_turns] == [(0, t) for t in range(30)]
+    for t, turn in enumerate(placed.fork_turns):
+        seq = convs[0].requests[t].seq
+        assert [convs[c].seqs for c in turn.children if c is not None] == [
+            (seq + 1, seq + 2),
+            (seq + 3, seq + 4),
+        ]
+        assert turn.directives == tuple(f"Audit directory {t}-{k} and report." for k in range(2))
+        for child in turn.children:
+            assert child is not None
+            assert placed.role(child) == f"fork child of conversation 1, request {seq}"
+    assert placed.unplaced == ()
+
+
+def test_interleaved_independent_conversations_are_others() -> None:
+    rt = Runtime()
+    interleaved(rt, 60, 2)
+    placed = roles(rt)
+    assert placed.parent == 0
+    assert placed.fork_turns == ()
+    assert placed.spawns == ()
+    assert [u.conversation for u in placed.unplaced] == list(range(1, 60))
+    assert {placed.role(k) for k in range(1, 60)} == {
+        "other: no child message, no delegation prompt"
+    }

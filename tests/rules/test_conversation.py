@@ -3,6 +3,9 @@ extending the one before, judged by append-only alone."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import orjson
 
 from harness.dialects import get_dialect
@@ -61,6 +64,52 @@ def test_a_body_that_does_not_parse_between_two_turns_blames_no_turn() -> None:
     report = evaluate_conversation("t", "openai", raw)
     assert report.finding("well-formed").status == "fail"
     assert report.finding("append-only").status == "not-applicable"
+
+
+def turns(count: int) -> list[dict[str, Any]]:
+    """A conversation of ``count`` turns, each the one before plus two messages."""
+    messages: list[dict[str, str]] = [{"role": "user", "content": "Hi."}]
+    out: list[dict[str, Any]] = []
+    for k in range(count):
+        out.append({"model": "m", "messages": list(messages)})
+        messages += [
+            {"role": "assistant", "content": f"Step {k}."},
+            {"role": "user", "content": "Go on."},
+        ]
+    return out
+
+
+def test_a_long_conversation_is_compared_turn_by_turn() -> None:
+    report = evaluate_conversation("t", "openai", bodies(*turns(150)))
+    assert report.finding("well-formed").message == "150 bodies read as openai requests"
+    finding = report.finding("append-only")
+    assert finding.status == "pass"
+    kept = _read(turns(1)[0]).stream.length
+    assert finding.message == f"request 2 extends request 1 ({kept:,} bytes kept) (all 149 bodies)"
+
+
+def test_the_bodies_are_read_once_in_order_and_not_past_one_that_does_not_parse() -> None:
+    read: list[str] = []
+
+    def lazily() -> Iterator[tuple[str, bytes]]:
+        for label, raw in [*bodies(*turns(3)), ("request 4", b"{"), *bodies(*turns(6))[4:]]:
+            read.append(label)
+            yield label, raw
+
+    report = evaluate_conversation("t", "openai", lazily())
+    assert read == ["request 1", "request 2", "request 3", "request 4"]
+    assert report.finding("well-formed").message.startswith("request 4: request 4 is not JSON")
+    assert report.finding("append-only").status == "not-applicable"
+
+
+def test_one_rewritten_turn_among_many_is_the_one_reported() -> None:
+    values = turns(40)
+    changed = [{"role": "user", "content": "Hi!"}, *values[25]["messages"][1:]]
+    values[25] = {**values[25], "messages": changed}
+    finding = evaluate_conversation("t", "openai", bodies(*values)).finding("append-only")
+    assert finding.status == "fail"
+    assert finding.message.startswith("request 26 rewrites request 25 at byte ")
+    assert finding.message.endswith("(2 of 39 bodies)")
 
 
 # --- a parent's turns around an MCP reconnect (can1357/oh-my-pi#890, Hmbown/Codewhale#1120) ----
