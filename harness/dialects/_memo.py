@@ -66,11 +66,18 @@ class Memo(Generic[V]):
         return value
 
 
-def frozen_each(memo: Memo[Json], items: Iterable[Any]) -> tuple[Json, ...]:
-    """``freeze(list(items))``, each item frozen once (a message's wire form of a run)."""
+def frozen_each(
+    memo: Memo[Json], items: Iterable[Any], keys: Iterable[bytes | None] | None = None
+) -> tuple[Json, ...]:
+    """``freeze(list(items))``, each item frozen once (a message's wire form of a run);
+    ``keys`` are the items' ``Memo.key``s when the caller has them already."""
     frozen = []
-    for item in items:
-        key = memo.key(item)
+    pairs = (
+        ((item, memo.key(item)) for item in items)
+        if keys is None
+        else zip(items, keys, strict=True)
+    )
+    for item, key in pairs:
         value = memo.get(key)
         frozen.append(memo.put(key, freeze(item)) if value is None else value)
     return tuple(frozen)

@@ -269,13 +269,15 @@ def _history(
     history: list[Message] = []
     pending: list[Part] = []
     run: list[Any] = []  # the body messages of the neutral message being built
+    keys: list[bytes | None] = []  # their compact JSON, which keys every memo of a message
     names = {} if names is None else names
     start = _leading_count(messages) if leading else 0
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run)})
+        wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run, keys)})
         history.append(Message(role, parts, wire))
         run.clear()
+        keys.clear()
 
     for k, message in enumerate(messages):
         role = _checked_role(message, k)
@@ -283,21 +285,24 @@ def _history(
         if k < start:
             system.extend(_texts(content, f"{path}.content"))
             continue
+        key = Memo.key(message)
         if role in ("tool", "function"):
             run.append(message)
-            pending.append(_function_response(message, path, names))
+            keys.append(key)
+            pending.append(_function_response_once(message, path, names, key))
             continue
         if role != "user" and pending:
             done("user", tuple(pending))
             pending = []
         run.append(message)
+        keys.append(key)
         if role == "user":
-            done("user", (*pending, *_user_parts(content, f"{path}.content")))
+            done("user", (*pending, *_user_parts_once(content, f"{path}.content", key)))
             pending = []
         elif role == "assistant":
-            done("model", _assistant_once(message, path, names).parts)
+            done("model", _assistant_once(message, path, names, key).parts)
         else:
-            done("system", _user_parts(content, f"{path}.content"))
+            done("system", _user_parts_once(content, f"{path}.content", key))
     if pending:
         done("user", tuple(pending))
     return tuple(system), tuple(history)
@@ -355,10 +360,39 @@ _ASSISTANT: Memo[Message] = Memo()
 """Assistant messages already read: a fork's bodies repeat the parent's."""
 
 
-def _assistant_once(message: dict[str, Any], path: str, names: dict[str, str]) -> Message:
-    """``_assistant``, a message read before not read again (``names`` still learns its
-    calls, in order)."""
-    key = _ASSISTANT.key(message)
+_PARTS: Memo[tuple[Part, ...]] = Memo()
+"""User (and mid-history system) message contents already read, by their message's bytes."""
+_RESPONSES: Memo[Part] = Memo()
+"""Tool messages already read, by their bytes (the function's name is checked anew)."""
+
+
+def _user_parts_once(content: Any, path: str, key: bytes | None) -> tuple[Part, ...]:
+    """``_user_parts`` of a message's content, a message read before not read again: its
+    parts depend on its bytes alone."""
+    read = _PARTS.get(key)
+    return _PARTS.put(key, _user_parts(content, path)) if read is None else read
+
+
+def _function_response_once(
+    message: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
+) -> Part:
+    """``_function_response``, a tool message read before not read again while the call
+    before it with its id still names the same function."""
+    read = _RESPONSES.get(key)
+    if (
+        isinstance(read, FunctionResponse)
+        and message.get("role") == "tool"
+        and read.name == names.get(read.id or "", "")
+    ):
+        return read
+    return _RESPONSES.put(key, _function_response(message, path, names))
+
+
+def _assistant_once(
+    message: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
+) -> Message:
+    """``_assistant``, a message read before (``key``: its bytes) not read again (``names``
+    still learns its calls, in order)."""
     read = _ASSISTANT.get(key)
     if read is None:
         return _ASSISTANT.put(key, _assistant(message, path, names))

@@ -141,6 +141,40 @@ def test_openai_a_repeated_assistant_message_still_names_the_results_after_it() 
         assert response.name == "search"
 
 
+def _openai(call_name: str) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": call_name, "arguments": "{}"}}
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "go"}]},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+            {"role": "user", "content": "next"},
+        ],
+    }
+
+
+def test_openai_a_repeated_tool_message_takes_the_name_of_the_call_before_it() -> None:
+    first = OPENAI.to_request(_openai("search")).history
+    again = OPENAI.to_request(_openai("search")).history
+    other = OPENAI.to_request(_openai("read")).history
+    assert again == first
+    assert again[-1].parts[0] is first[-1].parts[0]  # the tool message read once
+    assert again[0].parts[0] is first[0].parts[0]  # and the user's content
+    assert again[-1].wire == first[-1].wire
+    names = [p.name for p in other[-1].parts if isinstance(p, FunctionResponse)]
+    assert names == ["read"]
+    assert other[-1].parts[1:] == first[-1].parts[1:]
+
+
+def test_frozen_each_takes_the_keys_a_caller_has() -> None:
+    memo: Memo[Json] = Memo()
+    run = [{"a": 1}, {"b": [2]}]
+    keys = [memo.key(item) for item in run]
+    assert frozen_each(memo, run, keys) == freeze(run)
+    assert frozen_each(memo, [{"a": 1}])[0] is frozen_each(memo, run, keys)[0]
+
+
 def test_forget_empties_every_memo() -> None:
     memo: Memo[int] = Memo()
     memo.put(memo.key({"k": 1}), 1)
