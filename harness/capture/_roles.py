@@ -145,6 +145,7 @@ class _Placer:
         self.turn = cache(self._turn)
         self.seqs = [conv.seqs for conv in self.convs]
         self._called: list[tuple[int, int, int]] | None = None
+        self._prompt_index: _Prompts | None = None
 
     def _calls(self, source: int, turn: int) -> tuple[FunctionCall, ...] | None:
         """The calls of the model's answer to ``source``'s request at ``turn``, if it is
@@ -327,20 +328,33 @@ class _Placer:
         if any(self.options.fork_tag in t for texts in users for t in texts):
             return None
         texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
-        for source, t in self._candidates(child):
-            for j, call in enumerate(self.calls(source, t) or ()):
-                if (source, t, j) in used or (
-                    self.options.fork_tool and call.name != self.options.fork_tool
-                ):
-                    continue
-                key = self.options.directive_key
-                prompt = next((p for f in texts if (p := _prompt_in(call, key, f))), None)
-                if prompt is not None:
-                    used.add((source, t, j))
-                    message = self.turn(source, t)
-                    assert message is not None
-                    return SpawnLink(child.index, source, t, message, call, prompt)
+        key = self.options.directive_key
+        for source, t, j in self._prompts().calls(texts, first.seq):
+            if (source, t, j) in used:
+                continue
+            made = self.calls(source, t)
+            assert made is not None  # indexed from these very calls
+            call = made[j]
+            prompt = next((p for f in texts if (p := _prompt_in(call, key, f))), None)
+            if prompt is not None:
+                used.add((source, t, j))
+                message = self.turn(source, t)
+                assert message is not None
+                return SpawnLink(child.index, source, t, message, call, prompt)
         return None
+
+    def _prompts(self) -> _Prompts:
+        """The string arguments of every call that may have spawned a child: built once."""
+        if self._prompt_index is None:
+            self._prompt_index = _Prompts()
+            for seq, source, t in self._called_turns():
+                for j, call in enumerate(self.calls(source, t) or ()):
+                    if not self.options.fork_tool or call.name == self.options.fork_tool:
+                        args = call.args if isinstance(call.args, dict) else {}
+                        key = self.options.directive_key
+                        values = string_values(args if key is None else args.get(key))
+                        self._prompt_index.add((seq, source, t, j), values)
+        return self._prompt_index
 
     def _fork_turns(
         self,
@@ -413,6 +427,43 @@ class _Placer:
             else:
                 slots[free] = index
         return tuple(slots), tuple(extra)
+
+
+_GRAMS = (MIN_PROMPT, 16, 32, 64)
+"""The lengths of the beginnings by which a prompt is indexed: the longest that it has."""
+
+
+class _Prompts:
+    """The calls' string arguments (white space folded), indexed so that the calls whose
+    argument a text may hold are found from the text alone, not by trying every earlier
+    call: by the whole argument (a short prompt must be the whole text), and by its
+    beginning of the longest of ``_GRAMS`` lengths it has (a longer one may be anywhere in
+    the text, so it starts at some position of it). Calls are ``(seq, conversation, turn,
+    call index)``."""
+
+    def __init__(self) -> None:
+        self.whole: dict[str, list[tuple[int, int, int, int]]] = defaultdict(list)
+        self.starts: dict[str, list[tuple[int, int, int, int]]] = defaultdict(list)
+
+    def add(self, call: tuple[int, int, int, int], values: Sequence[str]) -> None:
+        for folded in {f for v in values if (f := _folded(v))}:
+            self.whole[folded].append(call)
+            size = next((g for g in reversed(_GRAMS) if len(folded) >= g), None)
+            if size is not None:
+                self.starts[folded[:size]].append(call)
+
+    def calls(self, texts: set[str], before: int) -> list[tuple[int, int, int]]:
+        """The calls made before request ``before`` whose argument some of ``texts`` may
+        hold, latest turn first, in call order within a turn: a superset of the calls
+        ``_prompt_in`` finds, in the order they were tried when every call was."""
+        found: set[tuple[int, int, int, int]] = set()
+        for text in texts:
+            found.update(self.whole.get(text, ()))
+            for size in _GRAMS if self.starts else ():
+                for i in range(len(text) - size + 1):
+                    found.update(self.starts.get(text[i : i + size], ()))
+        ordered = sorted((c for c in found if c[0] < before), key=lambda c: (-c[0], c[3]))
+        return [(source, t, j) for _, source, t, j in ordered]
 
 
 def _why_unplaced(conv: Conversation, convs: Sequence[Conversation]) -> str:

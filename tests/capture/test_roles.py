@@ -220,3 +220,34 @@ def test_interleaved_independent_conversations_are_others() -> None:
     assert {placed.role(k) for k in range(1, 60)} == {
         "other: no child message, no delegation prompt"
     }
+
+
+def test_spawns_among_many_calls_are_each_tied_to_their_own_call() -> None:
+    """A parent that reads a file at every turn and now and then spawns a helper, with
+    prompts of every length: each helper belongs to the call whose prompt it holds."""
+    rt = Runtime()
+    prompts = {
+        5: "Go on.",
+        10: "Count it all.",
+        15: "Count the tests under tests/ and say how many.",
+        20: "Count the Python files under src/ and report the number of lines in each one.",
+        25: "Go on.",
+    }
+    history = [ASK]
+    spawned: list[tuple[int, int]] = []  # (the child's request, the parent's turn)
+    for t in range(30):
+        made = [call("read_file", path=f"src/module_{t}/main.py")]
+        if t in prompts:
+            made.insert(0, call("delegate", prompt=prompts[t]))
+        turn = rt.send(history, calls(*made))
+        if t in prompts:
+            wrapped = prompts[t] if len(prompts[t]) < 8 else f"<task>\n{prompts[t]}\n</task>"
+            rt.send([user(Text(wrapped))], text("Done."))
+            spawned.append((rt.seq, t))
+        history += [turn, results(turn, "contents")]
+    placed = roles(rt)
+    convs = placed.conversations
+    assert [(convs[s.child].first.seq, s.turn, s.prompt) for s in placed.spawns] == [
+        (seq, t, prompts[t]) for seq, t in spawned
+    ]
+    assert {s.source for s in placed.spawns} == {0}
