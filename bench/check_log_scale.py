@@ -4,7 +4,8 @@ Writes JSON-lines logs of OpenAI chat-completions requests in the minimal format
 text, as ``bench/check_log_memory.py`` does) in the shapes that cost the most per request:
 
 - ``identical``: one request sent again and again (a retried or polled request);
-- ``interleaved``: many independent conversations of three turns, their turns interleaved;
+- ``interleaved``: many independent agents' conversations of three turns (each turn reads a
+  file), their turns interleaved;
 - ``long``: one conversation, one request a turn, each the previous plus two messages;
 - ``forks``: a parent whose every turn forks children (each with one follow-up).
 
@@ -84,7 +85,8 @@ def identical(send: Callable[[Sequence[Message]], None], n: int) -> None:
 
 
 def interleaved(send: Callable[[Sequence[Message]], None], n: int) -> None:
-    """Conversations of three turns, started in batches of 50 whose turns interleave."""
+    """Agents' conversations of three turns, started in batches of 50 whose turns
+    interleave; each model turn reads a file (a call, and its result)."""
     sent = 0
     batch = 0
     while sent < n:
@@ -94,7 +96,12 @@ def interleaved(send: Callable[[Sequence[Message]], None], n: int) -> None:
                 if sent == n:
                     return
                 if turn:
-                    history += [_model(f"Summary {turn} of {batch}-{k}."), _user("Shorter.")]
+                    i = f"call_{batch}_{k}_{turn}"
+                    path = freeze({"path": f"src/module_{batch}/file_{k}_{turn}.py"})
+                    history += [
+                        Message("model", (FunctionCall("read_file", path, i),)),
+                        Message("user", (FunctionResponse("read_file", "contents", i),)),
+                    ]
                 send(history)
                 sent += 1
         batch += 1
