@@ -259,19 +259,20 @@ def _shared_run(a: PrefixStream, b: PrefixStream, i: int, stop: int, shared: dic
     """How many segments from ``i`` (before ``stop``) are, in both streams, the same items of
     one array that the fork repeats from the parent, under the same names; both streams
     measured over them."""
-    run_a = _run(a, i, stop)
-    if run_a is None:
+    found = _item(a, i)
+    if found is None:
         return 0
-    key, bounds, k, n = run_a
-    n = min(n, shared.get(key, 0) - k)
-    run_b = _run(b, i, i + n) if n > 0 else None
-    if run_b is None or run_b[0] != key or run_b[2] != k:
+    key, bounds, k = found
+    n = min(stop - i, shared.get(key, 0) - k)
+    theirs = _item(b, i) if n > 0 else None
+    if theirs is None or theirs[0] != key or theirs[2] != k:
         return 0
-    n = run_b[3]
+    n = _identical(a.segments, i, _items(a, key), k, n)
+    n = _identical(b.segments, i, _items(b, key), k, n)
     names = [s.name for s in a.segments[i : i + n]]
-    theirs = [s.name for s in b.segments[i : i + n]]
-    if names != theirs:
-        n = _leading(list(map(str.__eq__, names, theirs)))
+    other = [s.name for s in b.segments[i : i + n]]
+    if names != other:
+        n = _leading(list(map(str.__eq__, names, other)))
         del names[n:]
     _extend_ends(a, names, bounds, k)
     b._ends.extend(a._ends[i : i + n])
@@ -288,15 +289,24 @@ def _leading(flags: list[bool]) -> int:
 
 def _run(stream: PrefixStream, i: int, stop: int) -> tuple[str, list[int], int, int] | None:
     """The run of segments from ``i`` (before ``stop``) that are consecutive items of one
-    top-level array of a compact body, by identity: the array's key, its item offsets
+    top-level array of a compact body: the array's key, its item offsets
     (``Layout.items``), the first item's index and the run's length; None if segment ``i``
-    is not such an item. The segment's name (``messages[7]``) says where to look; only the
-    identity of the values decides."""
+    is not such an item."""
+    found = _item(stream, i)
+    if found is None:
+        return None
+    key, bounds, k = found
+    return key, bounds, k, _identical(stream.segments, i, _items(stream, key), k, stop - i)
+
+
+def _item(stream: PrefixStream, i: int) -> tuple[str, list[int], int] | None:
+    """Where segment ``i`` is an item of a top-level array of a compact body: the array's
+    key, its item offsets and the item's index. The segment's name (``messages[7]``) says
+    where to look; only the identity of the values decides."""
     layout = stream._layout
     if layout is None:
         return None
-    segments = stream.segments
-    segment = segments[i]
+    segment = stream.segments[i]
     key, _, index = segment.name.partition("[")
     bounds = layout.items.get(key)
     digits = index[:-1]
@@ -306,9 +316,33 @@ def _run(stream: PrefixStream, i: int, stop: int) -> tuple[str, list[int], int, 
     items = layout.body[key]
     if k >= len(items) or items[k] is not segment.value:
         return None
-    n = min(stop - i, len(items) - k)
-    values = [s.value for s in segments[i : i + n]]
-    return key, bounds, k, _leading(list(map(is_, values, items[k : k + n])))
+    return key, bounds, k
+
+
+def _items(stream: PrefixStream, key: str) -> list[Any]:
+    """The array ``key`` of the stream's body (one ``_item`` found there)."""
+    return stream._layout.body[key] if stream._layout is not None else []
+
+
+_FIRST_LOOK = 64
+"""Segments looked at first for a run; each look after takes twice as many, so a run
+costs its length however short it is."""
+
+
+def _identical(segments: tuple[Segment, ...], i: int, items: list[Any], k: int, n: int) -> int:
+    """How many of the (at most ``n``) segments from ``i`` are, by identity, ``items`` from
+    ``k`` on."""
+    n = min(n, len(items) - k)
+    done, step = 0, _FIRST_LOOK
+    while done < n:
+        m = min(step, n - done)
+        values = [s.value for s in segments[i + done : i + done + m]]
+        same = _leading(list(map(is_, values, items[k + done : k + done + m])))
+        done += same
+        if same < m:
+            break
+        step *= 2
+    return done
 
 
 def _extend_ends(stream: PrefixStream, names: list[str], bounds: list[int], k: int) -> None:

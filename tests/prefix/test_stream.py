@@ -332,3 +332,29 @@ def test_shared_items_are_neither_encoded_nor_compared(
     lengths = (parent.length, fork.length)
     assert encoded == ["tools[0]", "tools[0]", "messages[4]", "messages[4]"]
     assert lengths == (len(bytes(parent)), len(bytes(fork)))
+
+
+@pytest.mark.parametrize("first_look", [1, 2, 64])
+@pytest.mark.parametrize("copied", [(), (0,), (5,), (1, 2, 9), tuple(range(0, 12, 2))])
+def test_runs_of_the_bodys_own_items_are_found_however_they_break(
+    monkeypatch: pytest.MonkeyPatch, first_look: int, copied: tuple[int, ...]
+) -> None:
+    """Segments that are copies of the body's items (a dialect removed a marker) end a run;
+    whatever the size of each look, the stream measures as one that encodes everything."""
+    monkeypatch.setattr(stream_module, "_FIRST_LOOK", first_look)
+    body = {"messages": [{"role": "user", "content": f"m{k}"} for k in range(12)]}
+    data = orjson.dumps(body)
+    decoded = orjson.loads(data)
+    layout = _layout(data, decoded, None, 0)
+    items = decoded["messages"]
+    segments = tuple(
+        Segment(f"messages[{k}]", dict(item) if k in copied else item)
+        for k, item in enumerate(items)
+    )
+    laid_out = PrefixStream(segments, layout)
+    runs = [stream_module._run(laid_out, i, len(items)) for i in range(len(items))]
+    for i, run in enumerate(runs):
+        assert (run is None) is (i in copied)
+        if run is not None:
+            assert run[3] == next((c for c in copied if c > i), len(items)) - i
+    assert laid_out.length == PrefixStream(segments).length == len(bytes(PrefixStream(segments)))
