@@ -302,25 +302,28 @@ def _kind(item: dict[str, Any]) -> Any:
 def _checked_kind(item: Any, k: int) -> str:
     """Validate one item's shape (object, string type, a message's role and content) and
     return its type. Runs once per item of long histories, so errors are built on failure."""
-    path = f"input[{k}]"
     if not isinstance(item, dict):
-        raise DialectError(f"an input item must be a JSON object, not {json_kind(item)}", path=path)
+        raise DialectError(
+            f"an input item must be a JSON object, not {json_kind(item)}", path=f"input[{k}]"
+        )
     kind = _kind(item)
     if not isinstance(kind, str):
-        raise DialectError(f"an item's type must be a string; it is {_show(kind)}", path=path)
+        raise DialectError(
+            f"an item's type must be a string; it is {_show(kind)}", path=f"input[{k}]"
+        )
     if kind == "message":
         role = item.get("role")
         if role not in _ROLES:
             expected = ", ".join(_ROLES)
             raise DialectError(
-                f"role is {_show(role)}; expected one of {expected}", path=f"{path}.role"
+                f"role is {_show(role)}; expected one of {expected}", path=f"input[{k}].role"
             )
         if not isinstance(item.get("content"), str | list):
             content = item.get("content")
             raise DialectError(
                 f"{role} content must be a string or an array of parts; it is "
                 + ("missing" if "content" not in item else json_kind(content)),
-                path=f"{path}.content",
+                path=f"input[{k}].content",
             )
     return kind
 
@@ -387,17 +390,16 @@ def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
         if not isinstance(item, dict):
             block += 1
             continue
-        segment = f"input[{k}]"
         parts = item.get("content", item.get("output"))
         if isinstance(parts, list) and parts:
-            for part in parts:
+            for j, part in enumerate(parts):
                 if isinstance(part, dict) and _BREAKPOINT in part:
-                    yield segment, block, part[_BREAKPOINT]
-                block += 1
+                    yield f"input[{k}]", block + j, part[_BREAKPOINT]
+            block += len(parts)
         else:
             block += 1
         if _BREAKPOINT in item:
-            yield segment, block - 1, item[_BREAKPOINT]
+            yield f"input[{k}]", block - 1, item[_BREAKPOINT]
 
 
 # --- body -> neutral --------------------------------------------------------------------
@@ -443,12 +445,15 @@ def _history(
     model: list[Part] = []
     pending: list[Part] = []
     run: list[Any] = []
+    keys: list[bytes | None] = []  # the run's compact JSON, which keys every memo of an item
     names: dict[str, str] = {}
     start = _leading_count(items) if leading else 0
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        history.append(Message(role, tuple(parts), FrozenDict({_NAME: frozen_each(_FROZEN, run)})))
+        wire = FrozenDict({_NAME: frozen_each(_FROZEN, run, keys)})
+        history.append(Message(role, tuple(parts), wire))
         run.clear()
+        keys.clear()
 
     for k, item in enumerate(items):
         path = f"input[{k}]"
@@ -460,25 +465,21 @@ def _history(
         if side != "model" and model:
             done("model", model)
             model = []
+        if pending and (side == "model" or (side == "message" and item.get("role") != "user")):
+            done("user", pending)  # the outputs before a model item or a system message
+            pending = []
+        key = Memo.key(item)
+        run.append(item)
+        keys.append(key)
         if side == "model":
-            if pending:
-                done("user", pending)
-                pending = []
-            run.append(item)
-            model.extend(_model_parts_once(kind, item, path, names))
+            model.extend(_model_parts_once(kind, item, path, names, key))
         elif side == "user":
-            run.append(item)
-            pending.append(_output_once(kind, item, path, names))
-        elif item.get("role") == "user":
-            run.append(item)
-            done("user", [*pending, *_parts(item.get("content"), f"{path}.content")])
+            pending.append(_output_once(kind, item, path, names, key))
+        elif item.get("role") == "user":  # a message's parts, as a model message's read
+            done("user", [*pending, *_model_parts_once(kind, item, path, names, key)])
             pending = []
         else:
-            if pending:
-                done("user", pending)
-                pending = []
-            run.append(item)
-            done("system", _parts(item.get("content"), f"{path}.content"))
+            done("system", _model_parts_once(kind, item, path, names, key))
     if model:
         done("model", model)
     if pending:
@@ -550,10 +551,10 @@ tool output takes from the calls before it (checked, and read anew when it diffe
 
 
 def _model_parts_once(
-    kind: str, item: dict[str, Any], path: str, names: dict[str, str]
+    kind: str, item: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
 ) -> list[Part]:
-    """``_model_parts``, an item read before not read again (its calls still go to names)."""
-    key = _PARTS.key(item)
+    """``_model_parts``, an item read before (``key``: its bytes) not read again (its calls
+    still go to names). A message's parts are its content's, whoever's it is."""
     parts = _PARTS.get(key)
     if parts is None:
         return list(_PARTS.put(key, tuple(_model_parts(kind, item, path, names))))
@@ -564,9 +565,11 @@ def _model_parts_once(
     return list(parts)
 
 
-def _output_once(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -> Part:
-    """``_output``, an item read before not read again while its name is the same."""
-    key = _OUTPUTS.key(item)
+def _output_once(
+    kind: str, item: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
+) -> Part:
+    """``_output``, an item read before (``key``: its bytes) not read again while its name
+    is the same."""
     part = _OUTPUTS.get(key)
     if part is None or (
         isinstance(part, FunctionResponse) and part.name != names.get(part.id or "", "")

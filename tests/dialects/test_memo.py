@@ -116,6 +116,18 @@ def test_responses_a_repeated_output_takes_the_name_of_the_call_before_it() -> N
     assert response.name == "read"
 
 
+def test_responses_repeated_messages_are_read_once_whoever_sends_them() -> None:
+    body = _responses("search")
+    body["input"][2:2] = [{"role": "developer", "content": [{"type": "input_text", "text": "x"}]}]
+    first = RESPONSES.to_request(body).history
+    again = RESPONSES.to_request(_responses("search") | {"input": list(body["input"])}).history
+    assert [m.role for m in first] == ["user", "model", "system", "user"]
+    assert again == first
+    assert again[0].parts[0] is first[0].parts[0]  # the user's text, read once
+    assert again[2].parts[0] is first[2].parts[0]  # the developer's
+    assert [len(m.wire["openai-responses"]) for m in again] == [1, 1, 1, 1]
+
+
 def test_frozen_each_is_freeze_with_each_object_frozen_once() -> None:
     memo: Memo[Json] = Memo()
     run = [{"role": "tool", "content": ["a", {"b": 1}]}, "text", None]
