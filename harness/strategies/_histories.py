@@ -14,30 +14,26 @@ from hypothesis import strategies as st
 
 from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking
 from ._checks import check_flag, check_sizes
-from ._json import POOLS, JsonSource, blobs
-from ._sources import Dice, between
-from ._text import TEXTS, unicode_texts
+from ._json import POOLS, JsonSource, json_blobs
+from ._sources import FLAGS, Dice, between, one_of_these
+from ._text import TEXTS, draw_text, unicode_texts
 
 __all__ = [
     "DRAWN_TURNS",
     "ENDINGS",
     "Ending",
+    "draw_history",
     "histories",
     "model_message",
-    "texts_of",
     "user_message",
 ]
 
 Ending = Literal["model", "model_calls", "user"]
 ENDINGS: tuple[Ending, ...] = ("model", "model_calls", "user")
-_ENDINGS = st.sampled_from(ENDINGS)
-_FLAGS = st.booleans()
+_ENDINGS = one_of_these(ENDINGS)
 _IMAGE = Image(mime_type="image/png", data="iVBORw0KGgo=")
 _CALLS = 3
 """The most calls one drawn model message makes."""
-_USER_SHAPES = st.integers(0, 19)
-"""A user message answering calls: tens, whether it also has a text or image (else the
-responses alone); units, 9 for an image (one in ten), else a text."""
 
 DRAWN_TURNS = 8
 """Histories of up to this many turns are drawn message by message. A longer one builds all but
@@ -47,25 +43,31 @@ seed 0, the vocabulary "0")."""
 _TAIL = 4
 
 
+_USER_SHAPES = 20
+"""A user message: tens, whether one answering calls also has a text or image (else the
+responses alone); units, 9 for an image (one in ten), else a text."""
+
+
 @cache
-def _model_shapes(tools: int) -> st.SearchStrategy[int]:
-    """A model message: thinking (none, unsigned, signed), calls or not (but for the last
-    message), a text beside the calls, how many calls, and the tool of each."""
-    return st.integers(0, 3 * 2 * 2 * _CALLS * tools**_CALLS - 1)
+def _turn_shapes(tools: int) -> st.SearchStrategy[int]:
+    """A turn's shape, one draw: its user message's (``_USER_SHAPES``) and then its model
+    message's: thinking (none, unsigned, signed), calls or not (but for the last message), a
+    text beside the calls, how many calls, and the tool of each."""
+    return between(0, _USER_SHAPES * 3 * 2 * 2 * _CALLS * tools**_CALLS - 1)
 
 
 def user_message(
-    draw: st.DrawFn, pending: tuple[FunctionCall, ...], text: st.SearchStrategy[str]
+    draw: st.DrawFn, pending: tuple[FunctionCall, ...], heavy: bool, shape: int
 ) -> Message:
-    """The user's message: the responses to ``pending``, and a text or image (always when
-    there is nothing to answer)."""
-    shape = draw(_USER_SHAPES)
+    """The user's message of a turn of ``shape``: the responses to ``pending``, and a text or
+    image (always when there is nothing to answer)."""
+    shape %= _USER_SHAPES
     parts: list[Part] = []
     if pending:
-        source = JsonSource(draw(blobs(len(pending))), draw(POOLS))
+        source = JsonSource(draw(json_blobs(len(pending))), draw(POOLS))
         parts = [FunctionResponse(c.name, source.obj(), c.id) for c in pending]
     if not pending or shape >= 10:
-        parts.append(_IMAGE if shape % 10 == 9 else Text(draw(text)))
+        parts.append(_IMAGE if shape % 10 == 9 else Text(draw_text(draw, heavy)))
     return Message("user", tuple(parts))
 
 
@@ -74,11 +76,12 @@ def model_message(
     tool_names: tuple[str, ...],
     turn: int,
     calls: bool | None,
-    text: st.SearchStrategy[str],
+    heavy: bool,
+    shape: int,
 ) -> Message:
-    """The model's reply of ``turn``: maybe thinking, a text, and with ``calls`` (drawn when
-    None) one to three calls of ``tool_names``, ids ``call_<turn>_<part>``."""
-    shape = draw(_model_shapes(len(tool_names)))
+    """The model's reply of a turn of ``shape``: maybe thinking, a text, and with ``calls``
+    (drawn when None) one to three calls of ``tool_names``, ids ``call_<turn>_<part>``."""
+    shape //= _USER_SHAPES
     shape, thinking = divmod(shape, 3)
     shape, drawn_calls = divmod(shape, 2)
     shape, texted = divmod(shape, 2)
@@ -89,9 +92,9 @@ def model_message(
         signature = f"sig_{turn}" if thinking == 2 else None
         parts.append(Thinking(draw(TEXTS), signature=signature))
     if not calls or texted:
-        parts.append(Text(draw(text)))
+        parts.append(Text(draw_text(draw, heavy)))
     if calls:
-        source = JsonSource(draw(blobs(1 + extra)), draw(POOLS))
+        source = JsonSource(draw(json_blobs(1 + extra)), draw(POOLS))
         for _ in range(1 + extra):
             shape, tool = divmod(shape, len(tool_names))
             parts.append(FunctionCall(tool_names[tool], source.obj(), f"call_{turn}_{len(parts)}"))
@@ -137,11 +140,6 @@ def _history_strategy(
     return _histories(tool_names or ("tool",), ending, min_turns, max_turns, unicode_heavy)
 
 
-def texts_of(heavy: bool) -> st.SearchStrategy[str]:
-    """The texts of a history's messages: unicode-heavy or any (the empty text included)."""
-    return unicode_texts() if heavy else TEXTS
-
-
 @st.composite
 def _histories(
     draw: st.DrawFn,
@@ -151,41 +149,57 @@ def _histories(
     max_turns: int,
     unicode_heavy: bool | None,
 ) -> tuple[Message, ...]:
+    heavy = draw(FLAGS) if unicode_heavy is None else unicode_heavy
+    return draw_history(draw, tool_names, ending, min_turns, max_turns, heavy)
+
+
+def draw_history(
+    draw: st.DrawFn,
+    tool_names: tuple[str, ...],
+    ending: Ending | None,
+    min_turns: int,
+    max_turns: int,
+    heavy: bool,
+) -> tuple[Message, ...]:
+    """A history as ``histories`` draws it, inside another strategy's draw (``tool_names``
+    not empty)."""
     end = ending or draw(_ENDINGS)
     turns = draw(between(min_turns, max_turns))
-    text = texts_of(draw(_FLAGS) if unicode_heavy is None else unicode_heavy)
     messages: list[Message] = []
     pending: tuple[FunctionCall, ...] = ()
     first = 0
     if turns > DRAWN_TURNS:
         first = turns - _TAIL
-        messages, pending = _filler(draw, tool_names, first, text)
+        messages, pending = _filler(draw, tool_names, first, heavy)
+    shapes = _turn_shapes(len(tool_names))
     for turn in range(first, turns):
-        messages.append(user_message(draw, pending, text))
+        shape = draw(shapes)
+        messages.append(user_message(draw, pending, heavy, shape))
         last = turn == turns - 1
         if last and end == "user":
             break
-        reply = model_message(draw, tool_names, turn, end == "model_calls" if last else None, text)
+        calls = end == "model_calls" if last else None
+        reply = model_message(draw, tool_names, turn, calls, heavy, shape)
         messages.append(reply)
         pending = reply.function_calls
     return tuple(messages)
 
 
 _CALLS_PER_MESSAGE = (1, 1, 1, 2, 3)
-_SEEDS = st.integers(0, 2**32 - 1)
+_SEEDS = between(0, 2**32 - 1)
 
 
 @cache
-def _vocabularies(text: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
-    return st.lists(text, min_size=1, max_size=8)
+def _vocabularies(heavy: bool) -> st.SearchStrategy[list[str]]:
+    return st.lists(unicode_texts() if heavy else TEXTS, min_size=1, max_size=8)
 
 
 def _filler(
-    draw: st.DrawFn, tool_names: tuple[str, ...], turns: int, text: st.SearchStrategy[str]
+    draw: st.DrawFn, tool_names: tuple[str, ...], turns: int, heavy: bool
 ) -> tuple[list[Message], tuple[FunctionCall, ...]]:
     """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls."""
-    words = draw(_vocabularies(text), label="vocabulary")
-    source = JsonSource(draw(blobs(4), label="objects"), draw(POOLS))
+    words = draw(_vocabularies(heavy), label="vocabulary")
+    source = JsonSource(draw(json_blobs(4), label="objects"), draw(POOLS))
     objects = [source.obj() for _ in range(4)]
     dice = Dice(draw(_SEEDS, label="seed"))
     messages: list[Message] = []

@@ -15,17 +15,24 @@ from hypothesis import strategies as st
 
 from ..model import FrozenDict, Json
 from ._checks import check_at_least, check_sizes
-from ._sources import ByteReader, TextPool
+from ._sources import ByteReader, TextPool, blobs, texts
 
-__all__ = ["POOLS", "JsonSource", "blobs", "json_objects", "json_values", "unique_keys"]
+__all__ = [
+    "POOLS",
+    "JsonSource",
+    "json_blobs",
+    "json_objects",
+    "json_values",
+    "unique_keys",
+]
 
 _DEPTH = 5
 _CONTAINER_SIZE = 4
 _OBJECT_LEAVES = 6
 """The most scalars in a call's arguments or a function's response."""
 
-_BLOBS = st.binary(max_size=64)
-POOLS = st.text(max_size=40)
+_BLOBS = blobs(0, 64)
+POOLS = texts(0, 40)
 """The text a value's strings and keys are cut from."""
 _KEY_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -174,8 +181,7 @@ def json_objects(*, max_size: int = 4) -> st.SearchStrategy[FrozenDict]:
     return st.builds(partial(_decoded_object, max_size=max_size), _BLOBS, POOLS)
 
 
-@cache
-def blobs(objects: int) -> st.SearchStrategy[bytes]:
+def json_blobs(objects: int) -> st.SearchStrategy[bytes]:
     """The byte string ``objects`` objects decode from, one after another (a longer one for
     more); with ``POOLS``, the two draws of a message's arguments or responses."""
-    return st.binary(min_size=2 * (objects - 1), max_size=64 * objects)
+    return blobs(2 * (objects - 1), 64 * objects)

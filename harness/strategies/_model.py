@@ -16,16 +16,25 @@ from ..model import Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
 from ._checks import check_at_least, check_flag, check_sizes
 from ._histories import Ending, histories
 from ._json import unique_keys
-from ._schemas import json_schemas, plain_schema
-from ._sources import Dice, between
-from ._text import NAME_CODES, TEXTS, dice_name, name_of, unicode_texts
+from ._schemas import plain_schema, schema_of
+from ._sources import Dice, between, texts
+from ._text import NAME_CODES, dice_name, dice_text, name_of, unicode_blobs, unicode_text_of
 
-__all__ = ["presets", "requests", "settings", "settings_of", "tools"]
+__all__ = [
+    "draw_preset",
+    "draw_settings",
+    "draw_tools",
+    "presets",
+    "requests",
+    "settings",
+    "settings_of",
+    "tools",
+]
 
-_DETAILS = st.integers(0, 2**34 - 1)
+_DETAILS = between(0, 2**34 - 1)
 """Bit 0: a description; bit 1: parameters; the rest: the seed of an ordinary schema."""
-_MASKS = st.integers(0, 2**8 - 1)
-_SEEDS = st.integers(1, 2**32 - 1)
+_SETTINGS = between(0, 2**32 - 1)
+"""Settings: the fields set (the low eight bits) and the seed of their values (all of it)."""
 
 
 def tools(
@@ -45,19 +54,26 @@ def tools(
 
 @lru_cache(maxsize=64)
 def _tools(min_size: int, max_size: int, large: bool) -> st.SearchStrategy[tuple[Tool, ...]]:
-    return _tool_lists(min_size, max_size, large)
+    return st.composite(draw_tools)(min_size, max_size, large)
 
 
-@st.composite
-def _tool_lists(draw: st.DrawFn, min_size: int, max_size: int, large: bool) -> tuple[Tool, ...]:
+_LARGE_DEPTH = between(0, 6)
+_LARGE_WIDTH = between(0, 24)
+
+
+def draw_tools(draw: st.DrawFn, min_size: int, max_size: int, large: bool) -> tuple[Tool, ...]:
+    """Tools as ``tools`` draws them, inside another strategy's draw: per tool a name and a
+    number (a description or not, parameters or not, their seed), and a large schema's depth
+    and width."""
     drawn = []
     for _ in range(draw(between(min_size, max_size))):
         name = name_of(draw(NAME_CODES))
         details = draw(_DETAILS)
-        description = draw(TEXTS) if details & 1 else None
+        dice = Dice(details >> 2)
+        description = dice_text(dice, 40) if details & 1 else None
         parameters = None
         if details & 2 and large:
-            parameters = draw(json_schemas(max_depth=6, max_width=24))
+            parameters = schema_of(draw(_LARGE_DEPTH), draw(_LARGE_WIDTH), details >> 2)
         elif details & 2:
             parameters = plain_schema(details >> 2)
         drawn.append((name, description, parameters))
@@ -72,10 +88,12 @@ _MODES: tuple[Literal["enabled"] | None, ...] = ("enabled", None)
 _CHOICES = (ToolChoice("auto"), ToolChoice("none"), ToolChoice("required"))
 
 
-def settings_of(mask: int, seed: int) -> Settings:
-    """The settings whose fields ``mask`` sets (bit 0 the model, then temperature, top_p,
-    top_k, max_output_tokens, stop, thinking, tool_choice), their values made by a dice."""
-    dice = Dice(seed)
+def settings_of(code: int) -> Settings:
+    """The settings whose fields the low eight bits of ``code`` set (bit 0 the model, then
+    temperature, top_p, top_k, max_output_tokens, stop, thinking, tool_choice), their values
+    made by a dice of seed ``code``: one number, none set for 0."""
+    mask = code & 0xFF
+    dice = Dice(code)
 
     def when(bit: int) -> bool:
         return bool(mask >> bit & 1)
@@ -100,13 +118,12 @@ def settings_of(mask: int, seed: int) -> Settings:
 @cache
 def settings() -> st.SearchStrategy[Settings]:
     """Request settings with any subset of the named fields set."""
-    return _settings()
+    return st.composite(draw_settings)()
 
 
-@st.composite
-def _settings(draw: st.DrawFn) -> Settings:
-    mask = draw(_MASKS)
-    return settings_of(mask, draw(_SEEDS) if mask else 0)
+def draw_settings(draw: st.DrawFn) -> Settings:
+    """Settings as ``settings`` draws them, from one number (``settings_of``)."""
+    return settings_of(draw(_SETTINGS))
 
 
 def presets(
@@ -141,13 +158,33 @@ def _presets(
         return st.booleans().flatmap(
             lambda heavy: _presets(min_tools, max_tools, max_system_blocks, large_schemas, heavy)
         )
-    text = unicode_texts(max_size=60) if unicode_heavy else st.text(min_size=1, max_size=60)
-    return st.builds(
-        Preset,
-        system=st.lists(text, max_size=max_system_blocks).map(tuple),
-        tools=tools(min_size=min_tools, max_size=max_tools, large_schemas=large_schemas),
-        settings=settings(),
+    if large_schemas is None:
+        return st.booleans().flatmap(
+            lambda large: _presets(min_tools, max_tools, max_system_blocks, large, unicode_heavy)
+        )
+    return st.composite(draw_preset)(
+        min_tools, max_tools, max_system_blocks, large_schemas, unicode_heavy
     )
+
+
+_SYSTEM_TEXTS = texts(1, 60)
+
+
+def draw_preset(
+    draw: st.DrawFn,
+    min_tools: int,
+    max_tools: int,
+    max_system_blocks: int,
+    large: bool,
+    heavy: bool,
+) -> Preset:
+    """A preset as ``presets`` draws it, inside another strategy's draw."""
+    count = draw(between(0, max_system_blocks))
+    if heavy:
+        system = tuple(unicode_text_of(draw(unicode_blobs(1)), 60) for _ in range(count))
+    else:
+        system = tuple(draw(_SYSTEM_TEXTS) for _ in range(count))
+    return Preset(system, draw_tools(draw, min_tools, max_tools, large), draw_settings(draw))
 
 
 def requests(

@@ -19,11 +19,11 @@ from ..model import FrozenDict, FunctionCall, FunctionResponse, Message, Preset,
 from ..scenarios import ACTIONS, Action, Continuation, FollowUp, Scenario
 from ._checks import check_flag, check_sizes
 from ._depth import long_turns
-from ._histories import ENDINGS, Ending, histories
-from ._json import POOLS, JsonSource, blobs
-from ._model import presets
-from ._sources import Dice, between
-from ._text import TEXTS, phrases
+from ._histories import ENDINGS, Ending, draw_history
+from ._json import POOLS, JsonSource, json_blobs
+from ._model import draw_preset
+from ._sources import Dice, between, texts
+from ._text import TEXTS, draw_phrase, phrases
 
 __all__ = [
     "call_response_pairs",
@@ -57,8 +57,6 @@ _RESERVED = frozenset({_FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
 """Names the strategies declare themselves; drawn tools never take them."""
 
 
-_ENDINGS = st.sampled_from(ENDINGS)
-_FLAGS = st.booleans()
 _phrases = phrases(False)
 """Non-blank text: directives, tasks, prompts must say something (a short one may span
 lines: task-after-prefix finds it standing alone across them)."""
@@ -88,27 +86,29 @@ class _Drawn:
     max_turns: int
     unicode_heavy: bool
     large_schemas: bool
+    ending: Ending
 
-    @property
-    def phrases(self) -> st.SearchStrategy[str]:
-        return phrases(self.unicode_heavy)
+    def phrase(self, draw: st.DrawFn) -> str:
+        """A non-blank text, unicode-heavy when the scenario is."""
+        return draw_phrase(draw, self.unicode_heavy)
 
 
-_EXTENTS = st.integers(0, 8 * 4 * 4 - 1)
-"""Long (units of eight: 7), unicode-heavy and large schemas (then of four: 3), one draw."""
+_DECISIONS = between(0, 3 * 8 * 4 * 4 - 1)
+"""A scenario's ending (units of three: model, model_calls, user), then long histories (of
+eight: 7), unicode-heavy text and large schemas (of four: 3): one draw."""
 
 
 def _now_and_then(value: bool | None, digit: int, odds: int) -> bool:
     return value if value is not None else digit % odds == odds - 1
 
 
-def _decide(draw: st.DrawFn, extent: _Extent, max_turns: int) -> _Drawn:
-    code = draw(_EXTENTS)
+def _decide(draw: st.DrawFn, extent: _Extent, max_turns: int, ending: Ending | None) -> _Drawn:
+    code, end = divmod(draw(_DECISIONS), 3)
     long = _now_and_then(extent.long, code, 8)
     heavy = _now_and_then(extent.unicode_heavy, code // 8, 4)
     large = _now_and_then(extent.large_schemas, code // 32, 4)
     low, high = long_turns() if long else (1, max_turns)
-    return _Drawn(low, max(low, high), heavy, large)
+    return _Drawn(low, max(low, high), heavy, large, ending or ENDINGS[end])
 
 
 def _check_ending(name: str, ending: Ending | None) -> None:
@@ -143,42 +143,46 @@ def call_response_pairs(
 def _pairs(
     draw: st.DrawFn, names: tuple[str, ...], min_calls: int, max_calls: int, prefix: str
 ) -> tuple[Message, Message]:
-    return _pair(draw, names, min_calls, max_calls, prefix)
+    shape = draw(_pair_shapes(len(names), min_calls, max_calls))
+    return _pair(draw, names, min_calls, max_calls, shape, prefix)
 
 
 @lru_cache(maxsize=256)
-def _pair_shapes(tools: int, calls: int) -> st.SearchStrategy[int]:
-    """A lead text or not, and the tool of each of ``calls`` calls."""
-    return st.integers(0, 2 * tools**calls - 1)
+def _pair_shapes(
+    tools: int, min_calls: int, max_calls: int, kinds: int = 1
+) -> st.SearchStrategy[int]:
+    """A pair's shape, one number: ``kinds`` (units, for the caller), how many calls beyond
+    ``min_calls`` (then of ``max_calls - min_calls + 1``), a lead text or not (of two), and
+    the tool of each call."""
+    return between(0, kinds * (max_calls - min_calls + 1) * 2 * tools**max_calls - 1)
 
 
 def _pair(
-    draw: st.DrawFn, names: tuple[str, ...], min_calls: int, max_calls: int, prefix: str
+    draw: st.DrawFn,
+    names: tuple[str, ...],
+    min_calls: int,
+    max_calls: int,
+    shape: int,
+    prefix: str,
 ) -> tuple[Message, Message]:
-    count = draw(between(min_calls, max_calls))
-    shape, lead = divmod(draw(_pair_shapes(len(names), count)), 2)
-    args = JsonSource(draw(blobs(count)), draw(POOLS))
+    """The pair a drawn ``shape`` stands for (its kind already taken off)."""
+    shape, extra = divmod(shape, max_calls - min_calls + 1)
+    shape, lead = divmod(shape, 2)
+    count = min_calls + extra
+    args = JsonSource(draw(json_blobs(count)), draw(POOLS))
     calls = []
     for i in range(count):
         shape, tool = divmod(shape, len(names))
         calls.append(FunctionCall(names[tool], args.obj(), f"{prefix}_{i}"))
-    text = (Text(draw(_phrases)),) if lead else ()
-    results = JsonSource(draw(blobs(count)), draw(POOLS))
+    text = (Text(draw_phrase(draw, False)),) if lead else ()
+    results = JsonSource(draw(json_blobs(count)), draw(POOLS))
     answers = tuple(FunctionResponse(c.name, results.obj(), c.id) for c in calls)
     return Message("model", (*text, *calls)), Message("user", answers)
 
 
-@st.composite
 def _preset(draw: st.DrawFn, max_tools: int, reserved: Tool | None, drawn_as: _Drawn) -> Preset:
     """A preset with at least one ordinary tool, and ``reserved`` declared last."""
-    drawn = draw(
-        presets(
-            min_tools=1,
-            max_tools=max_tools,
-            large_schemas=drawn_as.large_schemas,
-            unicode_heavy=drawn_as.unicode_heavy,
-        )
-    )
+    drawn = draw_preset(draw, 1, max_tools, 2, drawn_as.large_schemas, drawn_as.unicode_heavy)
     ordinary = tuple(t for t in drawn.tools if t.name not in _RESERVED)
     if not ordinary:  # every drawn tool took a reserved name (rare): one ordinary tool instead
         ordinary = (replace(drawn.tools[0], name=f"{drawn.tools[0].name}_tool"),)
@@ -191,7 +195,7 @@ def _names(preset: Preset) -> tuple[str, ...]:
     return tuple(t.name for t in preset.tools if t.name not in _RESERVED)
 
 
-_SUFFIXES = st.integers(0, 36**8 - 1)
+_SUFFIXES = between(0, 36**8 - 1)
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -256,8 +260,7 @@ def sibling_scenarios(
     return _forks("siblings", ending, min_siblings, max_siblings, max_turns, max_tools, extent)
 
 
-@st.composite
-def _forks(
+def _draw_forks(
     draw: st.DrawFn,
     action: Action,
     ending: Ending | None,
@@ -267,15 +270,15 @@ def _forks(
     max_tools: int,
     extent: _Extent,
 ) -> Scenario:
-    end = ending or draw(_ENDINGS)
-    drawn = _decide(draw, extent, max_turns)
-    preset = draw(_preset(max_tools, _FORK_TOOL, drawn))
-    history = draw(_history(drawn, _names(preset), end))
-    text = drawn.phrases
-    directives = tuple(draw(text) for _ in range(draw(between(min_n, max_n))))
+    drawn = _decide(draw, extent, max_turns, ending)
+    end = drawn.ending
+    preset = _preset(draw, max_tools, _FORK_TOOL, drawn)
+    history = _history(draw, drawn, _names(preset), end)
+    # how many directives (units of two: whether the fork calls keep the other calls)
+    count, keep = divmod(draw(between(0, 2 * (max_n - min_n + 1) - 1)), 2)
+    directives = tuple(drawn.phrase(draw) for _ in range(min_n + count))
     if end == "model_calls":
         last = history[-1]
-        keep = draw(_FLAGS)
         parts = tuple(p for p in last.parts if keep or not isinstance(p, FunctionCall))
         forks = tuple(
             FunctionCall(_FORK_TOOL.name, FrozenDict({"directive": d}), f"fork_{i}")
@@ -285,16 +288,13 @@ def _forks(
     return Scenario(f"{action}-{_suffix(draw)}", action, preset, history, directives)
 
 
+_forks = st.composite(_draw_forks)
+
+
 def _history(
-    drawn: _Drawn, names: tuple[str, ...], ending: Ending | None
-) -> st.SearchStrategy[tuple[Message, ...]]:
-    return histories(
-        tool_names=names,
-        ending=ending,
-        min_turns=drawn.min_turns,
-        max_turns=drawn.max_turns,
-        unicode_heavy=drawn.unicode_heavy,
-    )
+    draw: st.DrawFn, drawn: _Drawn, names: tuple[str, ...], ending: Ending
+) -> tuple[Message, ...]:
+    return draw_history(draw, names, ending, drawn.min_turns, drawn.max_turns, drawn.unicode_heavy)
 
 
 def continuable_scenarios(
@@ -334,8 +334,7 @@ def continuable_scenarios(
     )
 
 
-@st.composite
-def _continuables(
+def _draw_continuables(
     draw: st.DrawFn,
     cold_resume: bool | None,
     structured_output: bool | None,
@@ -345,11 +344,10 @@ def _continuables(
     max_tools: int,
     extent: _Extent,
 ) -> Scenario:
-    drawn = _decide(draw, extent, max_turns)
-    text = drawn.phrases
-    preset = draw(_preset(max_tools, None, drawn))
+    drawn = _decide(draw, extent, max_turns, None)
+    preset = _preset(draw, max_tools, None, drawn)
     names = _names(preset)
-    history = draw(_history(drawn, names, None))
+    history = _history(draw, drawn, names, drawn.ending)
     options = draw(_OPTIONS)
     tool_filter: tuple[str, ...] | None = None
     persona: tuple[str, ...] | None = None
@@ -360,23 +358,25 @@ def _continuables(
         if restored != 1:
             tool_filter = _tool_filter(draw, (*names, _SEND_MESSAGE))
         if restored != 0:
-            persona = tuple(draw(text) for _ in range(draw(between(1, 2))))
+            persona = tuple(drawn.phrase(draw) for _ in range(draw(between(1, 2))))
     if structured_output if structured_output is not None else options >= 6:
         name = "submit_result"
         while name in names:
             name += "_"
-        output_tool = Tool(name, draw(text), freeze({"type": "object"}))
-        section = draw(text)
+        output_tool = Tool(name, drawn.phrase(draw), freeze({"type": "object"}))
+        section = drawn.phrase(draw)
     follow_ups = []
+    shapes = _pair_shapes(len(names), 1, 3, kinds=2)
     for j in range(draw(between(min_follow_ups, max_follow_ups))):
-        if draw(_FLAGS):
-            reply, message = _pair(draw, names, 1, 3, f"child_{j}")
+        shape, exchange = divmod(draw(shapes), 2)  # calls and their results, or texts
+        if exchange:
+            reply, message = _pair(draw, names, 1, 3, shape, f"child_{j}")
         else:
-            reply = Message("model", (Text(draw(text)),))
-            message = Message("user", (Text(draw(text)),))
+            reply = Message("model", (Text(drawn.phrase(draw)),))
+            message = Message("user", (Text(drawn.phrase(draw)),))
         follow_ups.append(FollowUp(reply, message))
     continuation = Continuation(
-        task=draw(text),
+        task=drawn.phrase(draw),
         parent_id=draw(_PARENT_IDS),
         tool_filter=tool_filter,
         persona=persona,
@@ -388,15 +388,18 @@ def _continuables(
     return Scenario(scenario_id, "continuable", preset, history, continuation=continuation)
 
 
-_OPTIONS = st.integers(0, 11)
+_continuables = st.composite(_draw_continuables)
+
+
+_OPTIONS = between(0, 11)
 """A continuable fork's options: a cold resume (units of two), what it restores (then of
 three: the tool filter, the persona, both), a structured output (six and up)."""
-_PARENT_IDS = st.text(min_size=1, max_size=12)
+_PARENT_IDS = texts(1, 12)
 
 
 @cache
 def _filter_codes(visible: int) -> st.SearchStrategy[int]:
-    return st.integers(0, 2 ** (visible + 16) - 1)
+    return between(0, 2 ** (visible + 16) - 1)
 
 
 def _tool_filter(draw: st.DrawFn, visible: tuple[str, ...]) -> tuple[str, ...]:
@@ -422,12 +425,11 @@ def spawn_scenarios(
     return _spawns(max_turns, max_tools, extent)
 
 
-@st.composite
-def _spawns(draw: st.DrawFn, max_turns: int, max_tools: int, extent: _Extent) -> Scenario:
-    drawn = _decide(draw, extent, max_turns)
-    preset = draw(_preset(max_tools, _SPAWN_TOOL, drawn))
-    history = draw(_history(drawn, _names(preset), "model_calls"))
-    prompt = draw(drawn.phrases)
+def _draw_spawns(draw: st.DrawFn, max_turns: int, max_tools: int, extent: _Extent) -> Scenario:
+    drawn = _decide(draw, extent, max_turns, "model_calls")
+    preset = _preset(draw, max_tools, _SPAWN_TOOL, drawn)
+    history = _history(draw, drawn, _names(preset), "model_calls")
+    prompt = drawn.phrase(draw)
     kept = tuple(p for p in history[-1].parts if not isinstance(p, FunctionCall))
     call = FunctionCall(_SPAWN_TOOL.name, FrozenDict({"prompt": prompt}), "spawn_0")
     return Scenario(
@@ -439,6 +441,9 @@ def _spawns(draw: st.DrawFn, max_turns: int, max_tools: int, extent: _Extent) ->
         prompt=prompt,
         answer=draw(TEXTS),
     )
+
+
+_spawns = st.composite(_draw_spawns)
 
 
 for _strategy in (fork_scenarios, sibling_scenarios, continuable_scenarios, spawn_scenarios):
@@ -465,22 +470,26 @@ def scenarios(
     return _mix(tuple(dict.fromkeys(actions)), extent)
 
 
+_Variant = tuple[Callable[..., Scenario], tuple[object, ...]]
+
+
 @lru_cache(maxsize=64)
 def _mix(actions: tuple[Action, ...], extent: _Extent) -> st.SearchStrategy[Scenario]:
-    long, heavy, large = extent.long, extent.unicode_heavy, extent.large_schemas
-    build: dict[str, Callable[[], st.SearchStrategy[Scenario]]] = {
-        "fork": lambda: fork_scenarios(long=long, unicode_heavy=heavy, large_schemas=large),
-        "siblings": lambda: sibling_scenarios(long=long, unicode_heavy=heavy, large_schemas=large),
-        "continuable": lambda: st.one_of(
-            continuable_scenarios(long=long, unicode_heavy=heavy, large_schemas=large),
-            continuable_scenarios(
-                min_follow_ups=1,
-                max_follow_ups=3,
-                long=long,
-                unicode_heavy=heavy,
-                large_schemas=large,
-            ),
-        ),
-        "spawn": lambda: spawn_scenarios(long=long, unicode_heavy=heavy, large_schemas=large),
+    variants: dict[str, list[_Variant]] = {
+        "fork": [(_draw_forks, ("fork", None, 1, 1, 4, 3, extent))],
+        "siblings": [(_draw_forks, ("siblings", None, 2, 4, 4, 3, extent))],
+        "continuable": [
+            (_draw_continuables, (None, None, 0, 2, 4, 3, extent)),
+            (_draw_continuables, (None, None, 1, 3, 4, 3, extent)),
+        ],
+        "spawn": [(_draw_spawns, (4, 3, extent))],
     }
-    return st.one_of([build[a]() for a in actions])
+    chosen = tuple(v for a in actions for v in variants[a])
+    return st.composite(_draw_mix)(chosen)
+
+
+def _draw_mix(draw: st.DrawFn, variants: tuple[_Variant, ...]) -> Scenario:
+    """One of ``variants`` (each action's strategy with its defaults), the first first: one
+    draw, then the variant's own draws."""
+    function, args = variants[draw(between(0, len(variants) - 1))]
+    return function(draw, *args)

@@ -16,7 +16,7 @@ from ._text import dice_name, dice_text
 
 __all__ = ["json_schemas", "plain_schema"]
 
-_SEEDS = st.integers(0, 2**32 - 1)
+_SEEDS = between(0, 2**32 - 1)
 _LEAF_TYPES = ("string", "integer", "number", "boolean", "null")
 _PLAIN_TYPES = ("string", "integer", "number", "boolean")
 _SCHEMA_NODES = 400

@@ -19,7 +19,17 @@ from typing import TypeVar
 
 from hypothesis import strategies as st
 
-__all__ = ["ByteReader", "Dice", "TextPool", "between", "one_of_these"]
+__all__ = [
+    "FLAGS",
+    "ByteReader",
+    "Dice",
+    "TextPool",
+    "between",
+    "blobs",
+    "one_of_these",
+    "prebuilt",
+    "texts",
+]
 
 T = TypeVar("T")
 
@@ -85,7 +95,7 @@ class Dice:
 
     def below(self, n: int) -> int:
         """A number 0..n-1."""
-        return self._rng.randrange(n) if self._rng is not None and n > 1 else 0
+        return int(self._rng.random() * n) if self._rng is not None else 0
 
     def between(self, low: int, high: int) -> int:
         """A number ``low``..``high``."""
@@ -107,14 +117,41 @@ class Dice:
         return out
 
 
+# --- strategies built once ---------------------------------------------------------------------
+# A strategy built inside a draw pays Hypothesis's checks and labelling on every draw, so each
+# of these is built once per arguments; and drawn as built, not through the lazy wrapper that
+# ``st.integers`` and its kind return (Hypothesis unwraps that on every draw).
+
+
+def prebuilt(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
+    """``strategy`` as Hypothesis draws it: the strategy a lazy wrapper stands for, which
+    draws the same choices under the same label (``strategy`` itself if it is not one)."""
+    wrapped: st.SearchStrategy[T] = getattr(strategy, "wrapped_strategy", strategy)
+    return wrapped
+
+
 @cache
 def between(low: int, high: int) -> st.SearchStrategy[int]:
-    """``st.integers(low, high)``, built once per bounds: a strategy built inside a draw pays
-    Hypothesis's checks and labelling on every draw."""
-    return st.integers(low, high)
+    """``st.integers(low, high)``."""
+    return prebuilt(st.integers(low, high))
+
+
+@cache
+def texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    """``st.text(min_size=min_size, max_size=max_size)``."""
+    return prebuilt(st.text(min_size=min_size, max_size=max_size))
+
+
+@cache
+def blobs(min_size: int, max_size: int) -> st.SearchStrategy[bytes]:
+    """``st.binary(min_size=min_size, max_size=max_size)``."""
+    return prebuilt(st.binary(min_size=min_size, max_size=max_size))
 
 
 @cache
 def one_of_these(items: tuple[T, ...]) -> st.SearchStrategy[T]:
-    """``st.sampled_from(items)``, built once per tuple."""
-    return st.sampled_from(items)
+    """``st.sampled_from(items)``."""
+    return prebuilt(st.sampled_from(items))
+
+
+FLAGS = prebuilt(st.booleans())

@@ -10,7 +10,7 @@ from functools import cache
 from hypothesis import strategies as st
 
 from ._checks import check_at_least, check_sizes
-from ._sources import ByteReader, Dice
+from ._sources import ByteReader, Dice, between, blobs, texts
 
 __all__ = [
     "NAMES",
@@ -18,8 +18,11 @@ __all__ = [
     "TEXTS",
     "dice_name",
     "dice_text",
+    "draw_phrase",
+    "draw_text",
     "name_of",
     "phrases",
+    "unicode_blobs",
     "unicode_text_of",
     "unicode_texts",
     "visible",
@@ -27,7 +30,7 @@ __all__ = [
 
 _FIRST = string.ascii_lowercase
 _REST = string.ascii_lowercase + string.digits + "_"
-NAME_CODES = st.integers(0, 26 * len(_REST) ** 15 - 1)
+NAME_CODES = between(0, 26 * len(_REST) ** 15 - 1)
 """The numbers ``name_of`` turns into names: one integer draw a name."""
 
 
@@ -44,7 +47,7 @@ def name_of(code: int) -> str:
 
 NAMES = NAME_CODES.map(name_of)
 """Names as ``st.from_regex(r"[a-z][a-z0-9_]{0,15}")`` draws them, from one integer."""
-TEXTS = st.text(max_size=40)
+TEXTS = texts(0, 40)
 """Any short text (Hypothesis's own: every plane, control characters, the empty text)."""
 
 
@@ -142,16 +145,38 @@ def unicode_texts(*, min_size: int = 1, max_size: int = 40) -> st.SearchStrategy
     cut to ``max_size`` characters, which may split a sequence (still valid text)."""
     check_sizes("unicode_texts", min_size, max_size)
     check_at_least("unicode_texts", "max_size", max_size, 1)
+    return unicode_blobs(min_size).map(lambda d: unicode_text_of(d, max_size))
+
+
+@cache
+def unicode_blobs(min_size: int) -> st.SearchStrategy[bytes]:
+    """The bytes a unicode-heavy text of at least ``min_size`` characters decodes from."""
     least = max(min_size, 1)
-    data = st.binary(min_size=2 * least, max_size=2 * max(least, 8))
-    return data.map(lambda d: unicode_text_of(d, max_size))
+    return blobs(2 * least, 2 * max(least, 8))
+
+
+_SOME_TEXT = texts(1, 40)
+
+
+def draw_text(draw: st.DrawFn, heavy: bool, max_size: int = 40) -> str:
+    """A text of a message, inside another strategy's draw: unicode-heavy (at least one
+    character) or any (``TEXTS``, the empty text included), one draw."""
+    if heavy:
+        return unicode_text_of(draw(unicode_blobs(1)), max_size)
+    return draw(TEXTS)
+
+
+def draw_phrase(draw: st.DrawFn, heavy: bool) -> str:
+    """A non-blank text of up to 40 characters, unicode-heavy or any, inside another
+    strategy's draw: one draw."""
+    text = unicode_text_of(draw(unicode_blobs(1)), 40) if heavy else draw(_SOME_TEXT)
+    return visible(text)
 
 
 @cache
 def phrases(heavy: bool) -> st.SearchStrategy[str]:
     """Non-blank text of up to 40 characters, unicode-heavy or Hypothesis's own."""
-    text = unicode_texts(max_size=40) if heavy else st.text(min_size=1, max_size=40)
-    return text.map(visible)
+    return st.composite(draw_phrase)(heavy)
 
 
 # --- text a Dice makes -------------------------------------------------------------------------
