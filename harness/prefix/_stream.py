@@ -200,7 +200,7 @@ def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
     if a._alone or b._alone:
         return 0
     shared = _shared(a, b)
-    if shared is not None:
+    if shared:  # else nothing is shared: the loop below is the fastest
         return _laid_out_common_segments(a, b, shared)
     ends_a, ends_b, dumps_ = a._ends, b._ends, orjson.dumps
     end_a = end_b = 0
