@@ -304,3 +304,51 @@ def test_a_layout_read_against_a_parent_is_exact(value: dict[str, Any], cut: int
         assert fork.items[key][count] <= cut
         for k in range(count):
             assert orjson.dumps(fork.body[key][k]) == orjson.dumps(value[key][k])
+
+
+EDITS = st.sampled_from(
+    [b"", b" ", b",", b'"', b"1", b"]", b"}", b'"a":1,', b'{"a":1}', b'"a":', b"\\/", b"[1,2]"]
+)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["m", "t", "a"]), JSON, max_size=3),
+    st.lists(JSON, max_size=4),
+    st.integers(0, 400),
+    st.integers(0, 3),
+    EDITS,
+)
+@example({"m": [{"a": 1}, {"a": 2}]}, [{"a": 3}], 20, 0, b"")
+@example({"m": [1, 2, 3]}, [], 10, 1, b"")  # a number the edit makes longer
+@example({"m": [{"a": 1}, {"b": 2}]}, [], 15, 0, b'"a":')  # a duplicate inside an item
+def test_a_pair_from_any_edit_of_the_parents_bytes_reads_as_two_bodies(
+    tmp_path_factory: pytest.TempPathFactory,
+    value: dict[str, Any],
+    tail: list[Any],
+    at: int,
+    cut: int,
+    edit: bytes,
+) -> None:
+    """The fork: the parent's bytes with items appended to its arrays, then a few bytes cut
+    at some offset and others put there. Whatever that gives, when it is JSON at all, it
+    reads as ``decode_body`` reads it alone, warnings included."""
+    data = orjson.dumps(value)
+    longer = {k: v + tail if isinstance(v, list) else v for k, v in value.items()}
+    fork = orjson.dumps(longer)
+    at = min(at, len(fork))
+    fork = fork[:at] + edit + fork[at + cut :]
+    try:
+        orjson.loads(fork)
+    except orjson.JSONDecodeError:
+        return
+    folder = tmp_path_factory.mktemp("pair")
+    parent_path, fork_path = write(folder, data, "p"), write(folder, fork, "f")
+    slow: list[str] = []
+    expected = (decode_body(data, source=parent_path, warnings=slow),)
+    expected += (decode_body(fork, source=fork_path, warnings=slow),)
+    warnings: list[str] = []
+    pair = decode_pair(parent_path, fork_path, warnings=warnings)
+    assert (_exactly(pair.parent), _exactly(pair.fork)) == tuple(map(_exactly, expected))
+    assert warnings == slow
+    if pair.fork_layout is not None:
+        _check_layout(fork, pair.fork_layout)
