@@ -11,6 +11,7 @@ from functools import cached_property, wraps
 from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
+from ._rendered import Rendered
 
 __all__ = [
     "CacheMarker",
@@ -133,6 +134,21 @@ def _reader(method: _Reader) -> _Reader:
     return read  # type: ignore[return-value]
 
 
+_RENDERED = Rendered()
+
+
+def _rendered_once(method: Callable[[Dialect, Request], bytes]) -> Callable[..., bytes]:
+    """``render``, a request rendered lately (the very objects) not rendered again."""
+
+    @wraps(method)
+    def render(self: Dialect, request: Request) -> bytes:
+        body = _RENDERED.get(self, request)
+        return _RENDERED.put(self, request, method(self, request)) if body is None else body
+
+    render.__dict__["_rendered_once"] = True
+    return render
+
+
 class Dialect(ABC):
     """A provider wire format. One module per dialect, exporting ``DIALECT``.
 
@@ -147,6 +163,9 @@ class Dialect(ABC):
             method = cls.__dict__.get(name)
             if callable(method) and not getattr(method, "_reads_bodies", False):
                 setattr(cls, name, _reader(method))
+        render = cls.__dict__.get("render")
+        if callable(render) and not getattr(render, "_rendered_once", False):
+            cls.render = _rendered_once(render)  # type: ignore[method-assign]
 
     name: ClassVar[str]
     title: ClassVar[str]
