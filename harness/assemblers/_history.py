@@ -8,11 +8,10 @@ response with the same id and name. Checking that up front turns bad input into 
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
-from ..dialects import Dialect
+from ..dialects import Dialect, answered_one_to_one
 from ..model import FunctionCall, FunctionResponse, Message
 
 __all__ = [
@@ -28,10 +27,6 @@ HistoryEnding: TypeAlias = Literal["empty", "model", "model_calls", "user"]
 """How a history ends (docs/protocol.md): nothing, a model message without or with calls, a user."""
 
 
-def _pairs(parts: Iterable[FunctionCall | FunctionResponse]) -> Counter[tuple[str | None, str]]:
-    return Counter((p.id, p.name) for p in parts)
-
-
 def calls_answered(
     calls: Sequence[FunctionCall],
     responses: Sequence[FunctionResponse],
@@ -42,7 +37,7 @@ def calls_answered(
     exactly one response with its id and name, and nothing else (the reference's own rule)."""
     if dialect is not None:
         return dialect.calls_answered(calls, responses)
-    return _pairs(calls) == _pairs(responses)
+    return answered_one_to_one(calls, responses)
 
 
 def history_problems(history: Sequence[object], *, open_calls: bool = True) -> tuple[str, ...]:

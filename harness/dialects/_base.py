@@ -270,7 +270,7 @@ class Dialect(ABC):
         By default each call has exactly one response with its id and name, and nothing
         else (anthropic, openai: ids are required and pair the two).
         """
-        return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
+        return answered_one_to_one(calls, responses)
 
     def continued(self, body: Mapping[str, Any]) -> str | None:
         """The id of a stored response the body continues on the provider's side (OpenAI
@@ -308,6 +308,19 @@ class Dialect(ABC):
             self.settings(body),
             self.cache_markers(body),
         )
+
+
+def answered_one_to_one(
+    calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
+) -> bool:
+    """Whether each call has exactly one response with its id and name, and nothing else:
+    the same (id, name) pairs as multisets; in the same order (the usual case, and no call
+    at all) without counting them."""
+    if len(calls) != len(responses):
+        return False
+    if all(c.id == r.id and c.name == r.name for c, r in zip(calls, responses, strict=True)):
+        return True
+    return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
 
 
 def _guess_family(root: str) -> Family:

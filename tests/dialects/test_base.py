@@ -3,7 +3,7 @@
 import orjson
 import pytest
 
-from harness.dialects import all_dialects, get_dialect
+from harness.dialects import all_dialects, answered_one_to_one, get_dialect
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Request, Text, freeze
 
 
@@ -64,3 +64,15 @@ def test_read_segments_counts_the_body_items_each_message_was_read_from(dialect:
     assert sum(c for c in counts if c is not None) == len(history_segments)
     assert counts[2] == (3 if d.wire_runs else 1)  # OpenAI: a tool message per result
     assert [d.read_segments(m) for m in history] == [None, None, None]  # not read: no count
+
+
+def test_answered_one_to_one_pairs_ids_and_names_in_any_order() -> None:
+    a, b = FunctionCall("a", freeze({}), id="1"), FunctionCall("b", freeze({}), id="2")
+    ra, rb = FunctionResponse("a", "x", id="1"), FunctionResponse("b", "y", id="2")
+    assert answered_one_to_one((), ())
+    assert answered_one_to_one((a, b), (ra, rb))
+    assert answered_one_to_one((a, b), (rb, ra))  # by count, not position
+    assert not answered_one_to_one((a, b), (ra,))
+    assert not answered_one_to_one((a, b), (ra, ra))
+    assert not answered_one_to_one((a,), (FunctionResponse("b", "x", id="1"),))
+    assert get_dialect("openai").calls_answered((a, b), (rb, ra))
