@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking
 from ._checks import check_flag, check_sizes
-from ._json import POOLS, JsonSource, json_blobs
-from ._sources import FLAGS, Dice, between, one_of_these
-from ._text import TEXTS, draw_text, unicode_texts
+from ._json import JsonSource, json_blobs, pools
+from ._sources import Dice, between, flags, one_of_these
+from ._text import any_texts, draw_text, unicode_texts
 
 __all__ = [
     "DRAWN_TURNS",
@@ -30,7 +30,6 @@ __all__ = [
 
 Ending = Literal["model", "model_calls", "user"]
 ENDINGS: tuple[Ending, ...] = ("model", "model_calls", "user")
-_ENDINGS = one_of_these(ENDINGS)
 _IMAGE = Image(mime_type="image/png", data="iVBORw0KGgo=")
 _CALLS = 3
 """The most calls one drawn model message makes."""
@@ -64,7 +63,7 @@ def user_message(
     shape %= _USER_SHAPES
     parts: list[Part] = []
     if pending:
-        source = JsonSource(draw(json_blobs(len(pending))), draw(POOLS))
+        source = JsonSource(draw(json_blobs(len(pending))), draw(pools()))
         parts = [FunctionResponse(c.name, source.obj(), c.id) for c in pending]
     if not pending or shape >= 10:
         parts.append(_IMAGE if shape % 10 == 9 else Text(draw_text(draw, heavy)))
@@ -90,11 +89,11 @@ def model_message(
     parts: list[Part] = []
     if thinking:
         signature = f"sig_{turn}" if thinking == 2 else None
-        parts.append(Thinking(draw(TEXTS), signature=signature))
+        parts.append(Thinking(draw(any_texts()), signature=signature))
     if not calls or texted:
         parts.append(Text(draw_text(draw, heavy)))
     if calls:
-        source = JsonSource(draw(json_blobs(1 + extra)), draw(POOLS))
+        source = JsonSource(draw(json_blobs(1 + extra)), draw(pools()))
         for _ in range(1 + extra):
             shape, tool = divmod(shape, len(tool_names))
             parts.append(FunctionCall(tool_names[tool], source.obj(), f"call_{turn}_{len(parts)}"))
@@ -149,7 +148,7 @@ def _histories(
     max_turns: int,
     unicode_heavy: bool | None,
 ) -> tuple[Message, ...]:
-    heavy = draw(FLAGS) if unicode_heavy is None else unicode_heavy
+    heavy = draw(flags()) if unicode_heavy is None else unicode_heavy
     return draw_history(draw, tool_names, ending, min_turns, max_turns, heavy)
 
 
@@ -163,7 +162,7 @@ def draw_history(
 ) -> tuple[Message, ...]:
     """A history as ``histories`` draws it, inside another strategy's draw (``tool_names``
     not empty)."""
-    end = ending or draw(_ENDINGS)
+    end = ending or draw(one_of_these(ENDINGS))
     turns = draw(between(min_turns, max_turns))
     messages: list[Message] = []
     pending: tuple[FunctionCall, ...] = ()
@@ -186,12 +185,11 @@ def draw_history(
 
 
 _CALLS_PER_MESSAGE = (1, 1, 1, 2, 3)
-_SEEDS = between(0, 2**32 - 1)
 
 
 @cache
 def _vocabularies(heavy: bool) -> st.SearchStrategy[list[str]]:
-    return st.lists(unicode_texts() if heavy else TEXTS, min_size=1, max_size=8)
+    return st.lists(unicode_texts() if heavy else any_texts(), min_size=1, max_size=8)
 
 
 def _filler(
@@ -199,9 +197,9 @@ def _filler(
 ) -> tuple[list[Message], tuple[FunctionCall, ...]]:
     """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls."""
     words = draw(_vocabularies(heavy), label="vocabulary")
-    source = JsonSource(draw(json_blobs(4), label="objects"), draw(POOLS))
+    source = JsonSource(draw(json_blobs(4), label="objects"), draw(pools()))
     objects = [source.obj() for _ in range(4)]
-    dice = Dice(draw(_SEEDS, label="seed"))
+    dice = Dice(draw(between(0, 2**32 - 1), label="seed"))
     messages: list[Message] = []
     pending: tuple[FunctionCall, ...] = ()
     for turn in range(turns):

@@ -18,11 +18,11 @@ from ._checks import check_at_least, check_sizes
 from ._sources import ByteReader, TextPool, blobs, texts
 
 __all__ = [
-    "POOLS",
     "JsonSource",
     "json_blobs",
     "json_objects",
     "json_values",
+    "pools",
     "unique_keys",
 ]
 
@@ -31,9 +31,12 @@ _CONTAINER_SIZE = 4
 _OBJECT_LEAVES = 6
 """The most scalars in a call's arguments or a function's response."""
 
-_BLOBS = blobs(0, 64)
-POOLS = texts(0, 40)
-"""The text a value's strings and keys are cut from."""
+
+def pools() -> st.SearchStrategy[str]:
+    """The text a value's strings and keys are cut from."""
+    return texts(0, 40)
+
+
 _KEY_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 # JSON does not tell 2.0 from 2 and other languages' encoders write it as 2, so a
@@ -171,17 +174,21 @@ def _decoded_object(data: bytes, text: str, *, max_size: int) -> FrozenDict:
 def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Json]:
     """Any frozen JSON value: objects (varied key order), arrays, unicode strings, numbers."""
     check_at_least("json_values", "max_leaves", max_leaves, 1)
-    return st.builds(partial(_decoded, max_leaves=max_leaves), _BLOBS, POOLS)
+    return st.builds(
+        partial(_decoded, max_leaves=max_leaves), st.binary(max_size=64), st.text(max_size=40)
+    )
 
 
 @cache
 def json_objects(*, max_size: int = 4) -> st.SearchStrategy[FrozenDict]:
     """A frozen JSON object, e.g. call arguments or a function response."""
     check_sizes("json_objects", 0, max_size, low="")
-    return st.builds(partial(_decoded_object, max_size=max_size), _BLOBS, POOLS)
+    return st.builds(
+        partial(_decoded_object, max_size=max_size), st.binary(max_size=64), st.text(max_size=40)
+    )
 
 
 def json_blobs(objects: int) -> st.SearchStrategy[bytes]:
     """The byte string ``objects`` objects decode from, one after another (a longer one for
-    more); with ``POOLS``, the two draws of a message's arguments or responses."""
+    more); with ``pools()``, the two draws of a message's arguments or responses."""
     return blobs(2 * (objects - 1), 64 * objects)

@@ -18,7 +18,7 @@ from ._histories import Ending, histories
 from ._json import unique_keys
 from ._schemas import plain_schema, schema_of
 from ._sources import Dice, between, texts
-from ._text import NAME_CODES, dice_name, dice_text, name_of, unicode_blobs, unicode_text_of
+from ._text import dice_name, dice_text, name_codes, name_of, unicode_blobs, unicode_text_of
 
 __all__ = [
     "draw_preset",
@@ -31,10 +31,12 @@ __all__ = [
     "tools",
 ]
 
-_DETAILS = between(0, 2**34 - 1)
-"""Bit 0: a description; bit 1: parameters; the rest: the seed of an ordinary schema."""
-_SETTINGS = between(0, 2**32 - 1)
-"""Settings: the fields set (the low eight bits) and the seed of their values (all of it)."""
+_DETAILS = 2**34
+"""How many numbers a tool's details are: bit 0, a description; bit 1, parameters; the rest, the
+seed of both."""
+_SETTINGS = 2**32
+"""How many numbers settings are: the fields set (the low eight bits), the seed of their values
+(all of it)."""
 
 
 def tools(
@@ -57,8 +59,8 @@ def _tools(min_size: int, max_size: int, large: bool) -> st.SearchStrategy[tuple
     return st.composite(draw_tools)(min_size, max_size, large)
 
 
-_LARGE_DEPTH = between(0, 6)
-_LARGE_WIDTH = between(0, 24)
+_LARGE_DEPTH = 6
+_LARGE_WIDTH = 24
 
 
 def draw_tools(draw: st.DrawFn, min_size: int, max_size: int, large: bool) -> tuple[Tool, ...]:
@@ -67,13 +69,15 @@ def draw_tools(draw: st.DrawFn, min_size: int, max_size: int, large: bool) -> tu
     and width."""
     drawn = []
     for _ in range(draw(between(min_size, max_size))):
-        name = name_of(draw(NAME_CODES))
-        details = draw(_DETAILS)
+        name = name_of(draw(name_codes()))
+        details = draw(between(0, _DETAILS - 1))
         dice = Dice(details >> 2)
         description = dice_text(dice, 40) if details & 1 else None
         parameters = None
         if details & 2 and large:
-            parameters = schema_of(draw(_LARGE_DEPTH), draw(_LARGE_WIDTH), details >> 2)
+            parameters = schema_of(
+                draw(between(0, _LARGE_DEPTH)), draw(between(0, _LARGE_WIDTH)), details >> 2
+            )
         elif details & 2:
             parameters = plain_schema(details >> 2)
         drawn.append((name, description, parameters))
@@ -123,7 +127,7 @@ def settings() -> st.SearchStrategy[Settings]:
 
 def draw_settings(draw: st.DrawFn) -> Settings:
     """Settings as ``settings`` draws them, from one number (``settings_of``)."""
-    return settings_of(draw(_SETTINGS))
+    return settings_of(draw(between(0, _SETTINGS - 1)))
 
 
 def presets(
@@ -167,9 +171,6 @@ def _presets(
     )
 
 
-_SYSTEM_TEXTS = texts(1, 60)
-
-
 def draw_preset(
     draw: st.DrawFn,
     min_tools: int,
@@ -183,7 +184,7 @@ def draw_preset(
     if heavy:
         system = tuple(unicode_text_of(draw(unicode_blobs(1)), 60) for _ in range(count))
     else:
-        system = tuple(draw(_SYSTEM_TEXTS) for _ in range(count))
+        system = tuple(draw(texts(1, 60)) for _ in range(count))
     return Preset(system, draw_tools(draw, min_tools, max_tools, large), draw_settings(draw))
 
 

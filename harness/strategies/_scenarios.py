@@ -20,10 +20,10 @@ from ..scenarios import ACTIONS, Action, Continuation, FollowUp, Scenario
 from ._checks import check_flag, check_sizes
 from ._depth import long_turns
 from ._histories import ENDINGS, Ending, draw_history
-from ._json import POOLS, JsonSource, json_blobs
+from ._json import JsonSource, json_blobs, pools
 from ._model import draw_preset
 from ._sources import Dice, between, texts
-from ._text import TEXTS, draw_phrase, phrases
+from ._text import any_texts, draw_phrase, phrases
 
 __all__ = [
     "call_response_pairs",
@@ -93,7 +93,7 @@ class _Drawn:
         return draw_phrase(draw, self.unicode_heavy)
 
 
-_DECISIONS = between(0, 3 * 8 * 4 * 4 - 1)
+_DECISIONS = 3 * 8 * 4 * 4
 """A scenario's ending (units of three: model, model_calls, user), then long histories (of
 eight: 7), unicode-heavy text and large schemas (of four: 3): one draw."""
 
@@ -103,7 +103,7 @@ def _now_and_then(value: bool | None, digit: int, odds: int) -> bool:
 
 
 def _decide(draw: st.DrawFn, extent: _Extent, max_turns: int, ending: Ending | None) -> _Drawn:
-    code, end = divmod(draw(_DECISIONS), 3)
+    code, end = divmod(draw(between(0, _DECISIONS - 1)), 3)
     long = _now_and_then(extent.long, code, 8)
     heavy = _now_and_then(extent.unicode_heavy, code // 8, 4)
     large = _now_and_then(extent.large_schemas, code // 32, 4)
@@ -169,13 +169,13 @@ def _pair(
     shape, extra = divmod(shape, max_calls - min_calls + 1)
     shape, lead = divmod(shape, 2)
     count = min_calls + extra
-    args = JsonSource(draw(json_blobs(count)), draw(POOLS))
+    args = JsonSource(draw(json_blobs(count)), draw(pools()))
     calls = []
     for i in range(count):
         shape, tool = divmod(shape, len(names))
         calls.append(FunctionCall(names[tool], args.obj(), f"{prefix}_{i}"))
     text = (Text(draw_phrase(draw, False)),) if lead else ()
-    results = JsonSource(draw(json_blobs(count)), draw(POOLS))
+    results = JsonSource(draw(json_blobs(count)), draw(pools()))
     answers = tuple(FunctionResponse(c.name, results.obj(), c.id) for c in calls)
     return Message("model", (*text, *calls)), Message("user", answers)
 
@@ -195,13 +195,13 @@ def _names(preset: Preset) -> tuple[str, ...]:
     return tuple(t.name for t in preset.tools if t.name not in _RESERVED)
 
 
-_SUFFIXES = between(0, 36**8 - 1)
+_SUFFIXES = 36**8
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def _suffix(draw: st.DrawFn) -> str:
     """A scenario id's suffix, ``[a-z0-9]{1,8}`` from one integer: ``"0"`` first."""
-    code = draw(_SUFFIXES)
+    code = draw(between(0, _SUFFIXES - 1))
     out = _DIGITS[code % 36]
     while code >= 36:
         code //= 36
@@ -348,7 +348,7 @@ def _draw_continuables(
     preset = _preset(draw, max_tools, None, drawn)
     names = _names(preset)
     history = _history(draw, drawn, names, drawn.ending)
-    options = draw(_OPTIONS)
+    options = draw(between(0, _OPTIONS - 1))
     tool_filter: tuple[str, ...] | None = None
     persona: tuple[str, ...] | None = None
     output_tool: Tool | None = None
@@ -377,7 +377,7 @@ def _draw_continuables(
         follow_ups.append(FollowUp(reply, message))
     continuation = Continuation(
         task=drawn.phrase(draw),
-        parent_id=draw(_PARENT_IDS),
+        parent_id=draw(texts(1, 12)),
         tool_filter=tool_filter,
         persona=persona,
         output_tool=output_tool,
@@ -391,10 +391,9 @@ def _draw_continuables(
 _continuables = st.composite(_draw_continuables)
 
 
-_OPTIONS = between(0, 11)
+_OPTIONS = 12
 """A continuable fork's options: a cold resume (units of two), what it restores (then of
 three: the tool filter, the persona, both), a structured output (six and up)."""
-_PARENT_IDS = texts(1, 12)
 
 
 @cache
@@ -439,7 +438,7 @@ def _draw_spawns(draw: st.DrawFn, max_turns: int, max_tools: int, extent: _Exten
         (*history[:-1], Message("model", (*kept, call))),
         fork_tool=_SPAWN_TOOL.name,
         prompt=prompt,
-        answer=draw(TEXTS),
+        answer=draw(any_texts()),
     )
 
 

@@ -11,12 +11,11 @@ from hypothesis import strategies as st
 from ..model import FrozenDict, Json
 from ._checks import check_at_least
 from ._json import unique_keys
-from ._sources import Dice, between
+from ._sources import Dice
 from ._text import dice_name, dice_text
 
 __all__ = ["json_schemas", "plain_schema"]
 
-_SEEDS = between(0, 2**32 - 1)
 _LEAF_TYPES = ("string", "integer", "number", "boolean", "null")
 _PLAIN_TYPES = ("string", "integer", "number", "boolean")
 _SCHEMA_NODES = 400
@@ -127,7 +126,9 @@ def json_schemas(*, max_depth: int = 2, max_width: int = 3) -> st.SearchStrategy
 
 @lru_cache(maxsize=64)
 def _json_schemas(max_depth: int, max_width: int) -> st.SearchStrategy[FrozenDict]:
-    return st.builds(schema_of, between(0, max_depth), between(0, max_width), _SEEDS)
+    return st.builds(
+        schema_of, st.integers(0, max_depth), st.integers(0, max_width), st.integers(0, 2**32 - 1)
+    )
 
 
 def plain_schema(seed: int) -> FrozenDict:

@@ -20,12 +20,12 @@ from typing import TypeVar
 from hypothesis import strategies as st
 
 __all__ = [
-    "FLAGS",
     "ByteReader",
     "Dice",
     "TextPool",
     "between",
     "blobs",
+    "flags",
     "one_of_these",
     "prebuilt",
     "texts",
@@ -120,7 +120,9 @@ class Dice:
 # --- strategies built once ---------------------------------------------------------------------
 # A strategy built inside a draw pays Hypothesis's checks and labelling on every draw, so each
 # of these is built once per arguments; and drawn as built, not through the lazy wrapper that
-# ``st.integers`` and its kind return (Hypothesis unwraps that on every draw).
+# ``st.integers`` and its kind return (Hypothesis unwraps that on every draw). They are built
+# on their first call in a draw, never when a module is imported: building one while pytest
+# loads a conftest that imports the strategies would be a HypothesisSideeffectWarning.
 
 
 def prebuilt(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
@@ -154,4 +156,7 @@ def one_of_these(items: tuple[T, ...]) -> st.SearchStrategy[T]:
     return prebuilt(st.sampled_from(items))
 
 
-FLAGS = prebuilt(st.booleans())
+@cache
+def flags() -> st.SearchStrategy[bool]:
+    """``st.booleans()``."""
+    return prebuilt(st.booleans())

@@ -14,12 +14,12 @@ from ._sources import ByteReader, Dice, between, blobs, texts
 
 __all__ = [
     "NAMES",
-    "NAME_CODES",
-    "TEXTS",
+    "any_texts",
     "dice_name",
     "dice_text",
     "draw_phrase",
     "draw_text",
+    "name_codes",
     "name_of",
     "phrases",
     "unicode_blobs",
@@ -30,8 +30,7 @@ __all__ = [
 
 _FIRST = string.ascii_lowercase
 _REST = string.ascii_lowercase + string.digits + "_"
-NAME_CODES = between(0, 26 * len(_REST) ** 15 - 1)
-"""The numbers ``name_of`` turns into names: one integer draw a name."""
+_NAME_CODES = 26 * len(_REST) ** 15
 
 
 def name_of(code: int) -> str:
@@ -45,10 +44,18 @@ def name_of(code: int) -> str:
     return "".join(chars)
 
 
-NAMES = NAME_CODES.map(name_of)
+NAMES = st.integers(0, _NAME_CODES - 1).map(name_of)
 """Names as ``st.from_regex(r"[a-z][a-z0-9_]{0,15}")`` draws them, from one integer."""
-TEXTS = texts(0, 40)
-"""Any short text (Hypothesis's own: every plane, control characters, the empty text)."""
+
+
+def name_codes() -> st.SearchStrategy[int]:
+    """The numbers ``name_of`` turns into names: one integer draw a name."""
+    return between(0, _NAME_CODES - 1)
+
+
+def any_texts() -> st.SearchStrategy[str]:
+    """Any short text (Hypothesis's own: every plane, control characters, the empty text)."""
+    return texts(0, 40)
 
 
 def visible(text: str) -> str:
@@ -145,7 +152,9 @@ def unicode_texts(*, min_size: int = 1, max_size: int = 40) -> st.SearchStrategy
     cut to ``max_size`` characters, which may split a sequence (still valid text)."""
     check_sizes("unicode_texts", min_size, max_size)
     check_at_least("unicode_texts", "max_size", max_size, 1)
-    return unicode_blobs(min_size).map(lambda d: unicode_text_of(d, max_size))
+    least = max(min_size, 1)
+    data = st.binary(min_size=2 * least, max_size=2 * max(least, 8))
+    return data.map(lambda d: unicode_text_of(d, max_size))
 
 
 @cache
@@ -155,21 +164,18 @@ def unicode_blobs(min_size: int) -> st.SearchStrategy[bytes]:
     return blobs(2 * least, 2 * max(least, 8))
 
 
-_SOME_TEXT = texts(1, 40)
-
-
 def draw_text(draw: st.DrawFn, heavy: bool, max_size: int = 40) -> str:
     """A text of a message, inside another strategy's draw: unicode-heavy (at least one
     character) or any (``TEXTS``, the empty text included), one draw."""
     if heavy:
         return unicode_text_of(draw(unicode_blobs(1)), max_size)
-    return draw(TEXTS)
+    return draw(any_texts())
 
 
 def draw_phrase(draw: st.DrawFn, heavy: bool) -> str:
     """A non-blank text of up to 40 characters, unicode-heavy or any, inside another
     strategy's draw: one draw."""
-    text = unicode_text_of(draw(unicode_blobs(1)), 40) if heavy else draw(_SOME_TEXT)
+    text = unicode_text_of(draw(unicode_blobs(1)), 40) if heavy else draw(texts(1, 40))
     return visible(text)
 
 

@@ -4,6 +4,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from harness.assemblers import SEND_MESSAGE, calls_answered, history_ending
+from harness.check import generate
 from harness.dialects import all_dialects
 from harness.model import FunctionCall, Message
 from harness.rules import evaluate
@@ -18,7 +19,7 @@ from harness.strategies import (
 )
 from harness.subjects import ReferenceSubject
 
-from .test_model import check_alternating_and_paired
+from .test_histories import SHRINK, check_alternating_and_paired
 
 DIALECTS = st.sampled_from(tuple(all_dialects()))
 FEW = settings(max_examples=25)
@@ -231,3 +232,86 @@ def test_unicode_heavy_scenarios_with_large_schemas_pass_for_the_reference(
     scenario: Scenario,
 ) -> None:
     passes_everywhere(scenario)
+
+
+# --- what the default check's draws cover ---------------------------------------------------------
+
+
+def _features(scenario: Scenario) -> set[str]:
+    """What a scenario holds that the default mix must reach now and then."""
+    found = {f"action:{scenario.action}"}
+    history = scenario.history
+    if scenario.action in ("fork", "siblings"):
+        found.add(f"ending:{history_ending(history)}")
+    if len(history) >= 200:
+        found.add("long")  # far beyond Anthropic's lookback of 20 blocks
+    parts = [p for m in history for p in m.parts]
+    found |= {f"part:{type(p).__name__}" for p in parts}
+    if any(len(m.function_calls) >= 2 for m in history):
+        found.add("parallel-calls")
+    texts = "".join(m.text for m in history) + "".join(scenario.preset.system)
+    if any(0x4E00 <= ord(c) <= 0x9FFF or 0x1F300 <= ord(c) <= 0x1FAFF for c in texts):
+        found.add("unicode-heavy")
+    if any(len(orjson.dumps(t.parameters)) > 2000 for t in scenario.preset.tools):
+        found.add("large-schema")
+    if len(scenario.directives) >= 3:
+        found.add("three-siblings")
+    spec = scenario.continuation
+    if spec is not None:
+        found |= {"tool-filter"} if spec.tool_filter is not None else set()
+        found |= {"persona"} if spec.persona is not None else set()
+        found |= {"output-tool"} if spec.output_tool is not None else set()
+        if any(step.reply.function_calls for step in spec.follow_ups):
+            found.add("follow-up-calls")
+        if len(spec.follow_ups) >= 2:
+            found.add("follow-ups")
+    chosen = scenario.preset.settings
+    found |= {
+        f"setting:{f}"
+        for f in ("temperature", "thinking", "tool_choice", "stop")
+        if getattr(chosen, f) is not None
+    }
+    return found
+
+
+EVERY_FEATURE = (
+    {f"action:{a}" for a in ACTIONS}
+    | {f"ending:{e}" for e in ("model", "model_calls", "user")}
+    | {f"part:{k}" for k in ("Text", "Image", "Thinking", "FunctionCall", "FunctionResponse")}
+    | {"long", "parallel-calls", "unicode-heavy", "large-schema", "three-siblings"}
+    | {"tool-filter", "persona", "output-tool", "follow-up-calls", "follow-ups"}
+    | {f"setting:{f}" for f in ("temperature", "thinking", "tool_choice", "stop")}
+)
+
+
+def test_the_default_checks_draws_cover_every_action_ending_part_and_extent() -> None:
+    """Over the scenarios ``prefix-harness check`` draws (several seeds), every feature the
+    strategies promise turns up: a property of many draws, never of one."""
+    seen: set[str] = set()
+    for rng_seed in (None, 1, 2, 3, 4, 5, 6, 7):
+        for scenario in generate(ACTIONS, 25, rng_seed=rng_seed):
+            assert not scenario.problems()
+            seen |= _features(scenario)
+    assert EVERY_FEATURE - seen == set()
+
+
+# --- shrinking ---------------------------------------------------------------------------------
+
+
+def test_a_failure_on_a_long_history_shrinks_to_the_least_long_fork() -> None:
+    shrunk = find(scenarios(), lambda s: len(s.history) >= 200, settings=SHRINK)
+    assert shrunk.action == "fork"
+    assert len(shrunk.history) in (200, 201)  # 100 turns: the least a long history has
+    assert len(shrunk.preset.tools) == 2
+    assert shrunk.directives == ("0",)
+
+
+def test_a_failure_on_a_text_in_the_history_shrinks_to_that_text() -> None:
+    def has(s: Scenario) -> bool:
+        return any("\n" in m.text for m in s.history)
+
+    shrunk = find(scenarios(), has, settings=SHRINK)
+    assert shrunk.action == "fork"
+    assert len(shrunk.history) <= 2
+    assert {m.text for m in shrunk.history} <= {"", "\n"}
+    assert len(shrunk.preset.tools) == 2

@@ -1,0 +1,82 @@
+"""The sources of many small choices: bytes read as numbers (0 past the end), a text cut into
+pieces, a seeded Dice (seed 0 the simplest), strategies built once and drawn unwrapped."""
+
+from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
+
+from harness.strategies._sources import (
+    ByteReader,
+    Dice,
+    TextPool,
+    between,
+    blobs,
+    one_of_these,
+    prebuilt,
+    texts,
+)
+
+
+def test_a_byte_reader_reads_in_order_then_zeros() -> None:
+    reader = ByteReader(b"\x05\xff\x01\x02")
+    assert reader.left == 4
+    assert reader.byte() == 5
+    assert reader.below(10) == 255 % 10
+    assert reader.integer(3) == 0x0102 << 8  # the third byte is past the end: 0
+    assert reader.left == 0
+    assert (reader.byte(), reader.below(7), reader.integer(2)) == (0, 0, 0)
+
+
+def test_a_text_pool_cuts_pieces_in_order_until_it_runs_out() -> None:
+    pool = TextPool("héllo")
+    assert [pool.take(2), pool.take(0), pool.take(2), pool.take(5), pool.take(1)] == [
+        "hé",
+        "",
+        "ll",
+        "o",
+        "",
+    ]
+
+
+def test_dice_of_seed_0_make_the_simplest_choice() -> None:
+    dice = Dice(0)
+    assert (dice.below(9), dice.between(3, 8), dice.chance(0.99)) == (0, 3, False)
+    assert dice.pick("xyz") == "x"
+    assert dice.shuffled([3, 1, 2]) == [3, 1, 2]
+
+
+@given(st.integers(1, 2**32 - 1))
+def test_dice_of_a_seed_make_the_same_choices_every_time(seed: int) -> None:
+    def choices(dice: Dice) -> list[object]:
+        return [dice.below(1000), dice.between(-5, 5), dice.chance(0.5), dice.shuffled(range(6))]
+
+    first, again = choices(Dice(seed)), choices(Dice(seed))
+    assert first == again
+    assert 0 <= first[0] < 1000  # type: ignore[operator]
+    assert -5 <= first[1] <= 5  # type: ignore[operator]
+    assert sorted(first[3]) == list(range(6))  # type: ignore[call-overload]
+
+
+def test_dice_reach_every_choice() -> None:
+    seen = {Dice(seed).below(4) for seed in range(1, 60)}
+    assert seen == {0, 1, 2, 3}
+    assert any(Dice(seed).chance(0.5) for seed in range(1, 20))
+
+
+def test_strategies_are_built_once_per_arguments() -> None:
+    assert between(0, 9) is between(0, 9)
+    assert texts(1, 5) is texts(1, 5)
+    assert blobs(0, 8) is blobs(0, 8)
+    assert one_of_these(("a", "b")) is one_of_these(("a", "b"))
+
+
+SIMPLEST = settings(database=None, phases=[Phase.generate, Phase.shrink], max_examples=200)
+
+
+def test_a_prebuilt_strategy_draws_and_shrinks_as_the_lazy_one() -> None:
+    lazy = st.integers(0, 1000)
+    assert prebuilt(lazy) is not lazy
+    assert find(prebuilt(lazy), lambda x: x >= 17, settings=SIMPLEST) == 17
+    assert find(texts(0, 9), lambda t: len(t) >= 3, settings=SIMPLEST) == "000"
+    assert find(blobs(0, 9), lambda b: len(b) >= 2, settings=SIMPLEST) == b"\0\0"
+    plain = st.just(3)
+    assert prebuilt(plain.map(str)).example() == "3"
