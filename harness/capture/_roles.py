@@ -10,6 +10,11 @@ then say where): it is placed by directive, or by the fork tag when exactly one 
 turn calls a fork tool. Children of one model turn are siblings, matched to its fork calls by
 directive. Every model turn that calls a fork tool is a ``ForkTurn``, with or without
 children: one made inside a fork child is a recursive fork.
+
+Placing costs time in proportion to the requests, not to their square: the turns that may
+have started a conversation are found by request order (a bisection), a spawned child's
+call through an index of the calls' string arguments, a child's added text from what
+grouping noted, and every conversation's role is worked out once.
 """
 
 from __future__ import annotations
