@@ -63,12 +63,14 @@ _LARGE_DEPTH = 6
 _LARGE_WIDTH = 24
 
 
-def draw_tools(draw: st.DrawFn, min_size: int, max_size: int, large: bool) -> tuple[Tool, ...]:
+def draw_tools(
+    draw: st.DrawFn, min_size: int, max_size: int, large: bool, count: int | None = None
+) -> tuple[Tool, ...]:
     """Tools as ``tools`` draws them, inside another strategy's draw: per tool a name and a
     number (a description or not, parameters or not, their seed), and a large schema's depth
-    and width."""
+    and width; ``count`` of them when the caller has drawn it."""
     drawn = []
-    for _ in range(draw(between(min_size, max_size))):
+    for _ in range(draw(between(min_size, max_size)) if count is None else count):
         name = name_of(draw(name_codes()))
         details = draw(between(0, _DETAILS - 1))
         dice = Dice(details >> 2)
@@ -180,12 +182,15 @@ def draw_preset(
     heavy: bool,
 ) -> Preset:
     """A preset as ``presets`` draws it, inside another strategy's draw."""
-    count = draw(between(0, max_system_blocks))
+    # how many system blocks (units of max_system_blocks + 1), then tools beyond the least
+    blocks = max_system_blocks + 1
+    tools_beyond, count = divmod(draw(between(0, blocks * (max_tools - min_tools + 1) - 1)), blocks)
     if heavy:
         system = tuple(unicode_text_of(draw(unicode_blobs(1)), 60) for _ in range(count))
     else:
         system = tuple(draw(texts(1, 60)) for _ in range(count))
-    return Preset(system, draw_tools(draw, min_tools, max_tools, large), draw_settings(draw))
+    declared = draw_tools(draw, min_tools, max_tools, large, min_tools + tools_beyond)
+    return Preset(system, declared, draw_settings(draw))
 
 
 def requests(

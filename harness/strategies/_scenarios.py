@@ -348,7 +348,9 @@ def _draw_continuables(
     preset = _preset(draw, max_tools, None, drawn)
     names = _names(preset)
     history = _history(draw, drawn, names, drawn.ending)
-    options = draw(between(0, _OPTIONS - 1))
+    follow_ups_beyond, options = divmod(
+        draw(between(0, _OPTIONS * (max_follow_ups - min_follow_ups + 1) - 1)), _OPTIONS
+    )
     tool_filter: tuple[str, ...] | None = None
     persona: tuple[str, ...] | None = None
     output_tool: Tool | None = None
@@ -367,7 +369,7 @@ def _draw_continuables(
         section = drawn.phrase(draw)
     follow_ups = []
     shapes = _pair_shapes(len(names), 1, 3, kinds=2)
-    for j in range(draw(between(min_follow_ups, max_follow_ups))):
+    for j in range(min_follow_ups + follow_ups_beyond):
         shape, exchange = divmod(draw(shapes), 2)  # calls and their results, or texts
         if exchange:
             reply, message = _pair(draw, names, 1, 3, shape, f"child_{j}")
@@ -393,7 +395,8 @@ _continuables = st.composite(_draw_continuables)
 
 _OPTIONS = 12
 """A continuable fork's options: a cold resume (units of two), what it restores (then of
-three: the tool filter, the persona, both), a structured output (six and up)."""
+three: the tool filter, the persona, both), a structured output (six and up); then how many
+follow-ups beyond the least, in the same draw."""
 
 
 @cache
