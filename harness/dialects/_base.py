@@ -11,7 +11,7 @@ from functools import cached_property, wraps
 from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
-from ._rendered import Rendered
+from ._rendered import RENDERED as _RENDERED
 
 __all__ = [
     "CacheMarker",
@@ -132,9 +132,6 @@ def _reader(method: _Reader) -> _Reader:
 
     read.__dict__["_reads_bodies"] = True
     return read  # type: ignore[return-value]
-
-
-_RENDERED = Rendered()
 
 
 def _rendered_once(method: Callable[[Dialect, Request], bytes]) -> Callable[..., bytes]:

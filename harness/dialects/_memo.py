@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from ..model import Json, freeze
+from ._rendered import RENDERED
 
 __all__ = ["Memo", "forget", "frozen_each"]
 
@@ -23,9 +24,11 @@ _ALL: list[Memo[Any]] = []
 
 
 def forget() -> None:
-    """Empty every memo: a benchmark times a reading as a check of new scenarios sees it."""
+    """Empty every memo, and the bodies rendered lately: a benchmark times a reading (or a
+    rendering) as a check of new scenarios sees it."""
     for memo in _ALL:
         memo.clear()
+    RENDERED.clear()
 
 
 class Memo(Generic[V]):

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..model import Request
 
-__all__ = ["Rendered"]
+__all__ = ["RENDERED", "Rendered"]
 
 
 class Rendered:
@@ -35,6 +35,10 @@ class Rendered:
             request.cache_breakpoints,
             tuple(map(id, request.history)),
         )
+
+    def clear(self) -> None:
+        self._items.clear()
+        self._bytes = 0
 
     def get(self, dialect: object, request: Request) -> bytes | None:
         """The body rendered for this very request by this dialect, if still held."""
@@ -57,3 +61,7 @@ class Rendered:
         items[key] = (dialect, request, body)
         self._bytes += len(body)
         return body
+
+
+RENDERED = Rendered()
+"""The bodies every dialect's ``render`` gives again (``harness.dialects._base``)."""

@@ -3,6 +3,7 @@
 import orjson
 
 from harness.dialects import get_dialect
+from harness.dialects._memo import forget
 from harness.dialects._rendered import Rendered
 from harness.model import FrozenDict, Message, Preset, Request, Text, freeze
 
@@ -54,3 +55,12 @@ def test_the_oldest_bodies_are_dropped_past_the_limits() -> None:
     assert memo.get(OPENAI, requests[0]) == b"0123456789"
     memo.put(OPENAI, requests[1], b"x" * 11)  # more than the budget: not held
     assert memo.get(OPENAI, requests[1]) is None
+
+
+def test_forget_drops_the_bodies_rendered() -> None:
+    request = Request(PRESET, (HELLO,))
+    body = OPENAI.render(request)
+    forget()
+    again = OPENAI.render(request)
+    assert again == body
+    assert again is not body
