@@ -200,25 +200,26 @@ def _filler(
     source = JsonSource(draw(json_blobs(4), label="objects"), draw(pools()))
     objects = [source.obj() for _ in range(4)]
     dice = Dice(draw(between(0, 2**32 - 1), label="seed"))
+    chance, pick = dice.chance, dice.pick
+    texts = [Text(w) for w in words]  # parts are immutable: one per word, shared
     messages: list[Message] = []
-    pending: tuple[FunctionCall, ...] = ()
+    pending: list[FunctionCall] = []
     for turn in range(turns):
-        user: list[Part] = [FunctionResponse(c.name, dice.pick(objects), c.id) for c in pending]
-        if not pending or dice.chance(0.3):
-            user.append(_IMAGE if dice.chance(0.05) else Text(dice.pick(words)))
+        user: list[Part] = [FunctionResponse(c.name, pick(objects), c.id) for c in pending]
+        if not pending or chance(0.3):
+            user.append(_IMAGE if chance(0.05) else pick(texts))
         messages.append(Message("user", tuple(user)))
         model: list[Part] = []
-        if dice.chance(0.25):
-            model.append(Thinking(dice.pick(words), signature=f"sig_{turn}"))
-        calls = dice.chance(0.4)
-        if not calls or dice.chance(0.5):
-            model.append(Text(dice.pick(words)))
+        if chance(0.25):
+            model.append(Thinking(pick(words), signature=f"sig_{turn}"))
+        calls = chance(0.4)
+        if not calls or chance(0.5):
+            model.append(pick(texts))
+        pending = []
         if calls:
-            for _ in range(dice.pick(_CALLS_PER_MESSAGE)):
-                call = FunctionCall(
-                    dice.pick(tool_names), dice.pick(objects), f"call_{turn}_{len(model)}"
-                )
+            for _ in range(pick(_CALLS_PER_MESSAGE)):
+                call = FunctionCall(pick(tool_names), pick(objects), f"call_{turn}_{len(model)}")
                 model.append(call)
+                pending.append(call)
         messages.append(Message("model", tuple(model)))
-        pending = tuple(p for p in model if isinstance(p, FunctionCall))
-    return messages, pending
+    return messages, tuple(pending)
