@@ -39,7 +39,7 @@ DRAWN_TURNS = 8
 its last ``_TAIL`` turns from a small drawn vocabulary (texts, JSON objects) and a drawn seed:
 hundreds of messages then cost a few draws and milliseconds, and still shrink (fewer turns,
 seed 0, the vocabulary "0")."""
-_TAIL = 4
+_TAIL = 2
 
 
 _USER_SHAPES = 20
