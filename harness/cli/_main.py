@@ -17,7 +17,7 @@ import errno
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO, TextIO, cast
+from typing import Any, BinaryIO, Final, TextIO, cast
 
 from .. import __version__
 from . import _capture, _check, _check_log, _diff, _rules
@@ -26,18 +26,28 @@ from ._common import EXIT_BAD_INPUT, fail
 __all__ = ["build_parser", "run"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+_COMMANDS: Final = {
+    "check": _check.add_parser,
+    "diff": _diff.add_parser,
+    "capture": _capture.add_parser,
+    "check-log": _check_log.add_parser,
+    "rules": _rules.add_parser,
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser; with ``only``, a command's name, the same parser
+    holding that command alone (it parses that command's arguments exactly as the whole one:
+    building every command's options costs a few milliseconds a run)."""
     parser = argparse.ArgumentParser(
         prog="prefix-harness",
         description="Conformance harness for the request prefixes of forked LLM subagents.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    _check.add_parser(commands)
-    _diff.add_parser(commands)
-    _capture.add_parser(commands)
-    _check_log.add_parser(commands)
-    _rules.add_parser(commands)
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(commands)
     return parser
 
 
@@ -56,7 +66,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in _COMMANDS else None)
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.print_help(sys.stderr)

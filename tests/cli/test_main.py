@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness import __version__
-from harness.cli import run
+from harness.cli import build_parser, run
 from tests.cli.test_check_log import planted
 
 ROOT = Path(__file__).parents[2]
@@ -41,6 +41,48 @@ def test_unknown_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> N
         run(["frobnicate"])
     assert exited.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+COMMAND_LINES = [
+    ["diff", "--help"],
+    ["diff", "a.json"],
+    ["diff", "a.json", "b.json", "--context", "x"],
+    ["check", "--help"],
+    ["check", "--jobs", "0x"],
+    ["check", "--examples", "3", "--no-progress", "--bogus"],
+    ["capture", "--help"],
+    ["check-log", "--help"],
+    ["rules", "--help"],
+    ["rules", "--format", "nope"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
+def test_a_command_parser_built_alone_parses_as_the_whole_one(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run`` builds only the named command's parser: its help, its usage errors and what it
+    parses are those of the parser that holds every command."""
+    results = []
+    for only in (None, argv[0]):
+        parser = build_parser(only)
+        try:
+            parsed = vars(parser.parse_args(argv))
+            parsed.pop("run", None)
+            code: object = parsed
+        except SystemExit as e:
+            code = e.code
+        out, err = capsys.readouterr()
+        results.append((code, out, err))
+    assert results[0] == results[1]
+    assert results[0][1] or results[0][2] or isinstance(results[0][0], dict)
+
+
+def test_only_the_named_command_is_built() -> None:
+    commands = build_parser("diff")._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(commands) == ["diff"]
+    everything = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(everything) == ["check", "diff", "capture", "check-log", "rules"]
 
 
 def test_an_error_sentence_escapes_control_characters(capsys: pytest.CaptureFixture[str]) -> None:
