@@ -1,7 +1,8 @@
 """Running a subject over the fixture corpus and generated scenarios, rules on every outcome.
 
 Generated scenarios come from ``harness.strategies.scenarios`` through Hypothesis, drawn once
-before any is run (the same ones in every dialect, and whatever the number of jobs); the
+before any is run (the same ones in every dialect, and whatever the number of jobs; near-copies
+of a long history that Hypothesis's mutations draw again are passed over, ``_Novel``); the
 first that fails in a dialect ends that dialect's generated runs, and is shrunk by Hypothesis
 to a minimal scenario before it is shown: the generation is run again up to it, then it and
 the smaller scenarios Hypothesis tries are run by the subject. A scenario the subject hung
@@ -23,13 +24,15 @@ stopped, and what it wrote after its last reply is a failure too.
 
 from __future__ import annotations
 
+import contextlib
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
-from hypothesis.errors import Flaky
+from hypothesis.errors import Flaky, HypothesisWarning
 
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
@@ -206,32 +209,71 @@ def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioRepo
     return ScenarioReport(scenario.id, dialect, subject.name, findings)
 
 
+_LONG: Final = 40
+"""A history of more messages than this is a long one (``harness.strategies`` draws 200 to 300
+messages for those, and short ones of a few turns)."""
+_HEADROOM: Final = 2
+"""Hypothesis is asked for this many times the examples wanted: the draws passed over
+(``_Novel``) are made up for from the rest."""
+
+
+class _Novel:
+    """Whether a drawn scenario is run. Hypothesis's generation mutates each example it draws
+    a few times (it copies one part of the example over another), so one long history comes
+    back as several near-copies of the same length: each a long run in every dialect, they
+    were most of a default check's time, and they add next to nothing. A long history of an
+    action and a length already drawn is passed over; short ones all run."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, int]] = set()
+
+    def __call__(self, scenario: Scenario) -> bool:
+        if len(scenario.history) <= _LONG:
+            return True
+        key = (scenario.action, len(scenario.history))
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+
+class _Enough(Exception):
+    """Raised by the generation's test once it has drawn every scenario wanted."""
+
+
 def _hypothesis_run(
     actions: Sequence[Action],
     examples: int,
     rng_seed: int | None,
     visit: Callable[[Scenario], None],
+    *,
+    shrink: bool,
 ) -> None:
     """One Hypothesis run of ``visit`` over ``scenarios(actions=...)``: the same settings and
     the same test function each time (derandomized, Hypothesis seeds from the function's
-    code), so that the same seed draws the same scenarios in the same order."""
+    code), so that the same seed draws the same scenarios in the same order. Without
+    ``shrink`` a failure ends the run at once (how ``generate`` stops)."""
 
     def probe(scenario: Scenario) -> None:
         visit(scenario)
 
+    phases = (Phase.generate, Phase.shrink) if shrink else (Phase.generate,)
     test = settings(
-        max_examples=examples,
+        max_examples=examples * _HEADROOM,
         database=None,
         deadline=None,
         derandomize=rng_seed is None,
-        phases=(Phase.generate, Phase.shrink),
+        phases=phases,
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,
         report_multiple_bugs=False,
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
-    test()
+    with warnings.catch_warnings():
+        # the example that ends a run is replayed, and its repr made, for a report never shown
+        warnings.simplefilter("ignore", HypothesisWarning)
+        test()
 
 
 def generate(
@@ -240,8 +282,19 @@ def generate(
     """The scenarios a check generates for a subject with ``actions``, in order: up to
     ``examples``, the same for every dialect and every ``--jobs``."""
     drawn: list[Scenario] = []
+    novel = _Novel()
+
+    def keep(scenario: Scenario) -> None:
+        if len(drawn) >= examples:
+            raise _Enough  # and again when Hypothesis replays the example that "failed"
+        if novel(scenario):
+            drawn.append(scenario)
+        if len(drawn) >= examples:
+            raise _Enough
+
     if actions and examples > 0:
-        _hypothesis_run(actions, examples, rng_seed, drawn.append)
+        with contextlib.suppress(_Enough):
+            _hypothesis_run(actions, examples, rng_seed, keep, shrink=False)
     return tuple(drawn)
 
 
@@ -254,16 +307,19 @@ def _shrink(
     found: _Found,
 ) -> ShrunkFailure:
     """The failure ``found`` shrunk by Hypothesis: the generation is run again without the
-    subject up to the failing scenario (drawn at the same place), which then fails, and
-    Hypothesis shrinks it as if it had failed during generation."""
+    subject up to the failing scenario (drawn at the same place, the same draws passed over),
+    which then fails, and Hypothesis shrinks it as if it had failed during generation."""
     why = next((_UNSHRINKABLE[f.kind] for f in found.crashed if f.kind in _UNSHRINKABLE), None)
     if why is not None:
         return ShrunkFailure(dialect, found.scenario, found.report, why)
     failing: list[tuple[Scenario, ScenarioReport]] = []
     seen = [0]
     replayed: list[bool] = []
+    novel = _Novel()
 
     def probe(scenario: Scenario) -> None:
+        if not replayed and not novel(scenario):
+            return  # passed over by the generation: not counted
         index = seen[0]
         seen[0] += 1
         if index < found.index or (replayed and not failing):
@@ -278,7 +334,7 @@ def _shrink(
             raise _Failed
 
     try:
-        _hypothesis_run(actions, examples, rng_seed, probe)
+        _hypothesis_run(actions, examples, rng_seed, probe, shrink=True)
     except (_Failed, Flaky) as e:
         if not failing:
             raise

@@ -70,10 +70,13 @@ class Recording:
     fail_actions: tuple[str, ...] = ()
     times: int | None = None
     asked: list[Scenario] = field(default_factory=list)
+    fail_longer_than: int | None = None
 
     def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
         self.asked.append(scenario)
         outcome = REFERENCE.assemble(scenario, dialect)
+        if self.fail_longer_than is not None and len(scenario.history) > self.fail_longer_than:
+            return replace(outcome, children=tuple(b"{" for _ in outcome.children))
         if scenario.action in self.fail_actions and (self.times is None or self.times > 0):
             self.times = None if self.times is None else self.times - 1
             return replace(outcome, children=tuple(b"{" for _ in outcome.children))
@@ -523,3 +526,31 @@ def test_a_failure_late_in_generation_is_replayed_there_and_shrunk() -> None:
     replayed = subject.asked[late + 1 :]
     assert replayed[0] == drawn[late]
     assert not set(drawn[:late]) & set(replayed)
+
+
+LONG = 40  # harness.strategies draws long histories of 200 to 300 messages, short ones of a few
+
+
+def test_near_copies_of_a_long_history_are_passed_over() -> None:
+    """Hypothesis mutates each example it draws into a few near-copies: a long history comes
+    back several times at the same length, and those are not run again."""
+    drawn = generate(ACTIONS, 100)
+    assert len(drawn) == 100
+    long = [(s.action, len(s.history)) for s in drawn if len(s.history) > LONG]
+    assert long, "no long history among 100 drawn scenarios"
+    assert len(long) == len(set(long))
+    assert any(len(s.history) <= LONG for s in drawn)
+
+
+def test_a_failing_long_history_is_replayed_where_it_was_drawn_and_shrunk() -> None:
+    """The replay passes over the draws the generation passed over, so the failing scenario
+    is found at its place, and the shrink ends at the least long history that fails."""
+    drawn = generate(ACTIONS, 100)
+    first = next(i for i, s in enumerate(drawn) if len(s.history) > LONG)
+    subject = Recording(fail_longer_than=LONG)
+    run = run_check(subject, [], dialects=["openai"], examples=100)
+    assert run.generated == first + 1
+    (shrunk,) = run.shrunk
+    assert shrunk.unshrunk is None  # replayed where it was drawn
+    assert LONG < len(shrunk.scenario.history) <= len(drawn[first].history)
+    assert subject.asked[first + 1] == drawn[first]
