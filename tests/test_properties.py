@@ -317,12 +317,13 @@ def _one_text_first(scenario: Scenario, dialect: str, child: Request) -> bool:
 
 def _two_users(scenario: Scenario, dialect: str, child: Request) -> bool:
     """The parent's trailing user message is kept before the task: two user turns. OpenAI
-    sends function results as tool messages, which read back as one user turn with the user
-    message after them, so there the kept message must hold more than results (results alone
-    are caught by call-pairing instead)."""
+    sends function results as tool messages (Responses as function_call_output items), which
+    read back as one user turn with the user message after them, so there the kept message
+    must hold more than results (results alone are caught by call-pairing instead)."""
     last = scenario.history[-1]
     results_only = all(isinstance(p, FunctionResponse) for p in last.parts)
-    return last.role == "user" and not (dialect == "openai" and results_only)
+    merged = dialect in ("openai", "openai-responses") and results_only
+    return last.role == "user" and not merged
 
 
 def _leaks(scenario: Scenario, dialect: str, child: Request) -> bool:
