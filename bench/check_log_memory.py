@@ -56,9 +56,10 @@ import contextlib, io, resource, sys, time
 from harness.cli import run
 start = time.perf_counter()
 if sys.argv[1:]:
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()) as out:
         code = run(sys.argv[1:])
-    print("exit", code, file=sys.stderr)
+    tail = [line for line in out.getvalue().splitlines() if line.startswith("check ")]
+    print(code, (tail or ["-"])[-1].split(":")[0], file=sys.stderr)
 print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
 
@@ -102,6 +103,15 @@ def run_command(argv: list[str], tree: Path | None = None) -> tuple[float, int]:
     """The wall time and peak resident set (bytes) of a fresh process running the command
     line ``argv`` in process (nothing: the imports alone), with ``tree`` first on the
     module path when given (another version of the project)."""
+    seconds, rss, _ = run_verdict(argv, tree)
+    return seconds, rss
+
+
+def run_verdict(
+    argv: list[str], tree: Path | None = None, timeout: float | None = None
+) -> tuple[float, int, str]:
+    """``run_command`` and the ``exit-code verdict`` of the run (empty for the imports
+    alone); ``subprocess.TimeoutExpired`` past ``timeout`` seconds."""
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")])
@@ -112,11 +122,13 @@ def run_command(argv: list[str], tree: Path | None = None) -> tuple[float, int]:
         text=True,
         env=env,
         cwd=tree,
+        timeout=timeout,
     )
     if done.returncode:
         sys.exit(f"{' '.join(argv)} failed:\n{done.stderr}")
     seconds, rss = done.stdout.split()[-2:]
-    return float(seconds), int(rss)
+    verdict = done.stderr.strip().splitlines()[-1] if argv else ""
+    return float(seconds), int(rss), verdict
 
 
 def measure(path: Path, lines: int, largest: int, against: Path | None) -> None:

@@ -24,14 +24,13 @@ noisy on a loaded machine.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
+from check_log_memory import run_verdict
 
 from harness.dialects import get_dialect
 from harness.model import (
@@ -53,18 +52,6 @@ PRESET = Preset(
         Tool("fork", "Fork a worker.", freeze({"type": "object", "properties": {}})),
     ),
 )
-RUN_SCRIPT = """
-import contextlib, io, resource, sys, time
-from harness.cli import run
-start = time.perf_counter()
-code = None
-if sys.argv[1:]:
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        code = run(sys.argv[1:])
-    tail = [line for line in out.getvalue().splitlines() if line.startswith("check ")]
-    print(code, (tail or ["-"])[-1].split(":")[0], file=sys.stderr)
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
-"""
 
 Writer = Callable[[Callable[[Sequence[Message]], None], int], None]
 
@@ -173,21 +160,9 @@ def run(argv: list[str], timeout: float) -> tuple[float, int, str] | None:
     the command line ``argv`` in process (nothing: the imports alone); ``None`` past
     ``timeout`` seconds."""
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", RUN_SCRIPT, *argv],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=dict(os.environ),
-        )
+        return run_verdict(argv, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
-    if done.returncode:
-        sys.exit(f"{' '.join(argv)} failed:\n{done.stderr}")
-    seconds, rss = done.stdout.split()[-2:]
-    verdict = done.stderr.strip().splitlines()[-1] if argv else ""
-    return float(seconds), int(rss), verdict
 
 
 def ratio(now: float, before: float | None) -> str:
