@@ -19,6 +19,7 @@ from harness.check import (
     generate,
     run_check,
 )
+from harness.check._run import _LONG as LONG
 from harness.rules import catalog, evaluate
 from harness.rules._checks import CHECKS
 from harness.scenarios import ACTIONS, Lifecycle, Scenario, load_fixtures
@@ -526,9 +527,6 @@ def test_a_failure_late_in_generation_is_replayed_there_and_shrunk() -> None:
     replayed = subject.asked[late + 1 :]
     assert replayed[0] == drawn[late]
     assert not set(drawn[:late]) & set(replayed)
-
-
-LONG = 40  # harness.strategies draws long histories of 200 to 300 messages, short ones of a few
 
 
 def test_near_copies_of_a_long_history_are_passed_over() -> None:
