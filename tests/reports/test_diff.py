@@ -68,3 +68,32 @@ def test_json_report_starts_with_its_format_version() -> None:
         report = orjson.loads(diff_json(comparison(body), SUBJECTS))
         assert next(iter(report)) == "format_version"
         assert report["format_version"] == DIFF_FORMAT_VERSION == 1
+
+
+def test_json_report_keys_are_those_docs_reports_md_lists_in_its_order() -> None:
+    fork = {"messages": [{"role": "user", "content": "Path of the file"}], "temperature": 1}
+    report = orjson.loads(diff_json(comparison(fork), SUBJECTS))
+    assert list(report) == [
+        "format_version",
+        "dialect",
+        "dialect_guessed",
+        "preserved",
+        "parent",
+        "fork",
+        "shared_bytes",
+        "share_of_fork",
+        "divergence",
+        "settings",
+    ]
+    assert list(report["parent"]) == list(report["fork"]) == ["source", "segments", "bytes"]
+    assert list(report["divergence"]) == [
+        "offset",
+        "parent_segment",
+        "fork_segment",
+        "path",
+        "reason",
+        "parent_window",
+        "fork_window",
+        "structural_diff",
+    ]
+    assert list(report["settings"]) == ["compared", "changed"]
