@@ -13,7 +13,6 @@ from ._checks import check_at_least, check_sizes
 from ._sources import ByteReader, Dice, between, blobs, texts
 
 __all__ = [
-    "NAMES",
     "any_texts",
     "dice_name",
     "dice_text",
@@ -44,12 +43,9 @@ def name_of(code: int) -> str:
     return "".join(chars)
 
 
-NAMES = st.integers(0, _NAME_CODES - 1).map(name_of)
-"""Names as ``st.from_regex(r"[a-z][a-z0-9_]{0,15}")`` draws them, from one integer."""
-
-
 def name_codes() -> st.SearchStrategy[int]:
-    """The numbers ``name_of`` turns into names: one integer draw a name."""
+    """The numbers ``name_of`` turns into names: one integer draw a name, as
+    ``st.from_regex(r"[a-z][a-z0-9_]{0,15}")`` would draw it."""
     return between(0, _NAME_CODES - 1)
 
 
