@@ -148,9 +148,7 @@ def unicode_texts(*, min_size: int = 1, max_size: int = 40) -> st.SearchStrategy
     cut to ``max_size`` characters, which may split a sequence (still valid text)."""
     check_sizes("unicode_texts", min_size, max_size)
     check_at_least("unicode_texts", "max_size", max_size, 1)
-    least = max(min_size, 1)
-    data = st.binary(min_size=2 * least, max_size=2 * max(least, 8))
-    return data.map(lambda d: unicode_text_of(d, max_size))
+    return unicode_blobs(min_size).map(lambda d: unicode_text_of(d, max_size))
 
 
 @cache
@@ -162,7 +160,7 @@ def unicode_blobs(min_size: int) -> st.SearchStrategy[bytes]:
 
 def draw_text(draw: st.DrawFn, heavy: bool, max_size: int = 40) -> str:
     """A text of a message, inside another strategy's draw: unicode-heavy (at least one
-    character) or any (``TEXTS``, the empty text included), one draw."""
+    character) or any (``any_texts``, the empty text included), one draw."""
     if heavy:
         return unicode_text_of(draw(unicode_blobs(1)), max_size)
     return draw(any_texts())
