@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
 from harness.cli import run as cli
@@ -394,3 +395,25 @@ def test_a_scenario_is_encoded_once_for_all_its_dialects(
     assert encoded == ["first", "second"]
     assert r.subject.assemble(scenario("first"), "openai").status == "assembled"
     assert encoded == ["first", "second", "first"]  # an equal scenario, but another one
+
+
+def test_the_encoded_scenarios_kept_stay_within_their_budget(
+    run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``_ENCODED_BYTES`` the least recently used encoding is let go (the last one
+    stays, however large): it is encoded again when its scenario comes back."""
+    encoded: list[str] = []
+
+    def counted(s: Scenario) -> dict[str, object]:
+        encoded.append(s.id)
+        return scenario_to_json(s)
+
+    monkeypatch.setattr(_subprocess, "scenario_to_json", counted)
+    first, second = scenario("first"), scenario("second")
+    size = len(orjson.dumps(scenario_to_json(first)))
+    monkeypatch.setattr(_subprocess, "_ENCODED_BYTES", size)  # room for one
+    r = run(fake("slow"))
+    for s in (first, first, second, second, first):
+        assert r.subject.assemble(s, "openai").status == "assembled"
+    assert encoded == ["first", "second", "first"]
+    assert r.subject._encoded_bytes == size
