@@ -254,11 +254,6 @@ class Layout:
     shared: dict[str, int] | None = None
 
 
-def _is_compact_encoding(data: bytes, decoded: Any) -> bool:
-    """Whether ``data`` is, but for trailing whitespace, the compact encoding of ``decoded``."""
-    return _layout(data, decoded, None, 0) is not None
-
-
 def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> Layout | None:
     """The layout of ``data`` if it is, but for trailing whitespace, the compact encoding of
     ``decoded``; None otherwise.
