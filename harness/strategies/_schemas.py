@@ -19,7 +19,8 @@ __all__ = ["json_schemas", "plain_schema"]
 _LEAF_TYPES = ("string", "integer", "number", "boolean", "null")
 _PLAIN_TYPES = ("string", "integer", "number", "boolean")
 _SCHEMA_NODES = 400
-"""The most property schemas one drawn JSON Schema holds, however deep and wide it may be."""
+"""How many property schemas a drawn JSON Schema holds before it nests no further: objects begun
+by then still get all their properties, so a very wide schema holds more."""
 _SCALARS: tuple[Json, ...] = (None, True, False, 0, -7, 2**31, 0.5, "", "default", "ü\n")
 
 
@@ -117,8 +118,9 @@ def json_schemas(*, max_depth: int = 2, max_width: int = 3) -> st.SearchStrategy
     """Object JSON Schemas for tool parameters, nested up to ``max_depth`` levels below the top
     with up to ``max_width`` properties per object: leaves with the usual keywords (enum,
     minimum, pattern, format, default), nested objects, arrays of them, ``anyOf``, a ``$defs``
-    entry with a ``$ref`` to it, ``additionalProperties``; key order varies. A schema holds at
-    most 400 property schemas, so deep and wide ones stay cheap to draw."""
+    entry with a ``$ref`` to it, ``additionalProperties``; key order varies. Nesting stops once a
+    schema holds 400 property schemas, so deep ones stay cheap to draw (objects begun by then
+    still get all their properties: a very wide schema holds more)."""
     check_at_least("json_schemas", "max_depth", max_depth, 0)
     check_at_least("json_schemas", "max_width", max_width, 1)
     return _json_schemas(max_depth, max_width)
