@@ -127,9 +127,10 @@ def content_lost(
     every item is there. ``actual`` may hold more: texts of the runtime's own between the
     expected items, and anything after them. Both are numbered from message ``first``.
 
-    Equal messages hold equal items (an item is read from a message's role and parts, which
-    equality compares), so equal sequences lose nothing and are not itemised."""
-    if tuple(expected) == tuple(actual):
+    The same messages, or ones equal with equal reprs, hold the same items and are not
+    itemised. Equality alone is not enough: it takes ``1``, ``1.0`` and ``true`` for one
+    value, which an item's JSON tells apart."""
+    if len(expected) == len(actual) and all(map(_identical, expected, actual)):
         return None
     theirs = content_items(actual, first=first)
     j = 0
@@ -144,6 +145,12 @@ def content_lost(
         at = changed.message if changed is not None else first + len(actual)
         return Loss(mine, at, changed)
     return None
+
+
+def _identical(a: Message, b: Message) -> bool:
+    """Whether ``a`` and ``b`` hold the very same content: one object, or equal with every
+    value of the same type (their reprs, which show ``1``, ``1.0`` and ``True`` apart)."""
+    return a is b or (a == b and repr(a) == repr(b))
 
 
 def _same(a: Item, b: Item) -> bool:

@@ -36,3 +36,15 @@ def test_thinking_and_whitespace_are_rendering_choices() -> None:
     said = rendering_differences(mine, theirs)
     assert "thinking parts dropped or redacted" in said
     assert [i.value for i in content_items(theirs)] == ["Done now."]
+
+
+def test_numbers_python_takes_for_equal_are_still_lost_content() -> None:
+    def calling(value: object) -> tuple[Message, ...]:
+        return (Message("model", (FunctionCall("search", freeze({"q": value}), id="c1"),)),)
+
+    assert calling(1) == calling(True)  # the neutral model's equality, as Python's
+    for other in (True, 1.0):
+        loss = content_lost(calling(1), calling(other))
+        assert loss is not None
+        assert (loss.at, loss.expected.kind) == (0, "call")
+    assert content_lost(calling(1), calling(1)) is None
