@@ -67,7 +67,8 @@ class PrefixStream:
     encoding made, compared and dropped, and the comparison stops at the first segment that
     differs: the stream is never joined into one blob, so a comparison holds one segment's
     encoding at a time besides the decoded bodies. Frame sizes are remembered as segments
-    are encoded, for ``length`` and for the offsets of a frame built alone (``frame``, a
+    are encoded, or read from the body's ``layout`` for segments that are its own array
+    items, for ``length`` and for the offsets of a frame built alone (``frame``, a
     divergence's). ``frames`` encodes and keeps every frame, for the rules' evidence; a frame
     built alone before is reused there, so frames stay the same objects.
     """
