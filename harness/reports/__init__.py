@@ -12,7 +12,7 @@ from .._lazy import lazy
 
 if TYPE_CHECKING:
     from ._check import check_json, check_junit, check_text
-    from ._diff import DiffSubjects, diff_json, diff_text
+    from ._diff import DIFF_FORMAT_VERSION, DiffSubjects, diff_json, diff_text
     from ._html import capture_html, check_html, write_html
     from ._markdown import outcomes_markdown
     from ._outcomes import Outcomes, check_outcomes, log_outcomes
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ._schema import REPORT_SCHEMA, report_problems
 
 __all__ = [
+    "DIFF_FORMAT_VERSION",
     "FORMAT_VERSION",
     "REPORT_SCHEMA",
     "DiffSubjects",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 _MODULES = {
+    "DIFF_FORMAT_VERSION": "_diff",
     "FORMAT_VERSION": "_rules_json",
     "REPORT_SCHEMA": "_schema",
     "Outcomes": "_outcomes",

@@ -2,8 +2,7 @@ import orjson
 
 from harness.dialects import get_dialect
 from harness.prefix import compare
-from harness.reports import DiffSubjects, diff_json, diff_text
-from harness.reports._diff import DIFF_FORMAT_VERSION
+from harness.reports import DIFF_FORMAT_VERSION, DiffSubjects, diff_json, diff_text
 
 SUBJECTS = DiffSubjects("p.json", "f.json")
 BODY = {"model": "a", "messages": [{"role": "user", "content": "Path to the file"}]}
