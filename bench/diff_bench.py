@@ -5,7 +5,8 @@ Prints, in one run:
 
 - start-up of ``--help`` and of each command's ``--help`` (``startup_bench.py``), and the
   heavy modules each imports (none);
-- for a ~5 MB and a ~55 MB pair (an OpenAI parent and its fork, which keeps the prefix):
+- for a ~5 MB and a ~55 MB pair (a parent and its fork, which keeps the prefix; OpenAI's
+  unless ``--dialect`` or ``--shape structured`` says otherwise):
   ``diff`` as a whole process against a process that only orjson-parses both files (target
   <= 1.3x); ``diff`` in process (read, parse, stream, compare, report) against reading and
   ``orjson.loads`` of both (the parse floor, target <= 1.15x; the fork's messages that
