@@ -477,6 +477,12 @@ _Variant = tuple[Callable[..., Scenario], tuple[object, ...]]
 
 @lru_cache(maxsize=64)
 def _mix(actions: tuple[Action, ...], extent: _Extent) -> st.SearchStrategy[Scenario]:
+    return st.composite(_draw_mix)(_variants(actions, extent))
+
+
+def _variants(actions: tuple[Action, ...], extent: _Extent) -> tuple[_Variant, ...]:
+    """The draw functions of ``actions``' strategies and their arguments: each strategy's
+    defaults (continuable forks twice: also with one to three follow-ups)."""
     variants: dict[str, list[_Variant]] = {
         "fork": [(_draw_forks, ("fork", None, 1, 1, 4, 3, extent))],
         "siblings": [(_draw_forks, ("siblings", None, 2, 4, 4, 3, extent))],
@@ -486,8 +492,7 @@ def _mix(actions: tuple[Action, ...], extent: _Extent) -> st.SearchStrategy[Scen
         ],
         "spawn": [(_draw_spawns, (4, 3, extent))],
     }
-    chosen = tuple(v for a in actions for v in variants[a])
-    return st.composite(_draw_mix)(chosen)
+    return tuple(v for a in actions for v in variants[a])
 
 
 def _draw_mix(draw: st.DrawFn, variants: tuple[_Variant, ...]) -> Scenario:

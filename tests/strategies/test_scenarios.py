@@ -1,3 +1,6 @@
+import inspect
+from collections.abc import Callable
+
 import orjson
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
@@ -16,6 +19,13 @@ from harness.strategies import (
     scenarios,
     sibling_scenarios,
     spawn_scenarios,
+)
+from harness.strategies._scenarios import (
+    _draw_continuables,
+    _draw_forks,
+    _draw_spawns,
+    _Extent,
+    _variants,
 )
 from harness.subjects import ReferenceSubject
 
@@ -213,6 +223,29 @@ def test_long_continuable_forks_and_spawns(strategy, data: st.DataObject) -> Non
 def test_the_long_option_reaches_hundreds_of_messages() -> None:
     found = find(scenarios(long=True), lambda s: len(s.history) >= 200, settings=FIRST)
     assert len(found.history) >= 200
+
+
+def test_the_mix_draws_each_action_with_its_strategys_defaults() -> None:
+    def defaults(strategy: Callable[..., object], *names: str) -> tuple[object, ...]:
+        found = inspect.signature(strategy).parameters
+        return tuple(found[n].default for n in names)
+
+    e = _Extent(None, None, None)
+    fork = defaults(fork_scenarios, "ending")
+    siblings = defaults(sibling_scenarios, "ending", "min_siblings", "max_siblings")
+    options = defaults(continuable_scenarios, "cold_resume", "structured_output")
+    follow_ups = defaults(continuable_scenarios, "min_follow_ups", "max_follow_ups")
+    sizes = [defaults(f, "max_turns", "max_tools") for f in (fork_scenarios, sibling_scenarios)]
+    sizes += [
+        defaults(f, "max_turns", "max_tools") for f in (continuable_scenarios, spawn_scenarios)
+    ]
+    assert _variants(ACTIONS, e) == (
+        (_draw_forks, ("fork", *fork, 1, 1, *sizes[0], e)),
+        (_draw_forks, ("siblings", *siblings, *sizes[1], e)),
+        (_draw_continuables, (*options, *follow_ups, *sizes[2], e)),
+        (_draw_continuables, (*options, 1, 3, *sizes[2], e)),
+        (_draw_spawns, (*sizes[3], e)),
+    )
 
 
 def test_the_default_mix_reaches_long_continuable_forks_with_follow_ups() -> None:
