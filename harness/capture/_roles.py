@@ -355,9 +355,7 @@ class _Placer:
             for seq, source, t in self._called_turns():
                 for j, call in enumerate(self.calls(source, t) or ()):
                     if not self.options.fork_tool or call.name == self.options.fork_tool:
-                        args = call.args if isinstance(call.args, dict) else {}
-                        key = self.options.directive_key
-                        values = string_values(args if key is None else args.get(key))
+                        values = _prompts_of(call, self.options.directive_key)
                         self._prompt_index.add((seq, source, t, j), values)
         return self._prompt_index
 
@@ -494,14 +492,18 @@ def _folded(text: str) -> str:
     return " ".join(text.split())
 
 
+def _prompts_of(call: FunctionCall, key: str | None) -> list[str]:
+    """The call's string arguments (those of argument ``key`` when given): its prompts."""
+    args = call.args if isinstance(call.args, dict) else {}
+    return string_values(args if key is None else args.get(key))
+
+
 def _prompt_in(call: FunctionCall, key: str | None, text: str) -> str | None:
     """The call's longest string argument (or argument ``key``) that ``text`` (folded) holds:
     the whole text, or a part of at least ``MIN_PROMPT`` characters."""
-    args = call.args if isinstance(call.args, dict) else {}
-    values = string_values(args if key is None else args.get(key))
     found = [
         v.strip()
-        for v in values
+        for v in _prompts_of(call, key)
         if (f := _folded(v)) and (f == text or (len(f) >= MIN_PROMPT and f in text))
     ]
     return max(found, key=len) if found else None
