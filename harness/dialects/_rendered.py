@@ -3,10 +3,10 @@ renders a scenario's parent, and ``parent-faithful`` renders the same scenario m
 again to compare them with it.
 
 The key is the dialect object, the preset object and each history message object (and the
-breakpoints, by value). The memo holds those very objects, so while an entry lives no other
-object can have its ids: a hit is the same immutable request, and rendering is a pure
-function of it. A ``Message``'s equality ignores its ``wire`` form, which renders, so equal
-requests are never taken for the same one.
+breakpoints and markers, by value). The memo holds those very objects, so while an entry
+lives no other object can have its ids: a hit is the same immutable request, and rendering
+is a pure function of it. A ``Message``'s equality ignores its ``wire`` form, which
+renders, so equal requests are never taken for the same one.
 """
 
 from __future__ import annotations
@@ -43,8 +43,11 @@ class Rendered:
     def get(self, dialect: object, request: Request) -> bytes | None:
         """The body rendered for this very request by this dialect, if still held."""
         hit = self._items.get(self._key(dialect, request))
-        if hit is None or hit[1].cache_control != request.cache_control:
+        if hit is None:
             return None
+        held = hit[1].cache_control
+        if held is not request.cache_control and repr(held) != repr(request.cache_control):
+            return None  # by repr: equality takes 1, 1.0 and true for one value
         return hit[2]
 
     def put(self, dialect: object, request: Request, body: bytes) -> bytes:

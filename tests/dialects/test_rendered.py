@@ -64,3 +64,15 @@ def test_forget_drops_the_bodies_rendered() -> None:
     again = OPENAI.render(request)
     assert again == body
     assert again is not body
+
+
+def test_a_marker_equal_but_of_another_type_renders_anew() -> None:
+    anthropic = get_dialect("anthropic")
+    history = (HELLO,)
+
+    def marked(ttl: object) -> bytes:
+        control = FrozenDict({"messages[0]": freeze({"type": "ephemeral", "ttl": ttl})})
+        return anthropic.render(Request(PRESET, history, ("messages[0]",), control))
+
+    assert b'"ttl":1}' in marked(1)
+    assert b'"ttl":true}' in marked(True)  # equal to 1 in Python, not in the body
