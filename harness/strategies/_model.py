@@ -18,7 +18,7 @@ from ._histories import Ending, histories
 from ._json import unique_keys
 from ._schemas import plain_schema, schema_of
 from ._sources import Dice, between, texts
-from ._text import dice_name, dice_text, name_codes, name_of, unicode_blobs, unicode_text_of
+from ._text import dice_name, dice_text, draw_text, name_codes, name_of
 
 __all__ = [
     "draw_preset",
@@ -186,7 +186,7 @@ def draw_preset(
     blocks = max_system_blocks + 1
     tools_beyond, count = divmod(draw(between(0, blocks * (max_tools - min_tools + 1) - 1)), blocks)
     if heavy:
-        system = tuple(unicode_text_of(draw(unicode_blobs(1)), 60) for _ in range(count))
+        system = tuple(draw_text(draw, True, 60) for _ in range(count))
     else:
         system = tuple(draw(texts(1, 60)) for _ in range(count))
     declared = draw_tools(draw, min_tools, max_tools, large, min_tools + tools_beyond)
