@@ -166,7 +166,7 @@ def fixed(small: bool, repeats: int) -> None:
     for name, scenarios in workloads.items():
         runs = [(s, d) for s in scenarios for d in dialects]
 
-        def assemble_all(runs: list[tuple[Scenario, str]] = runs) -> list[object]:
+        def assemble_all(runs: list[tuple[Scenario, str]] = runs) -> list[Outcome]:
             cold()
             return [subject.assemble(s, d) for s, d in runs]
 
@@ -174,11 +174,11 @@ def fixed(small: bool, repeats: int) -> None:
         asm_s, outcomes = best_of(repeats, assemble_all)
 
         def evaluate_all(
-            runs: list[tuple[Scenario, str]] = runs, outcomes: list[object] = outcomes
+            runs: list[tuple[Scenario, str]] = runs, outcomes: list[Outcome] = outcomes
         ) -> list[object]:
             cold()
             pairs = zip(runs, outcomes, strict=True)
-            return [evaluate(s, d, o, subject=subject.name) for (s, d), o in pairs]  # type: ignore[arg-type]
+            return [evaluate(s, d, o, subject=subject.name) for (s, d), o in pairs]
 
         evaluate_all()
         rules_s, _ = best_of(repeats, evaluate_all)
