@@ -37,7 +37,7 @@ from hypothesis.errors import Flaky, HypothesisWarning
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
-from ..strategies import scenarios
+from ..strategies import long_turns, scenarios
 from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
 from ._expect import Expectations, KnownFailure
 from ._jobs import Workers
@@ -209,9 +209,9 @@ def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioRepo
     return ScenarioReport(scenario.id, dialect, subject.name, findings)
 
 
-_LONG: Final = 40
-"""A history of more messages than this is a long one (``harness.strategies`` draws 200 to 300
-messages for those, and short ones of a few turns)."""
+_LONG: Final = long_turns()[0]
+"""A history of more messages than this is a long one: ``harness.strategies`` draws at least
+twice as many messages for those (``long_turns``), and short ones of a few turns."""
 _HEADROOM: Final = 2
 """Hypothesis is asked for this many times the examples wanted: the draws passed over
 (``_Novel``) are made up for from the rest."""
