@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, cast
 
 import orjson
 
@@ -49,6 +49,52 @@ def _drop_none(**fields: Any) -> dict[str, Any]:
 
 
 def _part_to_json(part: Part) -> dict[str, Any]:
+    """A part's JSON. Texts, calls and responses, nearly every part of a long history, are
+    built by exact type with no keyword dict to filter; any other part (or a subclass) goes
+    through ``_other_part_to_json``, whose output for these three is the same."""
+    kind = type(part)
+    if kind is Text:
+        return {"text": cast(Text, part).text}
+    if kind is FunctionCall:
+        fc = cast(FunctionCall, part)
+        call: dict[str, Any] = {} if fc.id is None else {"id": fc.id}
+        if fc.name is not None:
+            call["name"] = fc.name
+        args = fc.args
+        call["args"] = args if type(args) in _LEAVES else _thaw(args)
+        if fc.signature is not None:
+            call["signature"] = fc.signature
+        return {"function_call": call}
+    if kind is FunctionResponse:
+        fr = cast(FunctionResponse, part)
+        response: dict[str, Any] = {} if fr.id is None else {"id": fr.id}
+        if fr.name is not None:
+            response["name"] = fr.name
+        value = fr.response  # JSON null is a response, not a default
+        response["response"] = value if type(value) in _LEAVES else _thaw(value)
+        is_error = fr.is_error or None
+        if is_error is not None:
+            response["is_error"] = is_error
+        return {"function_response": response}
+    return _other_part_to_json(part)
+
+
+_LEAVES: Final = frozenset({str, int, bool, float, type(None)})
+"""The exact types of JSON leaves, which ``thaw`` returns as they are."""
+
+
+def _thaw(value: Any) -> Any:
+    """``thaw(value)``, with no call per leaf of an exact dict, ``FrozenDict`` or tuple;
+    anything else is ``thaw``'s own."""
+    kind = type(value)
+    if kind is FrozenDict or kind is dict:
+        return {k: (v if type(v) in _LEAVES else _thaw(v)) for k, v in value.items()}
+    if kind is tuple:
+        return [v if type(v) in _LEAVES else _thaw(v) for v in value]
+    return thaw(value)
+
+
+def _other_part_to_json(part: Part) -> dict[str, Any]:
     if isinstance(part, Text):
         return {"text": part.text}
     if isinstance(part, FunctionCall):
@@ -147,7 +193,7 @@ def scenario_to_json(scenario: Scenario) -> dict[str, Any]:
             "settings": _settings_to_json(s.preset.settings),
         },
         default_tools=[_tool_to_json(t) for t in s.default_tools] or None,
-        history=[_message_to_json(m) for m in s.history],
+        history=[{"role": m.role, "parts": [_part_to_json(p) for p in m.parts]} for m in s.history],
     )
 
 

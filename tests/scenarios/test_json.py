@@ -299,3 +299,52 @@ def test_deep_nesting_is_read_or_refused_naming_the_file(
     with pytest.raises(ScenarioFormatError, match=r"nested too deeply|depth limit exceeded") as e:
         load_fixtures(file)
     assert str(e.value).startswith(f"{file}: ")
+
+
+class _Dict(dict[str, Any]):
+    """A dict subclass, which the fast path leaves to ``thaw``."""
+
+
+class _Text(Text):
+    __slots__ = ()
+
+
+EDGE_VALUES: list[Any] = [
+    None,
+    True,
+    1,
+    1.0,
+    "1",
+    (),
+    (1, True, 1.0, None, "x", (2,), freeze({"k": False})),
+    freeze({"b": 1, "a": True, "c": {"z": [1.0, None]}}),
+    {"plain": [1, {"n": True}], "t": (1,)},
+    [1, (2, [3])],
+    _Dict(q=_Dict(r=(1,))),
+]
+EDGE_PARTS: list[Any] = [
+    Text(""),
+    Text("t", signature="s"),
+    _Text("sub"),
+    *(FunctionCall("f", v, "c1", "sig") for v in EDGE_VALUES),
+    FunctionCall("f", freeze({}), None, None),
+    *(FunctionResponse("f", v, "c1", True) for v in EDGE_VALUES),
+    FunctionResponse("f", None, None, False),
+    FunctionResponse("f", "r", "c2", 1),  # type: ignore[arg-type]
+    FunctionResponse("f", "r", "c2", 0),  # type: ignore[arg-type]
+    Thinking("th", "sig", True),
+    Image("image/png", "AAAA"),
+]
+
+
+@pytest.mark.parametrize("part", EDGE_PARTS, ids=repr)
+def test_the_fast_part_encoding_is_the_general_one(part: Any) -> None:
+    """Texts, calls and responses are built by exact type; the general path (isinstance,
+    ``thaw``) gives the same data of the same types, so the same JSON bytes."""
+    from harness.scenarios._json import _other_part_to_json, _part_to_json
+
+    fast, general = _part_to_json(part), _other_part_to_json(part)
+    assert repr(fast) == repr(general)  # types too: 1, 1.0 and True, lists and tuples
+    assert orjson.dumps(fast) == orjson.dumps(general)
+    assert list(fast) == list(general)
+    assert [list(v) for v in fast.values()] == [list(v) for v in general.values()]
