@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -11,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from harness.subjects import SubjectStartError
-from harness.subjects._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
+from harness.subjects._process import (
+    _CHUNK,
+    LineTooLong,
+    ProcessExited,
+    ProcessTimeout,
+    SubjectProcess,
+    _Lines,
+)
 
 ECHO = r"""
 import os, signal, subprocess, sys, time
@@ -114,6 +122,38 @@ def test_the_room_of_a_huge_line_is_let_go_once_it_is_taken() -> None:
     assert process.exchange(b"small\n", 5) == b"small"
     assert len(process._out._buf) <= 2 * 1024 * 1024  # not the 6 MiB line's
     process.kill()
+
+
+def test_lines_split_across_reads_grow_the_buffer_and_keep_what_follows() -> None:
+    """The stdout buffer as a unit: lines split across reads, a line longer than the
+    buffer (it doubles, what it held kept), the bytes after a line moved to its front."""
+    lines = _Lines()
+    big = bytes(range(256)).replace(b"\n", b"") * (5 * _CHUNK // 255)
+    r, w = os.pipe()
+    try:
+        os.set_blocking(r, False)
+        feed = b"one\ntw" + b"o\n\n" + big + b"\nlast"
+        taken: list[bytes | None] = []
+        for at in range(0, len(feed), 50_000):
+            os.write(w, feed[at : at + 50_000])
+            with contextlib.suppress(BlockingIOError):
+                while lines.read(r, 1 << 30):
+                    pass
+            taken += iter(lambda: lines.take(1 << 30), None)
+        assert taken == [b"one", b"two", b"", big]
+        assert {type(line) for line in taken} == {bytes}
+        assert lines.pending() == b"last"
+        assert len(lines) == 4
+        with pytest.raises(LineTooLong):
+            lines.take(3)
+        os.write(w, b"\n")
+        assert lines.read(r, 1 << 30) == 1
+        assert lines.take(10) == b"last"
+        assert lines.pending() == b""
+        assert len(lines._buf) <= 2 * _CHUNK  # not the 5 MiB line's room
+    finally:
+        os.close(r)
+        os.close(w)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
