@@ -23,6 +23,8 @@ __all__ = [
     "SubjectRefused",
     "assemble_reply",
     "assemble_request",
+    "encode_assemble",
+    "encode_assemble_parts",
     "encode_line",
     "refusal_reply",
     "start_reply",
@@ -84,8 +86,14 @@ def encode_assemble(seq: int, dialect: str, scenario: bytes) -> bytes:
     """``encode_line(assemble_request(seq, dialect, ...))`` for a scenario already encoded
     (``scenario``: its compact JSON bytes), byte for byte: a scenario sent in several
     dialects is encoded once."""
+    return b"".join(encode_assemble_parts(seq, dialect, scenario))
+
+
+def encode_assemble_parts(seq: int, dialect: str, scenario: bytes) -> tuple[bytes, bytes, bytes]:
+    """``encode_assemble``'s line as the three parts it joins, ``scenario`` itself the middle
+    one: written with one ``writev``, a long scenario is not first copied into a line."""
     head = b'{"cmd":"assemble","seq":%d,"dialect":%s,"scenario":' % (seq, orjson.dumps(dialect))
-    return b"".join((head, scenario, b"}\n"))  # one copy of the scenario, not two
+    return head, scenario, b"}\n"
 
 
 def stop_request() -> dict[str, Any]:

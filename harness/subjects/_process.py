@@ -115,13 +115,14 @@ class SubjectProcess:
     def running(self) -> bool:
         return self._proc.poll() is None
 
-    def exchange(self, line: bytes, timeout: float) -> bytes:
-        """Write ``line``, then return the next non-blank line from stdout (no newline).
+    def exchange(self, line: bytes | Sequence[bytes], timeout: float) -> bytes:
+        """Write ``line`` (or the parts it is made of, in order), then return the next
+        non-blank line from stdout (no newline).
 
         Raises ``ProcessTimeout``, ``ProcessExited`` or ``LineTooLong``.
         """
         deadline = time.monotonic() + timeout
-        pending = self._write(memoryview(line))  # what the pipe takes now, most often all
+        pending = self._write_first(line)  # what the pipe takes now, most often all
         if pending:
             self._selector.register(self._stdin, selectors.EVENT_WRITE, "in")
         try:
@@ -151,6 +152,26 @@ class SubjectProcess:
     def _unregister(self, pipe: IO[bytes]) -> None:
         with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(pipe)
+
+    def _write_first(self, line: bytes | Sequence[bytes]) -> memoryview:
+        """Write what the pipe takes of ``line`` now; what is left. Parts go in one
+        ``writev`` (up to a chunk in all), so that they are joined only if the pipe does not
+        take them whole."""
+        if isinstance(line, bytes):
+            return self._write(memoryview(line))
+        parts = tuple(line)
+        size = sum(map(len, parts))
+        if size > _CHUNK:
+            return self._write(memoryview(b"".join(parts)))
+        try:
+            written = os.writev(self._stdin.fileno(), parts)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise ProcessExited(self._exit_code(), partial=bool(self._out)) from None
+        if written == size:
+            return memoryview(b"")
+        return memoryview(b"".join(parts))[written:]
 
     def _write(self, pending: memoryview) -> memoryview:
         try:

@@ -30,7 +30,7 @@ from ..protocol import (
     SubjectRefused,
     assemble_request,
     decode_line,
-    encode_assemble,
+    encode_assemble_parts,
     encode_line,
     read_assemble_reply,
     read_start_reply,
@@ -161,9 +161,9 @@ class SubprocessSubject:
         if self.options.validate:
             request = assemble_request(seq, dialect, scenario_to_json(scenario))
             _check("assemble", request, "the harness's request")
-            sent = encode_line(request)
+            sent: bytes | tuple[bytes, ...] = encode_line(request)
         else:
-            sent = encode_assemble(seq, dialect, self._encode(scenario))
+            sent = encode_assemble_parts(seq, dialect, self._encode(scenario))
         try:
             line = process.exchange(sent, self.options.timeout)
         except ProcessTimeout:

@@ -13,6 +13,7 @@ from harness.protocol import (
     assemble_reply,
     assemble_request,
     encode_assemble,
+    encode_assemble_parts,
     encode_line,
     refusal_reply,
     start_reply,
@@ -84,4 +85,8 @@ def test_an_assemble_line_from_encoded_scenario_bytes_is_the_same_line(dialect: 
     for scenario in load_fixtures(bundled_fixtures()):
         data = scenario_to_json(scenario)
         line = encode_line(assemble_request(7, dialect, data))
-        assert encode_assemble(7, dialect, orjson.dumps(data)) == line
+        encoded = orjson.dumps(data)
+        assert encode_assemble(7, dialect, encoded) == line
+        parts = encode_assemble_parts(7, dialect, encoded)
+        assert b"".join(parts) == line
+        assert parts[1] is encoded  # the scenario is not copied

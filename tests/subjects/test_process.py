@@ -106,6 +106,19 @@ def test_big_lines_both_ways_while_the_child_floods_stderr() -> None:
     process.stop(b"", 2)
 
 
+@pytest.mark.parametrize("sizes", [(3, 5, 1), (40_000, 200_000, 300_000), (600_000, 600_000, 1)])
+def test_a_line_given_in_parts_is_written_as_their_concatenation(
+    sizes: tuple[int, int, int],
+) -> None:
+    """Parts go in one writev when the pipe takes them whole; past the pipe's size or a
+    chunk they are joined, and what is left is written as the child reads."""
+    process = start()
+    parts = (b"a" * sizes[0], b"b" * sizes[1], b"c" * sizes[2] + b"\n")
+    assert process.exchange(parts, 20) == b"".join(parts)[:-1]
+    assert process.exchange([b"he", b"", b"llo\n"], 5) == b"hello"
+    process.kill()
+
+
 def test_a_line_is_taken_and_what_follows_it_in_the_same_read_is_kept() -> None:
     process = start()
     assert process.exchange(b"pair\n", 5) == b"one"
