@@ -45,9 +45,14 @@ def common_prefix_length(a: bytes, b: bytes) -> int:
     return min(start, limit)
 
 
-def locate(parent: PrefixStream, fork: PrefixStream) -> Divergence | None:
-    """The first divergence, or None when the fork's stream starts with the parent's whole one."""
-    same = common_segments(parent, fork)
+def locate(
+    parent: PrefixStream, fork: PrefixStream, *, same: int | None = None
+) -> Divergence | None:
+    """The first divergence, or None when the fork's stream starts with the parent's whole one.
+
+    ``same`` is ``common_segments(parent, fork)`` where the caller has counted it already."""
+    if same is None:
+        same = common_segments(parent, fork)
     if same < min(len(parent.segments), len(fork.segments)):
         p, f = parent.frame(same), fork.frame(same)
         offset = p.start + common_prefix_length(p.data, f.data)

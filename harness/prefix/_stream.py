@@ -30,7 +30,14 @@ from ..model._json import dumps
 if TYPE_CHECKING:
     from .._bodies import Layout
 
-__all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
+__all__ = [
+    "Frame",
+    "PrefixStream",
+    "StreamError",
+    "common_segments",
+    "common_via",
+    "prefix_stream",
+]
 
 
 class StreamError(ValueError):
@@ -179,14 +186,29 @@ class PrefixStream:
         return frames[lo] if lo < len(frames) else None
 
 
-def common_segments(a: PrefixStream, b: PrefixStream) -> int:
+def common_segments(a: PrefixStream, b: PrefixStream, *, known: int = 0) -> int:
     """How many leading segments frame identically in both streams (same name, same
-    encoding), comparing in cache order and stopping at the first that differs."""
-    start = _fresh_common_segments(a, b)
+    encoding), comparing in cache order and stopping at the first that differs.
+
+    ``known`` leading segments are taken as identical without a look: a count the caller
+    has proven (each stream frames them as a third one does, ``common_via``)."""
+    start = _fresh_common_segments(a, b) if known <= 0 else known
     for i, (x, y) in enumerate(zip(a.segments[start:], b.segments[start:], strict=False), start):
         if x.name != y.name or a.encoded(i) != b.encoded(i):
             return i
     return min(len(a.segments), len(b.segments))
+
+
+def common_via(a: PrefixStream, b: PrefixStream, shared_a: int, shared_b: int) -> int:
+    """``common_segments(a, b)`` from ``shared_a`` and ``shared_b``, the counts of leading
+    segments ``a`` and ``b`` frame as a third stream does. Framing identically is equality
+    of names and bytes, so both frame the first ``min`` of the two counts as each other;
+    where the counts differ, the one that stops sooner stops at a segment the other frames
+    as the third (or at its own end): there they part. Only equal counts need a look past
+    them, at segments neither comparison has settled."""
+    if shared_a != shared_b:
+        return min(shared_a, shared_b)
+    return common_segments(a, b, known=shared_a)
 
 
 def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:

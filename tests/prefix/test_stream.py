@@ -2,12 +2,14 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness._bodies import _layout, decode_pair
 from harness.dialects import Segment, get_dialect
 from harness.prefix import Divergence, PrefixStream, StreamError, locate, prefix_stream
 from harness.prefix import _stream as stream_module
-from harness.prefix._stream import _shared, common_segments
+from harness.prefix._stream import _shared, common_segments, common_via
 
 from .pairs import IDS, PAIRS, Pair, slow_pair
 
@@ -358,3 +360,33 @@ def test_runs_of_the_bodys_own_items_are_found_however_they_break(
         if run is not None:
             assert run[3] == next((c for c in copied if c > i), len(items)) - i
     assert laid_out.length == PrefixStream(segments).length == len(bytes(PrefixStream(segments)))
+
+
+def _streams_of(values: list[list[object]]) -> list[PrefixStream]:
+    return [
+        PrefixStream(tuple(Segment(f"messages[{i}]", v) for i, v in enumerate(vs))) for vs in values
+    ]
+
+
+_VALUES = [1, 1.0, True, "1", {"a": 1, "b": 2}, {"b": 2, "a": 1}, None, [1]]
+"""Values that compare equal in Python yet encode differently, and the reverse."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_VALUES), max_size=6),
+    st.tuples(st.integers(0, 6), st.lists(st.sampled_from(_VALUES), max_size=3)),
+    st.tuples(st.integers(0, 6), st.lists(st.sampled_from(_VALUES), max_size=3)),
+)
+def test_common_via_a_third_stream_is_common_segments(
+    parent: list[object], a: tuple[int, list[object]], b: tuple[int, list[object]]
+) -> None:
+    """Two forks of one parent, each its leading segments and a tail of its own: their
+    common segments counted through the parent are those counted between them."""
+    first, second = parent[: a[0]] + a[1], parent[: b[0]] + b[1]
+    p, x, y = _streams_of([parent, first, second])
+    same = common_via(x, y, common_segments(p, x), common_segments(p, y))
+    plain = _streams_of([first, second])
+    assert same == common_segments(*plain)
+    assert locate(x, y, same=same) == locate(*plain)
+    assert (x.length, y.length) == (plain[0].length, plain[1].length)
