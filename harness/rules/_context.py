@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 
 import orjson
 
@@ -17,6 +18,7 @@ from ..assemblers import completed_prefix
 from ..dialects import CacheScope, Dialect
 from ..model import Message
 from ..prefix import Divergence, locate
+from ..prefix._stream import common_segments
 from ..scenarios import CAPTURED, Scenario
 from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
@@ -44,6 +46,15 @@ def parent_span(scenario: Scenario) -> tuple[Message, ...]:
     return tuple(span[:last])
 
 
+@dataclass(frozen=True, slots=True)
+class Calls:
+    """The function calls of a run of messages: the indexes of the messages holding any, and
+    how many calls come before each index (``before[k]``, for ``k`` up to the run's length)."""
+
+    messages: tuple[int, ...]
+    before: tuple[int, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class Context:
     """A scenario, its dialect, the subject's outcome and its bodies as read (or why not)."""
@@ -60,6 +71,9 @@ class Context:
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
     _ends: dict[str, int] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
+    _aligned: dict[str, int] = field(default_factory=dict, repr=False)
+    _shared: dict[str, int] = field(default_factory=dict, repr=False)
+    _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -127,6 +141,19 @@ class Context:
         """The inherited span of the scenario."""
         return inherited_span(self.scenario)
 
+    @cached_property
+    def inherited_calls(self) -> Calls:
+        """Where the inherited span's function calls are (several rules walk the span for
+        them, once per child)."""
+        messages, before, count = [], [0], 0
+        for k, message in enumerate(self.inherited):
+            calls = len(message.function_calls)
+            if calls:
+                messages.append(k)
+                count += calls
+            before.append(count)
+        return Calls(tuple(messages), tuple(before))
+
     # --- the bodies ------------------------------------------------------------------------
 
     def inherited_count(self, body: Body) -> int:
@@ -138,16 +165,49 @@ class Context:
         ``history-inherited`` reports). So a task sent after a shortened history is after
         the inherited part, and a task written into an inherited message is inside it."""
         if body.label not in self._counts:
-            self._counts[body.label] = _kept(self.inherited, body.request.history)
+            count, aligned = _kept(self.inherited, body.request.history)
+            self._counts[body.label], self._aligned[body.label] = count, aligned
         return self._counts[body.label]
+
+    def aligned(self, body: Body) -> int:
+        """How many of the body's leading messages equal the inherited span's at the same
+        index: no rule finds a difference there that it does not find in the span itself (the
+        usual copy of the span is aligned all along, and a rule then looks past it only)."""
+        if body.label not in self._aligned:
+            self.inherited_count(body)
+        return self._aligned[body.label]
 
     def inherited_end(self, body: Body) -> int:
         """The index of the body's first frame after the inherited span (head included): the
         frames of the body's own first messages, as many as ``inherited_count`` says."""
         if body.label not in self._ends:
-            own = message_frames(self.dialect, body.request.history[: self.inherited_count(body)])
-            self._ends[body.label] = min(body.history_start + sum(own), body.frame_count)
+            starts = self.message_starts(body)  # a count past the history: all its frames
+            first = starts[min(self.inherited_count(body), len(starts) - 1)]
+            self._ends[body.label] = min(first, body.frame_count)
         return self._ends[body.label]
+
+    def message_starts(self, body: Body) -> tuple[int, ...]:
+        """The index of each history message's first frame in ``body``, and after them the
+        index past the last message's frames (not cut to the body's frames): counted once per
+        body (``message_frames``), since several rules map messages to frames."""
+        held = self._starts.get(body.label)
+        if held is None or held[0] is not body:
+            counts = message_frames(self.dialect, body.request.history)
+            starts = tuple(accumulate(counts, initial=body.history_start))
+            held = self._starts[body.label] = (body, starts)
+        return held[1]
+
+    def message_span(self, body: Body, k: int) -> tuple[int, int]:
+        """The frame indexes [start, end) of message ``k`` of ``body``'s history (the end cut
+        to the body's frames; past the last message, an empty span at the end of them)."""
+        starts = self.message_starts(body)
+        if k < 0:  # as a slice counts from the end: the counts of history[: k + 1]
+            counts = message_frames(self.dialect, body.request.history[: k + 1])
+            start = body.history_start + sum(counts[:k])
+            return start, min(start + (counts[k] if k < len(counts) else 0), body.frame_count)
+        if k + 1 < len(starts):
+            return starts[k], min(starts[k + 1], body.frame_count)
+        return starts[-1], min(starts[-1], body.frame_count)
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""
@@ -158,8 +218,21 @@ class Context:
         """Where ``body`` leaves the parent's prefix stream (the parent must be there)."""
         assert self.parent is not None
         if body.label not in self._divergences:
-            self._divergences[body.label] = locate(self.parent.stream, body.stream)
+            same = self.shared_segments(body)
+            self._divergences[body.label] = locate(self.parent.stream, body.stream, same=same)
         return self._divergences[body.label]
+
+    def shared_segments(self, body: Body) -> int:
+        """How many leading segments ``body`` frames as the parent does (``common_segments``;
+        the parent must be there)."""
+        assert self.parent is not None
+        if body.label not in self._shared:
+            self._shared[body.label] = common_segments(self.parent.stream, body.stream)
+        return self._shared[body.label]
+
+    def known_shared(self, body: Body) -> int | None:
+        """``shared_segments`` if it has been counted already, else None (nothing encoded)."""
+        return self._shared.get(body.label)
 
     def cost(self, body: Body) -> Cost:
         """The parent's prefix bytes ``body`` could reuse but does not (the parent must be
@@ -194,17 +267,24 @@ class Context:
         return None
 
 
-def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> int:
-    """See ``Context.inherited_count``."""
-    j = 0
-    for i, message in enumerate(history):
-        if j >= len(span):
-            return i
-        found = next((k for k in range(j, len(span)) if span[k] == message), None)
+def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> tuple[int, int]:
+    """``Context.inherited_count`` and ``Context.aligned``: the leading run of messages
+    equal to the span's at the same index first (each one found where the search would
+    look first), then the search of what is left of the span."""
+    n = len(span)
+    aligned, common = 0, min(n, len(history))
+    while aligned < common and span[aligned] == history[aligned]:
+        aligned += 1
+    j = aligned
+    for i in range(aligned, len(history)):
+        if j >= n:
+            return i, aligned
+        message = history[i]
+        found = next((k for k in range(j, n) if span[k] == message), None)
         if found is None:
-            return len(span) if message.role == span[j].role else i
+            return (n if message.role == span[j].role else i), aligned
         j = found + 1
-    return len(span)
+    return n, aligned
 
 
 def encoded(text: str) -> bytes:

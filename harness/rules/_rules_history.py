@@ -10,10 +10,11 @@ call-args-kept (its own rule, not a history-ordering failure).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 from ..model import FunctionCall, Message
-from ._body import Body, message_frames
+from ._body import Body
 from ._content import content_lost
 from ._context import Context
 from ._evidence import at, between
@@ -44,9 +45,7 @@ def _unredacted(got: Message, want: Message) -> Message:
 
 def message_span(ctx: Context, body: Body, k: int) -> tuple[int, int]:
     """The frame indexes [start, end) of message ``k`` of ``body``'s history."""
-    counts = message_frames(ctx.dialect, body.request.history[: k + 1])
-    start = body.history_start + sum(counts[:k])
-    return start, min(start + (counts[k] if k < len(counts) else 0), body.frame_count)
+    return ctx.message_span(body, k)
 
 
 def _against_parent(ctx: Context, child: Body, k: int) -> Evidence:
@@ -146,9 +145,13 @@ def call_args_kept(ctx: Context) -> Finding:
 
 
 def _args(ctx: Context, child: Body) -> Finding:
-    calls = 0
-    for k, (want, got) in enumerate(zip(ctx.inherited, child.request.history, strict=False)):
-        calls += len(want.function_calls)
+    span, history = ctx.inherited, child.request.history
+    shared = min(len(span), len(history))
+    holding = ctx.inherited_calls.messages  # only a call can be redacted, and only where
+    for k in holding[bisect_left(holding, ctx.aligned(child)) :]:  # the copy is not equal
+        if k >= shared:
+            break
+        want, got = span[k], history[k]
         pairs = zip(want.parts, got.parts, strict=False)
         redacted = next((w for w, g in pairs if _redacted(w, g)), None)
         if not isinstance(redacted, FunctionCall):
@@ -164,6 +167,7 @@ def _args(ctx: Context, child: Body) -> Finding:
             f"inherited message {k} to {{}}: it parts from the parent's continuation there"
         )
         return Finding("call-args-kept", "warning", message, evidence, cost)
+    calls = ctx.inherited_calls.before[shared]
     message = f"{child.label} keeps the arguments of the {calls} inherited calls"
     return Finding("call-args-kept", "pass", message)
 

@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 
 from ..model import Message, Text
 from ..prefix import Divergence, Frame, locate
+from ..prefix._stream import common_via
 from ..subjects import parent_preset
 from ._accepted import accepted_head
-from ._body import Body, message_frames
+from ._body import Body
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, json_start
 from ._report import Cost, Finding, combine
@@ -100,7 +101,12 @@ def holds_task(text: str, task: str) -> bool:
 
 
 def _count(message: Message, task: str) -> int:
-    return sum(isinstance(p, Text) and holds_task(p.text, task) for p in message.parts)
+    """How many text parts of ``message`` hold ``task`` (``holds_task``)."""
+    count = 0
+    for part in message.parts:
+        if isinstance(part, Text) and holds_task(part.text, task):
+            count += 1
+    return count
 
 
 def _head_texts(ctx: Context) -> set[str]:
@@ -170,8 +176,10 @@ def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int 
             where = f"the {family} segment {frame.name}" if frame is not None else "the head"
             return frame, offset, f"the task text is in {where}"
     history, span = child.request.history, ctx.inherited
-    for k in range(min(len(history), len(span), ctx.inherited_count(child))):
-        if _count(history[k], task) > _count(span[k], task):
+    aligned = ctx.aligned(child)  # equal messages hold the task as often as each other
+    for k in range(aligned, min(len(history), len(span), ctx.inherited_count(child))):
+        found = _count(history[k], task)  # the span's count only matters where one is found
+        if found and found > _count(span[k], task):
             start, end = message_span(ctx, child, k)
             frame, offset = _in_text(child.frames[start:end], history[k], task)
             if frame is None and start < len(child.frames):
@@ -231,21 +239,34 @@ def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
     if not directive:
         return None
     history = child.request.history
-    counts = message_frames(ctx.dialect, history)
-    start = min(ctx.inherited_count(child), len(history))
-    first = child.history_start + sum(counts[:start])
-    for k in range(start, len(history)):
-        frames = child.frames_in(first, first + counts[k])
-        first += counts[k]
-        for part in history[k].parts if history[k].role == "user" else ():
+    starts = ctx.message_starts(child)
+    for k in range(min(ctx.inherited_count(child), len(history)), len(history)):
+        if history[k].role != "user":
+            continue
+        frames: tuple[Frame, ...] | None = None
+        for part in history[k].parts:
             if not isinstance(part, Text) or not holds_task(part.text, directive):
                 continue
+            if frames is None:
+                frames = child.frames_in(starts[k], starts[k + 1])
             text, inner = encoded(part.text), encoded(part.text[: part.text.rfind(directive)])
             for frame in frames:
                 at_ = frame.json.rfind(text)
                 if at_ >= 0:
                     return json_start(frame) + at_ + len(inner)
     return None
+
+
+def _common(ctx: Context, first: Body, child: Body) -> int | None:
+    """How many leading segments two siblings frame alike, from how many each frames as the
+    parent does where both are counted already (``common_via``: no segment the parent
+    comparisons settled is encoded again); None where they are not."""
+    if ctx.parent is None:
+        return None
+    mine, theirs = ctx.known_shared(first), ctx.known_shared(child)
+    if mine is None or theirs is None:
+        return None
+    return common_via(first.stream, child.stream, mine, theirs)
 
 
 def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
@@ -259,7 +280,7 @@ def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
     theirs, mine = starts
     assert theirs is not None
     assert mine is not None
-    d = locate(first.stream, child.stream)
+    d = locate(first.stream, child.stream, same=_common(ctx, first, child))
     shared = first.stream.length if d is None else d.offset
     if mine == theirs and shared >= mine:
         message = f"{child.label} equals {first.label} up to its directive (byte {mine:,})"

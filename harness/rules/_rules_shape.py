@@ -86,28 +86,41 @@ def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
     return "[" + ", ".join(f"{p.name}#{p.id}" for p in parts) + "]"
 
 
+_CALL_PARTS = (FunctionCall, FunctionResponse)
+
+
 def _pairing(ctx: Context, body: Body) -> Finding:
-    rule, history = "call-pairing", body.request.history
+    rule, history, dialect = "call-pairing", body.request.history, ctx.dialect
     calls: tuple[FunctionCall, ...] = ()
+    total = 0
+    plain = calls_answered((), (), dialect)  # a turn without calls after one without calls
     for k, message in enumerate(history):
-        if message.role == "system":  # between turns, where a dialect allows it
+        role = message.role
+        for part in message.parts:  # most messages hold no call or response at all
+            if isinstance(part, _CALL_PARTS):
+                own, responses = message.function_calls, message.function_responses
+                break
+        else:
+            own = responses = ()
+        total += len(own)
+        if role == "system":  # between turns, where a dialect allows it
             continue
-        responses = message.function_responses
-        if message.role == "model" and responses:
+        if role == "model" and responses:
             return _flag(ctx, rule, body, k, "is a model turn holding function responses")
-        if message.role == "user" and not calls_answered(calls, responses, ctx.dialect):
+        if role == "user" and not (
+            plain if not calls and not responses else calls_answered(calls, responses, dialect)
+        ):
             problem = (
                 f"does not answer the calls before it one to one "
                 f"(calls {_describe(calls)}, responses {_describe(responses)})"
             )
             return _flag(ctx, rule, body, k, problem)
-        if message.role == "model" and calls:
+        if role == "model" and calls:
             problem = f"follows calls {_describe(calls)} that were never answered"
             return _flag(ctx, rule, body, k, problem)
-        calls = message.function_calls if message.role == "model" else ()
+        calls = own if role == "model" else ()
     if calls:
         return _flag(ctx, rule, body, len(history) - 1, "ends the request with open calls")
-    total = sum(len(m.function_calls) for m in history)
     return Finding(rule, "pass", f"{body.label}: each of its {total} calls has one response")
 
 
