@@ -7,7 +7,7 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -15,20 +15,68 @@ import orjson
 from ..model import Json, freeze
 from ._rendered import RENDERED
 
-__all__ = ["Memo", "forget", "frozen_each"]
+__all__ = ["Leading", "Memo", "each", "forget", "frozen_each", "on_forget"]
 
 V = TypeVar("V")
 
 
-_ALL: list[Memo[Any]] = []
+_ALL: list[Memo[Any] | Leading[Any]] = []
+_HOOKS: list[Callable[[], None]] = []
 
 
 def forget() -> None:
-    """Empty every memo, and the bodies rendered lately: a benchmark times a reading (or a
-    rendering) as a check of new scenarios sees it."""
+    """Empty every memo, and the bodies rendered (and read) lately: a benchmark times a
+    reading (or a rendering) as a check of new scenarios sees it."""
     for memo in _ALL:
         memo.clear()
     RENDERED.clear()
+    for hook in _HOOKS:
+        hook()
+
+
+def on_forget(hook: Callable[[], None]) -> None:
+    """Have ``forget`` call ``hook`` too (a store of bodies read lately outside this package)."""
+    _HOOKS.append(hook)
+
+
+class Leading(Generic[V]):
+    """The items of the array read last and what reading them gave, held by object.
+
+    A fork's body decoded against its parent's (``harness.rules._body``) holds the parent's
+    item objects where its bytes are the parent's: ``shared`` counts the leading items that
+    are those very objects (held here, so no other object can take their place), whose
+    reading is then the one kept. Only one array is held: memory stays that of one body."""
+
+    def __init__(self) -> None:
+        self.items: tuple[Any, ...] = ()
+        self.values: V | None = None
+        _ALL.append(self)
+
+    def clear(self) -> None:
+        self.items, self.values = (), None
+
+    def shared(self, items: Sequence[Any]) -> int:
+        """How many leading ``items`` are the objects read last, at the same indexes."""
+        prior = self.items
+        limit = min(len(prior), len(items))
+        k = 0
+        while k < limit and items[k] is prior[k]:
+            k += 1
+        return k
+
+    def keep(self, items: Sequence[Any], values: V) -> None:
+        self.items, self.values = tuple(items), values
+
+
+def each(leading: Leading[list[V]], items: Sequence[Any], read: Callable[[int, Any], V]) -> list[V]:
+    """``[read(k, item) for k, item in enumerate(items)]``, where ``read`` gives what it
+    gave for the same item at the same index when ``leading`` held that item: ``read``
+    must depend on the item and its index alone."""
+    shared = leading.shared(items)
+    values = list(leading.values[:shared]) if leading.values is not None else []
+    values.extend([read(k, items[k]) for k in range(shared, len(items))])
+    leading.keep(items, values)
+    return values
 
 
 class Memo(Generic[V]):

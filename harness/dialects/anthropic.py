@@ -72,7 +72,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Memo
+from ._memo import Leading, Memo, each
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -170,9 +170,7 @@ class AnthropicDialect(Dialect):
         elif system is not None:
             blocks = _unmarked_items(system, "system", "a system block")
             out.extend(Segment(join_path("system", i), block) for i, block in enumerate(blocks))
-        for k, message in enumerate(messages):
-            _, content = _message(message, k)
-            out.append(Segment(f"messages[{k}]", _unmarked_message(message, content, k)))
+        out.extend(each(_SEGMENTS, messages, _message_segment))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -185,12 +183,10 @@ class AnthropicDialect(Dialect):
         names += [
             join_path("system", i) for i, b in _indexed_dicts(body.get("system")) if _MARKER in b
         ]
-        for k, message in _indexed_dicts(body.get("messages")):
-            content = message.get("content")
-            if isinstance(content, list) and any(
-                isinstance(block, dict) and _MARKER in block for block in content
-            ):
-                names.append(join_path("messages", k))
+        messages = body.get("messages")
+        if isinstance(messages, list):
+            marks = each(_MARKS, messages, _message_marks)
+            names += [f"messages[{k}]" for k, (_, marked) in enumerate(marks) if marked]
         return tuple(names)
 
     def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
@@ -371,17 +367,36 @@ def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str
             yield name, block, item[_MARKER], name
         block += 1
     messages = body.get("messages")
-    for k, message in enumerate(messages if isinstance(messages, list) else ()):
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            block += 1
-            continue
-        segment = join_path("messages", k)
-        for j, item in enumerate(content):
-            if isinstance(item, dict) and _MARKER in item:
-                last = j == len(content) - 1
-                yield segment, block, item[_MARKER], segment if last else f"{segment}.content[{j}]"
-            block += 1
+    if not isinstance(messages, list):
+        return
+    for k, (count, marked) in enumerate(each(_MARKS, messages, _message_marks)):
+        segment = f"messages[{k}]"
+        for j, marker in marked:
+            last = j == count - 1
+            yield segment, block + j, marker, segment if last else f"{segment}.content[{j}]"
+        block += count
+
+
+def _message_marks(k: int, message: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
+    """The blocks ``messages[k]`` counts in cache order, and (index, marker) of each of its
+    marked blocks; never raises."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return 1, ()
+    if all(type(item) is dict and _MARKER not in item for item in content):
+        return len(content), ()
+    marked = tuple(
+        (j, item[_MARKER])
+        for j, item in enumerate(content)
+        if isinstance(item, dict) and _MARKER in item
+    )
+    return len(content), marked
+
+
+def _message_segment(k: int, message: Any) -> Segment:
+    """The segment of ``messages[k]``: the message as sent, its blocks unmarked."""
+    _, content = _message(message, k)
+    return Segment(f"messages[{k}]", _unmarked_message(message, content, k))
 
 
 # --- body -> neutral ---------------------------------------------------------------------------
@@ -504,8 +519,14 @@ def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
 
 def _history(messages: list[Any]) -> tuple[Message, ...]:
     names: dict[str, str] = {}  # call id -> function name, for the tool_result blocks
-    out = []
-    for k, message in enumerate(messages):
+    shared = _HISTORY.shared(messages)
+    out = list(_HISTORY.values[:shared]) if _HISTORY.values is not None else []
+    for taken in out:  # the calls the messages taken as read name, as reading them learns
+        names.update(
+            (c.id, c.name) for c in taken.parts if isinstance(c, FunctionCall) and c.id is not None
+        )
+    for k in range(shared, len(messages)):
+        message = messages[k]
         key = _READ.key(message)
         read = _READ.get(key)
         if read is None or not _same_names(read, names):
@@ -516,11 +537,20 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
                 key, Message(_ROLES[role], _parts(unmarked["content"], k, names), wire)
             )
         out.append(read)
-    return tuple(out)
+    history = tuple(out)
+    _HISTORY.keep(messages, history)
+    return history
 
 
 _READ: Memo[Message] = Memo()
 """Messages already read: a fork's bodies repeat the parent's messages."""
+_HISTORY: Leading[tuple[Message, ...]] = Leading()
+"""The messages of the history read last, one per body message: a message is read from it
+and those before it alone, so the leading ones a body shares by object read the same."""
+_SEGMENTS: Leading[list[Segment]] = Leading()
+"""The history segments of the body read last, one per body message (see ``_HISTORY``)."""
+_MARKS: Leading[list[tuple[int, tuple[tuple[int, Any], ...]]]] = Leading()
+"""The blocks and markers of each message of the body read last (``_message_marks``)."""
 
 
 def _same_names(message: Message, names: dict[str, str]) -> bool:

@@ -55,7 +55,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Memo
+from ._memo import Leading, Memo, each
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -164,16 +164,7 @@ class GeminiDialect(Dialect):
         if tool_config is not None:
             out.append(Segment("toolConfig", tool_config))
         _field(body, "generationConfig", dict, "")
-        for k, content in enumerate(contents):
-            if type(content) is dict and _plain(content.get("role"), content.get("parts")):
-                out.append(Segment(f"contents[{k}]", content))  # checked inline: see _plain
-                continue
-            path = join_path("contents", k)
-            if not isinstance(content, dict):
-                raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
-            _role(content, path)
-            _required(content, "parts", list, path)
-            out.append(Segment(path, content))
+        out.extend(each(_SEGMENTS, contents, _content_segment))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -194,10 +185,7 @@ class GeminiDialect(Dialect):
         settings = _settings(body, other_tools)
         settings = settings.with_extra(self.name, _kept_head(body, system, tools))
         preset = Preset(system=system, tools=tools, settings=settings)
-        history = tuple(
-            _message(content, join_path("contents", k))
-            for k, content in enumerate(body["contents"])
-        )
+        history = tuple(each(_HISTORY, body["contents"], _indexed_message))
         return Request(preset=preset, history=history)
 
     def render(self, request: Request) -> bytes:
@@ -367,8 +355,29 @@ def _tool(decl: Any, path: str) -> Tool:
     )
 
 
+def _content_segment(k: int, content: Any) -> Segment:
+    """The segment of ``contents[k]``, its envelope checked."""
+    if type(content) is dict and _plain(content.get("role"), content.get("parts")):
+        return Segment(f"contents[{k}]", content)  # checked inline: see _plain
+    path = join_path("contents", k)
+    if not isinstance(content, dict):
+        raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
+    _role(content, path)
+    _required(content, "parts", list, path)
+    return Segment(path, content)
+
+
 _READ: Memo[Message] = Memo()
 """Contents entries already read: a fork's bodies repeat the parent's entries."""
+_HISTORY: Leading[list[Message]] = Leading()
+_SEGMENTS: Leading[list[Segment]] = Leading()
+"""The messages and the segments of the contents read last, one per entry: an entry reads
+the same wherever it is (its index names only a problem), so the leading entries a body
+shares with it by object read as they did."""
+
+
+def _indexed_message(k: int, content: dict[str, Any]) -> Message:
+    return _message(content, join_path("contents", k))
 
 
 def _message(content: dict[str, Any], path: str) -> Message:

@@ -22,6 +22,7 @@ Reference: https://platform.openai.com/docs/api-reference/chat/create
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
@@ -51,7 +52,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Memo, frozen_each
+from ._memo import Leading, Memo, each, frozen_each
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -145,10 +146,7 @@ class OpenAIChat(Dialect):
         out = [Segment(join_path("tools", i), t) for i, t in enumerate(body.get("tools") or ())]
         if body.get("response_format") is not None:
             out.append(Segment("response_format", body["response_format"]))
-        if not all(type(m) is dict and _plain(m.get("role"), m.get("content")) for m in messages):
-            for k, message in enumerate(messages):  # raises at the first bad message
-                _checked_role(message, k)
-        out.extend([Segment(f"messages[{k}]", m) for k, m in enumerate(messages)])
+        out.extend(each(_SEGMENTS, messages, _message_segment))  # raises at the first bad one
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,7 +156,7 @@ class OpenAIChat(Dialect):
     def to_request(self, body: Mapping[str, Any]) -> Request:
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
         messages = _envelope(body)
-        system, history = _history(messages)
+        system, history = _history(messages, reuse=True)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
         leading = messages[: _leading_count(messages)]
@@ -210,6 +208,13 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
     return messages
 
 
+def _message_segment(k: int, message: Any) -> Segment:
+    """The segment of ``messages[k]``, the message checked (``_checked_role``)."""
+    if not (type(message) is dict and _plain(message.get("role"), message.get("content"))):
+        _checked_role(message, k)
+    return Segment(f"messages[{k}]", message)
+
+
 def _checked_role(message: Any, k: int) -> str:
     """Validate one message's shape (object, known role, content type) and return its role.
 
@@ -258,28 +263,63 @@ def _is_system_text(message: Any) -> bool:
 
 _FROZEN: Memo[Json] = Memo()
 """Body messages already frozen for a wire form: a fork's bodies repeat the parent's."""
+_HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
+"""The body messages ``to_request`` read last, the neutral history they gave and where
+each neutral message's run of body messages ends (see ``_history``)."""
 
 
 def _history(
-    messages: list[Any], names: dict[str, str] | None = None, *, leading: bool = True
+    messages: list[Any],
+    names: dict[str, str] | None = None,
+    *,
+    leading: bool = True,
+    reuse: bool = False,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks (leading system/developer messages of text) and the neutral
-    history, each message with the body messages it was read from as its ``wire``."""
+    history, each message with the body messages it was read from as its ``wire``.
+
+    With ``reuse`` (a body's whole history, as ``to_request`` reads it), the neutral
+    messages of the history read last whose runs end before the last body message this
+    one shares with it by object (``Leading``) are taken as read: such a run and whether
+    it ended there are settled by those body messages alone, and reading goes on after it
+    as it would have, with nothing pending and the names of the calls read so far."""
     system: list[str] = []
     history: list[Message] = []
+    ends: list[int] = []  # where each neutral message's run ends (past its last body message)
     pending: list[Part] = []
     run: list[Any] = []  # the body messages of the neutral message being built
     keys: list[bytes | None] = []  # their compact JSON, which keys every memo of a message
     names = {} if names is None else names
     start = _leading_count(messages) if leading else 0
+    resume = 0
+    if reuse and _HISTORY.values is not None:
+        shared = _HISTORY.shared(messages)
+        before, before_ends = _HISTORY.values
+        taken = bisect_left(before_ends, shared)  # the runs that end before messages[shared - 1]
+        if taken:
+            history.extend(before[:taken])
+            ends.extend(before_ends[:taken])
+            resume = before_ends[taken - 1]
+            for read in history:
+                names.update(
+                    (c.id, c.name)
+                    for c in read.parts
+                    if isinstance(c, FunctionCall) and c.id is not None
+                )
+    last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
         wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run, keys)})
         history.append(Message(role, parts, wire))
+        ends.append(last + 1)
         run.clear()
         keys.clear()
 
     for k, message in enumerate(messages):
+        if k < resume:
+            if k < start:
+                system.extend(_texts(message.get("content"), f"messages[{k}].content"))
+            continue
         role = _checked_role(message, k)
         path, content = join_path("messages", k), message.get("content")
         if k < start:
@@ -287,6 +327,7 @@ def _history(
             continue
         key = Memo.key(message)
         if role in ("tool", "function"):
+            last = k
             run.append(message)
             keys.append(key)
             pending.append(_function_response_once(message, path, names, key))
@@ -294,6 +335,7 @@ def _history(
         if role != "user" and pending:
             done("user", tuple(pending))
             pending = []
+        last = k
         run.append(message)
         keys.append(key)
         if role == "user":
@@ -305,6 +347,8 @@ def _history(
             done("system", _user_parts_once(content, f"{path}.content", key))
     if pending:
         done("user", tuple(pending))
+    if reuse:
+        _HISTORY.keep(messages, (tuple(history), tuple(ends)))
     return tuple(system), tuple(history)
 
 
@@ -356,6 +400,9 @@ def _image(part: dict[str, Any], path: str) -> Image:
     return Image(url=url, detail=detail)
 
 
+_SEGMENTS: Leading[list[Segment]] = Leading()
+"""The segments of the messages ``segments`` read last, one per message (each is the message
+itself, checked)."""
 _ASSISTANT: Memo[Message] = Memo()
 """Assistant messages already read: a fork's bodies repeat the parent's."""
 

@@ -32,6 +32,7 @@ Reference: https://platform.openai.com/docs/api-reference/responses/create
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -62,7 +63,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Memo, frozen_each
+from ._memo import Leading, Memo, each, frozen_each
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -175,9 +176,7 @@ class OpenAIResponses(Dialect):
         if isinstance(items, str):  # the same prompt as one user message: the same segment
             out.append(Segment("input[0]", {"role": "user", "content": items}))
             return tuple(out)
-        for k, item in enumerate(items):
-            _checked_kind(item, k)
-            out.append(Segment(f"input[{k}]", _prompted(item)))
+        out.extend(each(_SEGMENTS, items, _item_segment))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -233,7 +232,7 @@ class OpenAIResponses(Dialect):
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
         items = _items(_envelope(body))
         instructions = _instructions(body)
-        system, history = _history(items, instructions)
+        system, history = _history(items, instructions, reuse=True)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
         leading = items[: _leading_count(items)]
@@ -328,13 +327,30 @@ def _checked_kind(item: Any, k: int) -> str:
     return kind
 
 
+def _item_segment(k: int, item: Any) -> Segment:
+    """The segment of ``input[k]``, the item checked: as it reaches the model."""
+    _checked_kind(item, k)
+    return Segment(f"input[{k}]", _prompted(item))
+
+
 def _items(items: list[Any] | str) -> list[Any]:
     """``input`` as a list of items: a string is one user message."""
     if isinstance(items, str):
         return [{"role": "user", "content": items}]
-    for k, item in enumerate(items):
-        _checked_kind(item, k)
+    each(_KINDS, items, _indexed_kind)
     return items
+
+
+def _indexed_kind(k: int, item: Any) -> str:
+    return _checked_kind(item, k)
+
+
+_SEGMENTS: Leading[list[Segment]] = Leading()
+_KINDS: Leading[list[str]] = Leading()
+_MARKS: Leading[list[tuple[int, tuple[tuple[int, Any], ...]]]] = Leading()
+"""The segments, types and breakpoints (``_item_marks``) of the items read last, one per
+item: each depends on its item and index alone, so the leading items a body shares with
+those by object give them again."""
 
 
 def _instructions(body: Mapping[str, Any]) -> str | None:
@@ -386,20 +402,32 @@ def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
     text = body.get("text")
     block += 1 if isinstance(text, dict) and text.get("format") is not None else 0
     items = body.get("input")
-    for k, item in enumerate(items if isinstance(items, list) else ()):
-        if not isinstance(item, dict):
-            block += 1
-            continue
-        parts = item.get("content", item.get("output"))
-        if isinstance(parts, list) and parts:
-            for j, part in enumerate(parts):
-                if isinstance(part, dict) and _BREAKPOINT in part:
-                    yield f"input[{k}]", block + j, part[_BREAKPOINT]
-            block += len(parts)
-        else:
-            block += 1
-        if _BREAKPOINT in item:
-            yield f"input[{k}]", block - 1, item[_BREAKPOINT]
+    if not isinstance(items, list):
+        return
+    for k, (count, marks) in enumerate(each(_MARKS, items, _item_marks)):
+        for at, marker in marks:
+            yield f"input[{k}]", block + at, marker
+        block += count
+
+
+def _item_marks(k: int, item: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
+    """The blocks an item counts, and (block within it, marker) of each breakpoint it holds
+    in cache order: its parts', then its own on its last block. Never raises."""
+    if not isinstance(item, dict):
+        return 1, ()
+    parts = item.get("content", item.get("output"))
+    marks: list[tuple[int, Any]] = []
+    count = 1
+    if isinstance(parts, list) and parts:
+        count = len(parts)
+        marks.extend(
+            (j, part[_BREAKPOINT])
+            for j, part in enumerate(parts)
+            if isinstance(part, dict) and _BREAKPOINT in part
+        )
+    if _BREAKPOINT in item:
+        marks.append((count - 1, item[_BREAKPOINT]))
+    return count, tuple(marks)
 
 
 # --- body -> neutral --------------------------------------------------------------------
@@ -435,23 +463,56 @@ def _side(kind: str, item: dict[str, Any]) -> Literal["model", "user", "message"
     return "model"
 
 
+_HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
+"""The items ``to_request`` read last, the neutral history they gave and where each
+neutral message's run of items ends (see ``_history``)."""
+
+
 def _history(
-    items: list[Any], instructions: str | None = None, *, leading: bool = True
+    items: list[Any],
+    instructions: str | None = None,
+    *,
+    leading: bool = True,
+    reuse: bool = False,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks and the neutral history, each message with the items it was read
-    from as its ``wire``."""
+    from as its ``wire``.
+
+    With ``reuse`` (a body's whole input, as ``to_request`` reads it), the neutral messages
+    of the history read last whose runs end before the last item this input shares with it
+    by object (``Leading``) are taken as read: such a run and whether it ended there are
+    settled by those items alone, and reading goes on after it as it would have, with
+    nothing pending and the names of the calls read so far."""
     system: list[str] = [] if instructions is None else [instructions]
     history: list[Message] = []
+    ends: list[int] = []  # where each neutral message's run ends (past its last item)
     model: list[Part] = []
     pending: list[Part] = []
     run: list[Any] = []
     keys: list[bytes | None] = []  # the run's compact JSON, which keys every memo of an item
     names: dict[str, str] = {}
     start = _leading_count(items) if leading else 0
+    resume = 0
+    if reuse and _HISTORY.values is not None:
+        shared = _HISTORY.shared(items)
+        before, before_ends = _HISTORY.values
+        taken = bisect_left(before_ends, shared)  # the runs that end before items[shared - 1]
+        if taken:
+            history.extend(before[:taken])
+            ends.extend(before_ends[:taken])
+            resume = before_ends[taken - 1]
+            for read in history:
+                names.update(
+                    (c.id, c.name)
+                    for c in read.parts
+                    if isinstance(c, FunctionCall) and c.id is not None
+                )
+    last = 0  # the index of the last item in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
         wire = FrozenDict({_NAME: frozen_each(_FROZEN, run, keys)})
         history.append(Message(role, tuple(parts), wire))
+        ends.append(last + 1)
         run.clear()
         keys.clear()
 
@@ -459,6 +520,8 @@ def _history(
         path = f"input[{k}]"
         if k < start:
             system.extend(_texts(item.get("content"), f"{path}.content"))
+            continue
+        if k < resume:
             continue
         kind = _checked_kind(item, k)
         side = _side(kind, item)
@@ -469,6 +532,7 @@ def _history(
             done("user", pending)  # the outputs before a model item or a system message
             pending = []
         key = Memo.key(item)
+        last = k
         run.append(item)
         keys.append(key)
         if side == "model":
@@ -484,6 +548,8 @@ def _history(
         done("model", model)
     if pending:
         done("user", pending)
+    if reuse:
+        _HISTORY.keep(items, (tuple(history), tuple(ends)))
     return tuple(system), tuple(history)
 
 

@@ -15,7 +15,9 @@ from functools import cached_property
 
 import orjson
 
+from .._bodies import Layout, _common_length, _layout, _reusing
 from ..dialects import Dialect, ParsedBody
+from ..dialects._memo import on_forget
 from ..model import Message, Preset, Request
 from ..prefix import Frame, PrefixStream, prefix_stream
 from ._layout import Family, families
@@ -69,7 +71,7 @@ class Body:
 def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
     """The body, or one sentence saying why it cannot be read."""
     try:
-        decoded = orjson.loads(raw)
+        decoded = _decoded(raw, dialect.name)
         parsed = dialect.parse(decoded)
         stream = prefix_stream(parsed)
         request = parsed.request
@@ -80,6 +82,38 @@ def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
     except RecursionError:
         return f"{label} is nested too deeply to read"
     return Body(label, parsed, stream, request, families(dialect.name, parsed.segments), raw)
+
+
+_LAST: dict[str, tuple[bytes, Layout]] = {}
+"""Per dialect, the last body decoded whose bytes are its compact encoding, and its layout."""
+_LAST_MAX_BYTES = 16 << 20
+"""A larger body is not kept: memory stays bounded."""
+on_forget(_LAST.clear)
+
+
+def _decoded(raw: bytes, dialect: str) -> object:
+    """``orjson.loads(raw)``, raising as it does; the leading array items whose bytes are
+    those of the last body decoded for ``dialect`` are that body's item objects (as
+    ``harness._bodies.decode_pair`` reads a fork), so a child costs the decoding of its own
+    tail and the dialect's readers find the parent's items again by object (``Leading``).
+
+    Exact: ``_reusing`` checks every byte of the body against the compact encoding of what
+    it gives, and a body it cannot read so is decoded whole."""
+    last = _LAST.get(dialect)
+    reused: tuple[object, Layout] | None = None
+    layout: Layout | None
+    if last is not None:
+        reused = _reusing(raw, last[1], _common_length(last[0], raw))
+    if reused is not None:
+        decoded, layout = reused
+    else:
+        decoded = orjson.loads(raw)
+        layout = _layout(raw, decoded, None, 0) if len(raw) <= _LAST_MAX_BYTES else None
+    if layout is not None:
+        _LAST[dialect] = (raw, Layout(layout.body, layout.items))  # no chain of parents
+    else:
+        _LAST.pop(dialect, None)
+    return decoded
 
 
 _COUNTS: dict[tuple[str, Message, object], int] = {}

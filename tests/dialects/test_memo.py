@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dialects._memo import Memo, forget, frozen_each
+from harness.dialects._memo import Leading, Memo, each, forget, frozen_each, on_forget
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
@@ -192,3 +192,43 @@ def test_forget_empties_every_memo() -> None:
     memo.put(memo.key({"k": 1}), 1)
     forget()
     assert memo.get(memo.key({"k": 1})) is None
+
+
+def test_leading_items_are_shared_by_object_never_by_equality() -> None:
+    leading: Leading[list[str]] = Leading()
+    first, second = {"n": 1}, {"n": 2}
+    leading.keep([first, second], ["a", "b"])
+    assert leading.shared([first, second, {"n": 3}]) == 2
+    assert leading.shared([first, {"n": 2}]) == 1  # equal, but another object
+    assert leading.shared([{"n": 1}, second]) == 0
+    assert leading.shared([second, first]) == 0  # the same objects at other indexes
+    assert leading.shared([first]) == 1
+
+
+def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives() -> None:
+    leading: Leading[list[tuple[int, Any]]] = Leading()
+    calls: list[int] = []
+
+    def read(k: int, item: Any) -> tuple[int, Any]:
+        calls.append(k)
+        return k, item["n"]
+
+    items: list[Any] = [{"n": 1}, {"n": 1.0}, {"n": True}]
+    assert each(leading, items, read) == [(0, 1), (1, 1.0), (2, True)]
+    calls.clear()
+    again = [items[0], items[1], {"n": True}, {"n": 4}]
+    assert each(leading, again, read) == [read(k, item) for k, item in enumerate(again)]
+    assert calls[:2] == [2, 3]  # the first two as read before
+    assert [type(v) for _, v in each(leading, again, read)] == [int, float, bool, int]
+
+
+def test_forget_empties_what_the_leading_memos_hold_and_calls_its_hooks() -> None:
+    leading: Leading[list[int]] = Leading()
+    item = {"k": 1}
+    leading.keep([item], [1])
+    called: list[bool] = []
+    on_forget(lambda: called.append(True))
+    forget()
+    assert leading.shared([item]) == 0
+    assert leading.values is None
+    assert called

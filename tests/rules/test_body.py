@@ -1,9 +1,13 @@
 import orjson
 import pytest
 
+from harness.check import bundled_fixtures
 from harness.dialects import get_dialect
+from harness.dialects._memo import forget
 from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
+from harness.rules import _body
 from harness.rules._body import Body, _rendered_count, message_frame, message_frames, read_body
+from harness.scenarios import load_fixtures
 
 from .support import REFERENCE, outcome
 
@@ -102,3 +106,192 @@ def test_head_frames_and_counts_need_no_frame_of_the_history_built() -> None:
     assert system == body.frames[3:5]  # after three tools
     assert all(a is b for a, b in zip(system, body.frames[3:5], strict=True))
     assert inside == body.frames[5:7]
+
+
+# --- a body read after another: the items it shares by bytes are read as they were ----------
+
+
+def _read_as(raw: bytes, dialect: str) -> object:
+    """Everything a body reads to, in forms that tell 1, 1.0 and true apart (reprs, bytes)."""
+    body = read_body("b", raw, get_dialect(dialect))
+    if isinstance(body, str):
+        return body
+    parsed, request = body.parsed, body.request
+    return (
+        repr(parsed.body),
+        repr(parsed.segments),
+        repr(parsed.settings),
+        parsed.cache_markers,
+        repr(parsed.markers),
+        body.families,
+        repr(request),
+        [orjson.dumps(m.wire) for m in request.history],
+        [(f.name, f.start, f.end) for f in body.frames],
+    )
+
+
+def _cold(raw: bytes, dialect: str) -> object:
+    forget()
+    return _read_as(raw, dialect)
+
+
+def _in_turn(bodies: list[bytes], dialect: str) -> None:
+    """Each body read after the one before it reads as it does read alone."""
+    cold = [_cold(raw, dialect) for raw in bodies]
+    forget()
+    assert [_read_as(raw, dialect) for raw in bodies] == cold
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini", "openai", "openai-responses"])
+def test_a_corpus_outcomes_bodies_read_in_turn_as_each_reads_alone(dialect: str) -> None:
+    for scenario in list(load_fixtures(bundled_fixtures())):
+        o = REFERENCE.assemble(scenario, dialect)
+        bodies = [o.parent, *o.children, *o.follow_ups, o.parent_next]
+        _in_turn([raw for raw in bodies if raw is not None], dialect)
+
+
+def _user(text: str) -> dict[str, object]:
+    return {"role": "user", "content": text}
+
+
+_HEAD = {"model": "m", "max_tokens": 9, "system": "s"}
+_CALL = {"type": "tool_use", "id": "c1", "name": "f", "input": {"n": 1}}
+_RESULT = {"type": "tool_result", "tool_use_id": "c1"}
+_CHAT_CALL = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+}
+_TOOL = {"role": "tool", "tool_call_id": "c1", "content": "r"}
+_FUNCTION_CALL = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+_OUTPUT = {"type": "function_call_output", "call_id": "c1", "output": "r"}
+_EDGES: dict[str, list[dict[str, object]]] = {
+    # each body shares all but the last item of the one before it: where a run of items the
+    # body before ended there, the same items go on into another run in this one
+    "anthropic": [
+        {**_HEAD, "messages": [_user("q"), {"role": "assistant", "content": [_CALL]}, _user("k")]},
+        {  # a result of a call taken as read: its name is the call's
+            **_HEAD,
+            "messages": [
+                _user("q"),
+                {"role": "assistant", "content": [_CALL]},
+                {"role": "user", "content": [_RESULT]},
+                _user("k"),
+            ],
+        },
+        {
+            **_HEAD,
+            "messages": [
+                _user("q"),
+                {"role": "assistant", "content": [_CALL]},
+                {"role": "user", "content": [_RESULT]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+                    ],
+                },
+            ],
+        },
+    ],
+    "gemini": [
+        {"contents": [{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": []}]},
+        {
+            "contents": [
+                {"role": "user", "parts": [{"text": "q"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {"n": 1}}}]},
+            ]
+        },
+    ],
+    "openai": [
+        {  # the tool message's run ends before the assistant message
+            "messages": [
+                {"role": "system", "content": "s"},
+                _user("q"),
+                _CHAT_CALL,
+                _TOOL,
+                {"role": "assistant", "content": "x"},
+            ]
+        },
+        {  # here it goes on into the user message after it: one neutral message
+            "messages": [
+                {"role": "system", "content": "s"},
+                _user("q"),
+                _CHAT_CALL,
+                _TOOL,
+                _user("go"),
+            ]
+        },
+        {
+            "messages": [
+                {"role": "system", "content": "s"},
+                _user("q"),
+                _CHAT_CALL,
+                _TOOL,
+                {"role": "tool", "tool_call_id": "c1", "content": "again"},
+                {"role": "assistant", "content": "x"},
+            ]
+        },
+    ],
+    "openai-responses": [
+        {"input": [_user("q"), _FUNCTION_CALL, _user("k")]},
+        {  # the model's run goes on: one model message with both calls
+            "input": [
+                _user("q"),
+                _FUNCTION_CALL,
+                {"type": "function_call", "call_id": "c2", "name": "g", "arguments": "{}"},
+                _user("k"),
+            ]
+        },
+        {"input": [_user("q"), _FUNCTION_CALL, _OUTPUT, _FUNCTION_CALL]},
+        {"input": [_user("q"), _FUNCTION_CALL, _OUTPUT, _user("go")]},  # the output joins it
+    ],
+}
+
+
+def _history_key(dialect: str) -> str:
+    return {"gemini": "contents", "openai-responses": "input"}.get(dialect, "messages")
+
+
+@pytest.mark.parametrize("dialect", sorted(_EDGES))
+def test_a_body_read_after_one_it_extends_reads_as_it_does_alone(dialect: str) -> None:
+    """Runs that end where the body before ends (a tool run, a model's calls), call names
+    learnt from messages taken as read, markers after them: each body as read alone."""
+    bodies = [orjson.dumps(body) for body in _EDGES[dialect]]
+    _in_turn(bodies, dialect)
+    forget()
+    first = read_body("p", bodies[0], get_dialect(dialect))
+    second = read_body("c", bodies[1], get_dialect(dialect))
+    assert isinstance(first, Body)
+    assert isinstance(second, Body)
+    key = _history_key(dialect)
+    shared = len(first.parsed.body[key]) - 2  # the last item the two bodies share
+    assert second.parsed.body[key][shared] is first.parsed.body[key][shared]  # the fast path
+    assert second.request.history[0] is first.request.history[0]
+
+
+@pytest.mark.parametrize("dialect", sorted(_EDGES))
+def test_a_body_whose_bytes_differ_from_the_one_before_is_read_from_its_own(dialect: str) -> None:
+    """1, 1.0 and true are equal values of other bytes; whitespace, a key held twice and bytes
+    that are no JSON are no compact encoding: each such body reads as it does alone."""
+    parent = orjson.dumps(_EDGES[dialect][-1])
+    key = _history_key(dialect).encode()
+    variants = [
+        parent.replace(b'"{}"', b'"{\\"n\\":1.0}"').replace(b'{"n":1}', b'{"n":1.0}'),
+        parent.replace(b'{"n":1}', b'{"n":true}'),
+        orjson.dumps(_EDGES[dialect][-1], option=orjson.OPT_INDENT_2),
+        parent[:-1] + b',"' + key + b'":[]}',
+        parent[:-1] + b',"' + key + b'":[' + parent[parent.index(b"[") + 1 : -1] + b"}",
+        parent[:-2],
+        parent.replace(b'"q"', b'"\\u0071"'),
+    ]
+    for variant in variants:
+        _in_turn([parent, variant, parent], dialect)
+
+
+def test_the_last_body_is_kept_per_dialect_and_forgotten_with_the_memos() -> None:
+    raw = orjson.dumps(_EDGES["openai"][0])
+    read_body("p", raw, OPENAI)
+    assert _body._LAST["openai"][0] is raw
+    forget()
+    assert "openai" not in _body._LAST
