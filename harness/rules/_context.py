@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from operator import is_
 
 import orjson
 
 from ..assemblers import completed_prefix
 from ..dialects import CacheScope, Dialect
-from ..model import Message
+from ..model import FunctionCall, Message
 from ..prefix import Divergence, locate
 from ..prefix._stream import common_segments
 from ..scenarios import CAPTURED, Scenario
@@ -72,6 +73,8 @@ class Context:
     _ends: dict[str, int] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
     _aligned: dict[str, int] = field(default_factory=dict, repr=False)
+    _walked: list[tuple[tuple[Message, ...], int]] = field(default_factory=list, repr=False)
+    """Each history ``inherited_count`` has walked, with its ``aligned`` count."""
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
 
@@ -147,10 +150,12 @@ class Context:
         them, once per child)."""
         messages, before, count = [], [0], 0
         for k, message in enumerate(self.inherited):
-            calls = len(message.function_calls)
-            if calls:
+            calls = count
+            for part in message.parts:  # ``function_calls``, without a tuple of them
+                if isinstance(part, FunctionCall):
+                    count += 1
+            if count > calls:
                 messages.append(k)
-                count += calls
             before.append(count)
         return Calls(tuple(messages), tuple(before))
 
@@ -165,8 +170,11 @@ class Context:
         ``history-inherited`` reports). So a task sent after a shortened history is after
         the inherited part, and a task written into an inherited message is inside it."""
         if body.label not in self._counts:
-            count, aligned = _kept(self.inherited, body.request.history)
+            history = body.request.history
+            known = max((_same(history, h, n) for h, n in self._walked), default=0)
+            count, aligned = _kept(self.inherited, history, known)
             self._counts[body.label], self._aligned[body.label] = count, aligned
+            self._walked.append((history, aligned))
         return self._counts[body.label]
 
     def aligned(self, body: Body) -> int:
@@ -267,12 +275,22 @@ class Context:
         return None
 
 
-def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> tuple[int, int]:
+def _same(history: tuple[Message, ...], other: tuple[Message, ...], limit: int) -> int:
+    """How many of the first ``limit`` messages of two histories are the very same objects
+    (a dialect's reader gives equal bodies' equal messages as one object)."""
+    flags = list(map(is_, history[:limit], other[:limit]))
+    return flags.index(False) if False in flags else len(flags)
+
+
+def _kept(
+    span: tuple[Message, ...], history: tuple[Message, ...], known: int = 0
+) -> tuple[int, int]:
     """``Context.inherited_count`` and ``Context.aligned``: the leading run of messages
     equal to the span's at the same index first (each one found where the search would
-    look first), then the search of what is left of the span."""
+    look first), then the search of what is left of the span. The first ``known`` messages
+    are known to equal the span's (they are those of a history already walked)."""
     n = len(span)
-    aligned, common = 0, min(n, len(history))
+    aligned, common = known, min(n, len(history))
     while aligned < common and span[aligned] == history[aligned]:
         aligned += 1
     j = aligned

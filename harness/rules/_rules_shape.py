@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..assemblers import calls_answered
 from ..model import FunctionCall, FunctionResponse
 from ._body import Body, message_frame
 from ._context import Context
@@ -93,12 +92,14 @@ def _pairing(ctx: Context, body: Body) -> Finding:
     rule, history, dialect = "call-pairing", body.request.history, ctx.dialect
     calls: tuple[FunctionCall, ...] = ()
     total = 0
-    plain = calls_answered((), (), dialect)  # a turn without calls after one without calls
+    answered = dialect.calls_answered  # what ``calls_answered`` asks of a dialect
+    plain = answered((), ())  # a turn without calls after one without calls
     for k, message in enumerate(history):
-        role = message.role
-        for part in message.parts:  # most messages hold no call or response at all
+        role, parts = message.role, message.parts
+        for part in parts:  # most messages hold no call or response at all
             if isinstance(part, _CALL_PARTS):
-                own, responses = message.function_calls, message.function_responses
+                own = tuple([p for p in parts if isinstance(p, FunctionCall)])
+                responses = tuple([p for p in parts if isinstance(p, FunctionResponse)])
                 break
         else:
             own = responses = ()
@@ -108,7 +109,7 @@ def _pairing(ctx: Context, body: Body) -> Finding:
         if role == "model" and responses:
             return _flag(ctx, rule, body, k, "is a model turn holding function responses")
         if role == "user" and not (
-            plain if not calls and not responses else calls_answered(calls, responses, dialect)
+            plain if not calls and not responses else answered(calls, responses)
         ):
             problem = (
                 f"does not answer the calls before it one to one "

@@ -195,8 +195,17 @@ def test_the_walks_that_skip_settled_messages_find_what_the_plain_walks_find(
     kept = zip(span[:cut], redactions, strict=False)
     history = tuple(m if r == "keep" else _redact(m, r) for m, r in kept) + tail
     child = replace(real.children[0], request=replace(real.children[0].request, history=history))
-    ctx = Context(real.scenario, real.dialect, real.outcome, real.parent, (child,))
+    # a sibling sharing the first's message objects up to a point (as a reader gives them)
+    again = history[: len(redactions) // 2 + cut % 3] + span[cut:]
+    other = replace(child, label="children[1]", request=replace(child.request, history=again))
+    ctx = Context(real.scenario, real.dialect, real.outcome, real.parent, (child, other))
     ctx.__dict__["inherited"] = span  # the span drawn, not the scenario's
+    for body in (child, other):
+        assert ctx.inherited_count(body) == _old_kept(span, body.request.history)
+        run, shown = 0, body.request.history
+        while run < min(len(span), len(shown)) and span[run] == shown[run]:
+            run += 1
+        assert ctx.aligned(body) == run
     assert _outcome(_pairing, ctx, child) == _outcome(_old_pairing, ctx, child)
     found = _args(ctx, child)
     plain = _old_args(ctx, child)
