@@ -278,7 +278,7 @@ class _Lines:
     as a bytearray's bytes may not be (a 240 KB reply read in 0.04 ms, not 0.15)."""
 
     def __init__(self) -> None:
-        self._buf = mmap.mmap(-1, _CHUNK)
+        self._buf = _anonymous_map(_CHUNK)
         self._size = 0
         """How many bytes of the buffer hold output not taken."""
         self._scanned = 0
@@ -323,13 +323,22 @@ class _Lines:
 
     def _resize(self, size: int) -> None:
         """Move what is held to a new map of ``size`` bytes (at least what is held)."""
-        old, self._buf = self._buf, mmap.mmap(-1, size)
+        old, self._buf = self._buf, _anonymous_map(size)
         self._buf[: self._size] = old[: self._size]
         old.close()
 
     def pending(self) -> bytes:
         """What was read and not taken."""
         return self._buf[: self._size]
+
+
+def _anonymous_map(size: int) -> mmap.mmap:
+    """``size`` zero bytes in a map of their own, private: a forked process gets a copy of
+    it, as it would of a bytearray, not the same memory (an anonymous map is shared by
+    default)."""
+    if sys.platform == "win32":
+        return mmap.mmap(-1, size)
+    return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
 
 
 def _widen(pipe: IO[bytes]) -> None:

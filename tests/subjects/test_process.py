@@ -169,6 +169,22 @@ def test_lines_split_across_reads_grow_the_buffer_and_keep_what_follows() -> Non
         os.close(w)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_process_does_not_share_the_stdout_buffer() -> None:
+    lines = _Lines()
+    r, w = os.pipe()
+    os.write(w, b"abc")
+    assert lines.read(r, 100) == 3
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        lines._buf[:3] = b"xyz"
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert lines.pending() == b"abc"
+    os.close(r)
+    os.close(w)
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
 def test_the_pipes_take_a_request_and_its_reply_in_one_write() -> None:
     import fcntl
