@@ -324,7 +324,8 @@ class _Lines:
     def _resize(self, size: int) -> None:
         """Move what is held to a new map of ``size`` bytes (at least what is held)."""
         old, self._buf = self._buf, _anonymous_map(size)
-        self._buf[: self._size] = old[: self._size]
+        with memoryview(old) as held:  # no copy of a huge line in between
+            self._buf[: self._size] = held[: self._size]
         old.close()
 
     def pending(self) -> bytes:
