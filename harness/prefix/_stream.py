@@ -192,7 +192,12 @@ def common_segments(a: PrefixStream, b: PrefixStream, *, known: int = 0) -> int:
 
     ``known`` leading segments are taken as identical without a look: a count the caller
     has proven (each stream frames them as a third one does, ``common_via``)."""
-    start = _fresh_common_segments(a, b) if known <= 0 else known
+    start = max(known, 0)
+    shared = _shared(a, b)
+    if shared:
+        start = _laid_out_common_segments(a, b, shared, start)
+    else:
+        start = _tight_common_segments(a, b, start)
     for i, (x, y) in enumerate(zip(a.segments[start:], b.segments[start:], strict=False), start):
         if x.name != y.name or a.encoded(i) != b.encoded(i):
             return i
@@ -211,36 +216,33 @@ def common_via(a: PrefixStream, b: PrefixStream, shared_a: int, shared_b: int) -
     return common_segments(a, b, known=shared_a)
 
 
-def _fresh_common_segments(a: PrefixStream, b: PrefixStream) -> int:
-    """``common_segments`` of two streams nothing has been encoded of yet, in one tight
-    loop: each pair of segments encoded, measured (``_ends``) and compared, then dropped.
+def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
+    """``common_segments`` from ``start`` in one tight loop: names compared first, then
+    each pair of segments encoded (as ``encoded`` would: the same bytes, whatever a stream
+    keeps), measured where a stream's ``_ends`` reach it and compared, then dropped.
 
-    Returns where the general loop goes on: the first segment that differs (measured), one
-    orjson refuses (not measured), or the end of the shorter stream.
+    Returns where the general loop goes on: the first segment that differs, one orjson
+    refuses (not measured), or the end of the shorter stream.
     """
-    if a._frames is not None or b._frames is not None or a._ends or b._ends:
-        return 0
-    if a._alone or b._alone:
-        return 0
-    shared = _shared(a, b)
-    if shared:  # else nothing is shared: the loop below is the fastest
-        return _laid_out_common_segments(a, b, shared)
+    sa, sb = a.segments, b.segments
     ends_a, ends_b, dumps_ = a._ends, b._ends, orjson.dumps
-    end_a = end_b = 0
-    for i, (x, y) in enumerate(zip(a.segments, b.segments, strict=False)):
+    count = min(len(sa), len(sb))
+    for i in range(start, count):
+        x, y = sa[i], sb[i]
+        name = x.name
+        if name != y.name:
+            return i
         try:
             json_a, json_b = dumps_(x.value), dumps_(y.value)
         except orjson.JSONEncodeError:
             return i
-        name_a, name_b = x.name, y.name
-        named = len(name_a.encode()) + 2
-        end_a += named + len(json_a)
-        end_b += (named if name_a == name_b else len(name_b.encode()) + 2) + len(json_b)
-        ends_a.append(end_a)
-        ends_b.append(end_b)
-        if json_a != json_b or name_a != name_b:
+        if len(ends_a) == i:
+            ends_a.append((ends_a[-1] if i else 0) + len(name.encode()) + 2 + len(json_a))
+        if len(ends_b) == i:
+            ends_b.append((ends_b[-1] if i else 0) + len(name.encode()) + 2 + len(json_b))
+        if json_a != json_b:
             return i
-    return min(len(a.segments), len(b.segments))
+    return count
 
 
 def _shared(a: PrefixStream, b: PrefixStream) -> dict[str, int] | None:
@@ -257,14 +259,16 @@ def _shared(a: PrefixStream, b: PrefixStream) -> dict[str, int] | None:
     return None
 
 
-def _laid_out_common_segments(a: PrefixStream, b: PrefixStream, shared: dict[str, int]) -> int:
-    """``_fresh_common_segments`` of two streams whose layouts say which array items the
+def _laid_out_common_segments(
+    a: PrefixStream, b: PrefixStream, shared: dict[str, int], start: int
+) -> int:
+    """``_tight_common_segments`` of two streams whose layouts say which array items the
     fork repeats from the parent: a run of such items, the same items of the same array on
     both sides under the same names, is equal and measured without encoding anything; any
     other pair of segments is encoded and compared (and measured) as usual."""
     sa, sb = a.segments, b.segments
     count = min(len(sa), len(sb))
-    i = 0
+    i = start
     while i < count:
         if sa[i].name != sb[i].name:
             return i
@@ -297,9 +301,17 @@ def _shared_run(a: PrefixStream, b: PrefixStream, i: int, stop: int, shared: dic
     if names != other:
         n = _leading(list(map(str.__eq__, names, other)))
         del names[n:]
-    _extend_ends(a, names, bounds, k)
-    b._ends.extend(a._ends[i : i + n])
+    _measure_run(a, i, names, bounds, k)
+    _measure_run(b, i, names, theirs[1], k)
     return n
+
+
+def _measure_run(stream: PrefixStream, i: int, names: list[str], bounds: list[int], k: int) -> None:
+    """Measure the frames of a run of array items from segment ``i`` (``_extend_ends``) that
+    the stream has not measured yet; none if its ``_ends`` stop short of ``i``."""
+    done = len(stream._ends) - i
+    if 0 <= done < len(names):
+        _extend_ends(stream, names[done:], bounds, k + done)
 
 
 def _leading(flags: list[bool]) -> int:

@@ -280,6 +280,29 @@ def test_laid_out_streams_measured_alone_and_swapped(pair: Pair, tmp_path: Path)
     assert fast[1].starts_with(fast[0]) is slow[1].starts_with(slow[0])
 
 
+@pytest.mark.parametrize("touched", [(0,), (1,), (0, 3), (-1,), (2, -1)])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_streams_with_frames_built_before_compare_and_measure_as_plain_ones(
+    pair: Pair, touched: tuple[int, ...], tmp_path: Path
+) -> None:
+    """Frames built alone before the comparison (a rule's head frames, a divergence's) leave
+    the comparison, the lengths and every offset as they are: the loops measure what is
+    not measured yet, whether the layouts take a run or each segment is encoded."""
+    for streams in (_streams(pair, tmp_path), _streams(pair)):
+        slow = _streams(pair)
+        for stream in streams:
+            for index in touched:
+                if abs(index) < len(stream.segments):
+                    stream.frame(index % len(stream.segments))
+        assert common_segments(*streams) == common_segments(*slow)
+        assert _divergence(locate(*streams)) == _divergence(locate(*slow))
+        for a, b in zip(streams, slow, strict=True):
+            assert a.length == b.length
+            assert [(f.name, f.start, f.json) for f in a.frames] == [
+                (f.name, f.start, f.json) for f in b.frames
+            ]
+
+
 def test_a_segment_that_is_not_the_bodys_own_item_is_encoded() -> None:
     """A value a dialect made (a cache marker removed) is not the body's item: its
     encoding is made, never read from the layout."""
