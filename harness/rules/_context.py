@@ -72,8 +72,7 @@ class Context:
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
     _ends: dict[str, int] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
-    _aligned: dict[str, int] = field(default_factory=dict, repr=False)
-    _walked: list[tuple[tuple[Message, ...], int]] = field(default_factory=list, repr=False)
+    _aligned: dict[str, tuple[tuple[Message, ...], int]] = field(default_factory=dict, repr=False)
     """Each history ``inherited_count`` has walked, with its ``aligned`` count."""
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
@@ -171,10 +170,10 @@ class Context:
         the inherited part, and a task written into an inherited message is inside it."""
         if body.label not in self._counts:
             history = body.request.history
-            known = max((_same(history, h, n) for h, n in self._walked), default=0)
+            walked = self._aligned.values()
+            known = max((_same(history, h, n) for h, n in walked), default=0)
             count, aligned = _kept(self.inherited, history, known)
-            self._counts[body.label], self._aligned[body.label] = count, aligned
-            self._walked.append((history, aligned))
+            self._counts[body.label], self._aligned[body.label] = count, (history, aligned)
         return self._counts[body.label]
 
     def aligned(self, body: Body) -> int:
@@ -183,7 +182,13 @@ class Context:
         usual copy of the span is aligned all along, and a rule then looks past it only)."""
         if body.label not in self._aligned:
             self.inherited_count(body)
-        return self._aligned[body.label]
+        return self._aligned[body.label][1]
+
+    def known_aligned(self, body: Body) -> int | None:
+        """``aligned`` if ``inherited_count`` has walked this body's history already, else
+        None (nothing is compared to learn it)."""
+        held = self._aligned.get(body.label)
+        return held[1] if held is not None and held[0] is body.request.history else None
 
     def inherited_end(self, body: Body) -> int:
         """The index of the body's first frame after the inherited span (head included): the

@@ -108,7 +108,7 @@ def _inherited(ctx: Context, child: Body) -> Finding:
             cost = ctx.cost(child)  # none when the child is a mere prefix: content is lost
             return Finding(rule, "fail", message, evidence, cost if cost.lost_bytes else None)
         got = actual[k]
-        if got == want or _unredacted(got, want) == want:
+        if got is want or got == want or _unredacted(got, want) == want:
             continue
         evidence = _against_parent(ctx, child, k)
         message = (

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..model import FunctionCall, FunctionResponse
+from ..model import FunctionCall, FunctionResponse, Message
+from ..scenarios import Scenario
 from ._body import Body, message_frame
 from ._context import Context
 from ._evidence import at
@@ -32,11 +33,12 @@ def _flag(ctx: Context, rule: str, body: Body, k: int, problem: str) -> Finding:
 
 
 def alternation(ctx: Context) -> Finding:
-    findings = [_alternation(ctx, b) for b in _bodies(ctx)]
+    shaped = _repeats(ctx.parent)
+    findings = [_alternation(ctx, b, shaped) for b in _bodies(ctx)]
     return combine("alternation", findings, none="no child body to check")
 
 
-def _alternation(ctx: Context, body: Body) -> Finding:
+def _alternation(ctx: Context, body: Body, shaped: set[tuple[int, str]]) -> Finding:
     rule, history = "alternation", body.request.history
     if not history:
         evidence = at(None, None, body=body.label, reason="no messages")
@@ -45,7 +47,6 @@ def _alternation(ctx: Context, body: Body) -> Finding:
     if not turns:
         evidence = at(None, None, body=body.label, reason="no user or model messages")
         return Finding(rule, "fail", f"{body.label} has only system messages", evidence)
-    shaped = _repeats(ctx.parent)
     previous: str | None = None
     for turn, (k, message) in enumerate(turns):
         due = "user" if previous is None else ("model" if previous == "user" else "user")
@@ -87,15 +88,21 @@ def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
 
 _CALL_PARTS = (FunctionCall, FunctionResponse)
 
+Answered = Callable[[Sequence[FunctionCall], Sequence[FunctionResponse]], bool]
 
-def _pairing(ctx: Context, body: Body) -> Finding:
-    rule, history, dialect = "call-pairing", body.request.history, ctx.dialect
-    calls: tuple[FunctionCall, ...] = ()
-    total = 0
-    answered = dialect.calls_answered  # what ``calls_answered`` asks of a dialect
+
+def _walk(
+    history: Sequence[Message], answered: Answered, start: int, calls: tuple[FunctionCall, ...]
+) -> tuple[int, str] | tuple[None, tuple[FunctionCall, ...]]:
+    """Pair calls and responses from message ``start`` on, with ``calls`` open before it:
+    the index of the first message that breaks the pairing and why, or None and the calls
+    still open at the end."""
     plain = answered((), ())  # a turn without calls after one without calls
-    for k, message in enumerate(history):
+    for k in range(start, len(history)):
+        message = history[k]
         role, parts = message.role, message.parts
+        if role == "system":  # between turns, where a dialect allows it
+            continue
         for part in parts:  # most messages hold no call or response at all
             if isinstance(part, _CALL_PARTS):
                 own = tuple([p for p in parts if isinstance(p, FunctionCall)])
@@ -103,11 +110,8 @@ def _pairing(ctx: Context, body: Body) -> Finding:
                 break
         else:
             own = responses = ()
-        total += len(own)
-        if role == "system":  # between turns, where a dialect allows it
-            continue
         if role == "model" and responses:
-            return _flag(ctx, rule, body, k, "is a model turn holding function responses")
+            return k, "is a model turn holding function responses"
         if role == "user" and not (
             plain if not calls and not responses else answered(calls, responses)
         ):
@@ -115,14 +119,75 @@ def _pairing(ctx: Context, body: Body) -> Finding:
                 f"does not answer the calls before it one to one "
                 f"(calls {_describe(calls)}, responses {_describe(responses)})"
             )
-            return _flag(ctx, rule, body, k, problem)
+            return k, problem
         if role == "model" and calls:
-            problem = f"follows calls {_describe(calls)} that were never answered"
-            return _flag(ctx, rule, body, k, problem)
+            return k, f"follows calls {_describe(calls)} that were never answered"
         calls = own if role == "model" else ()
-    if calls:
+    return None, calls
+
+
+_SPAN_BREAKS: dict[tuple[int, object], tuple[Scenario, int | None]] = {}
+"""Where the pairing of a scenario's inherited span breaks (None: nowhere), by the scenario
+(held, so its id stays its own) and the dialect's pairing function: one walk of the span
+serves every dialect that pairs alike, and every body that copies the span."""
+_SPAN_BREAKS_MAX = 16
+
+
+def _span_break(ctx: Context, answered: Answered) -> int | None:
+    """The first message of the inherited span that breaks the pairing, if one does."""
+    pairing = getattr(answered, "__func__", answered)
+    key = (id(ctx.scenario), pairing)
+    held = _SPAN_BREAKS.get(key)
+    if held is None or held[0] is not ctx.scenario:
+        if len(_SPAN_BREAKS) >= _SPAN_BREAKS_MAX:
+            del _SPAN_BREAKS[next(iter(_SPAN_BREAKS))]
+        at, _ = _walk(ctx.inherited, answered, 0, ())
+        held = _SPAN_BREAKS[key] = (ctx.scenario, at if isinstance(at, int) else None)
+    return held[1]
+
+
+def _settled(ctx: Context, body: Body, answered: Answered) -> int:
+    """How many leading messages of ``body`` need no walk: those equal to the span's (its
+    ``aligned`` count: a child's, which the span's rules count anyway, or another body's
+    counted already) before any place the span's own pairing breaks. Equal messages pair
+    as the span's do, so the walk goes on after them as it would have."""
+    aligned = ctx.aligned(body) if body in ctx.children else ctx.known_aligned(body)
+    if not aligned:
+        return 0
+    at = _span_break(ctx, answered)
+    return 0 if at is not None and at < aligned else aligned
+
+
+def _open_calls(history: Sequence[Message], start: int) -> tuple[FunctionCall, ...]:
+    """The calls a walk has open before message ``start``: the last turn's, if a model's."""
+    k = start - 1
+    while k >= 0 and history[k].role == "system":
+        k -= 1
+    return history[k].function_calls if k >= 0 and history[k].role == "model" else ()
+
+
+def _pairing(ctx: Context, body: Body) -> Finding:
+    rule, history = "call-pairing", body.request.history
+    answered = ctx.dialect.calls_answered  # what ``calls_answered`` asks of a dialect
+    start = _settled(ctx, body, answered)
+    at, found = _walk(history, answered, start, _open_calls(history, start))
+    if isinstance(at, int):
+        assert isinstance(found, str)
+        return _flag(ctx, rule, body, at, found)
+    if found:
         return _flag(ctx, rule, body, len(history) - 1, "ends the request with open calls")
+    total = ctx.inherited_calls.before[start] + _calls(history, start)
     return Finding(rule, "pass", f"{body.label}: each of its {total} calls has one response")
+
+
+def _calls(history: Sequence[Message], start: int) -> int:
+    """How many function calls the messages from ``start`` on hold."""
+    count = 0
+    for k in range(start, len(history)):
+        for part in history[k].parts:
+            if isinstance(part, FunctionCall):
+                count += 1
+    return count
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

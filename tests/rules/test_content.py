@@ -1,7 +1,12 @@
 """Content of a conversation apart from its rendering: what is lost, what differs."""
 
 from harness.model import FunctionCall, FunctionResponse, Message, Text, Thinking, freeze
-from harness.rules._content import content_items, content_lost, rendering_differences
+from harness.rules._content import (
+    _identical,
+    content_items,
+    content_lost,
+    rendering_differences,
+)
 
 CALL = Message("model", (Text("Looking."), FunctionCall("search", freeze({"q": "x"}), id="c1")))
 RESULT = Message("user", (FunctionResponse("search", {"output": "found"}, id="c1"),))
@@ -48,3 +53,37 @@ def test_numbers_python_takes_for_equal_are_still_lost_content() -> None:
         assert loss is not None
         assert (loss.at, loss.expected.kind) == (0, "call")
     assert content_lost(calling(1), calling(1)) is None
+
+
+class _Shown(str):
+    """A text that is equal to a plain one but written otherwise."""
+
+    def __repr__(self) -> str:
+        return "shown"
+
+
+_EDGE = [
+    Message("user", (Text("1"),)),
+    Message("user", (Text("1", "sig"),)),
+    Message("user", (Text(_Shown("1")),)),
+    Message("user", (Text("1", _Shown("sig")),)),
+    Message("user", (Text(1),)),  # type: ignore[arg-type]
+    Message("user", (Text(True),)),  # type: ignore[arg-type]
+    Message("user", (Text(1.0),)),  # type: ignore[arg-type]
+    Message("user", (Text("1"), Text("2"))),
+    Message("model", (Text("1"),)),
+    Message(_Shown("user"), (Text("1"),)),  # type: ignore[arg-type]
+    Message("model", (Thinking("1"),)),
+    Message("model", (Thinking("1", redacted=1),)),  # type: ignore[arg-type]
+    Message("model", (FunctionCall("f", freeze({"a": 1})),)),
+    Message("model", (FunctionCall("f", freeze({"a": True})),)),
+    Message("model", (FunctionCall("f", freeze({"a": 1.0})),)),
+]
+
+
+def test_identical_messages_are_those_equal_with_equal_reprs() -> None:
+    """The shortcut for plain texts gives what comparing the reprs gives, on values equal
+    in Python but written otherwise."""
+    for a in _EDGE:
+        for b in _EDGE:
+            assert _identical(a, b) is (a is b or (a == b and repr(a) == repr(b))), (a, b)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,11 +15,12 @@ from harness.assemblers import calls_answered
 from harness.model import FunctionCall, FunctionResponse, Message, Part, Text, freeze
 from harness.rules import Finding
 from harness.rules._body import Body, message_frames
-from harness.rules._context import Context, _kept, encoded
+from harness.rules._context import Context, _kept, encoded, inherited_span
 from harness.rules._evidence import json_start
 from harness.rules._rules_history import _args, _redacted
 from harness.rules._rules_prefix import _count, _directive_at, _misplaced, holds_task
 from harness.rules._rules_shape import _describe, _flag, _pairing
+from harness.scenarios import Scenario
 
 from .scenarios import BY_ID
 from .support import DIALECTS, REFERENCE, context
@@ -175,7 +175,6 @@ def _redact(message: Message, empty: object) -> Message:
     return Message(message.role, parts)
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
 @settings(max_examples=150, deadline=None)
 @given(
     _HISTORY,
@@ -184,29 +183,44 @@ def _redact(message: Message, empty: object) -> Message:
     st.lists(st.sampled_from([None, freeze({}), "keep"]), min_size=8, max_size=8),
 )
 def test_the_walks_that_skip_settled_messages_find_what_the_plain_walks_find(
-    dialect: str,
     span: tuple[Message, ...],
     tail: tuple[Message, ...],
     cut: int,
     redactions: list[object],
 ) -> None:
-    real = context(REFERENCE, "fork-model-calls", dialect)
-    assert real.children
+    """In each dialect, on one scenario whose inherited span is the one drawn (so that
+    what is remembered of a span's walk serves all of them, as in a check)."""
+    go = Message("user", (Text("Fix the tokenizer."),))
+    scenario = replace(BY_ID["fork-model-calls"], history=(*span, go))
     kept = zip(span[:cut], redactions, strict=False)
     history = tuple(m if r == "keep" else _redact(m, r) for m, r in kept) + tail
-    child = replace(real.children[0], request=replace(real.children[0].request, history=history))
     # a sibling sharing the first's message objects up to a point (as a reader gives them)
     again = history[: len(redactions) // 2 + cut % 3] + span[cut:]
+    for dialect in DIALECTS:
+        _walks_agree(scenario, dialect, history, again)
+
+
+def _walks_agree(
+    scenario: Scenario,
+    dialect: str,
+    history: tuple[Message, ...],
+    again: tuple[Message, ...],
+) -> None:
+    real = context(REFERENCE, "fork-model-calls", dialect)
+    assert real.children
+    span = inherited_span(scenario)
+    child = replace(real.children[0], request=replace(real.children[0].request, history=history))
     other = replace(child, label="children[1]", request=replace(child.request, history=again))
-    ctx = Context(real.scenario, real.dialect, real.outcome, real.parent, (child, other))
-    ctx.__dict__["inherited"] = span  # the span drawn, not the scenario's
+    ctx = Context(scenario, real.dialect, real.outcome, real.parent, (child, other))
+    assert ctx.inherited == span
     for body in (child, other):
+        assert ctx.known_aligned(body) is None or body is other
         assert ctx.inherited_count(body) == _old_kept(span, body.request.history)
         run, shown = 0, body.request.history
         while run < min(len(span), len(shown)) and span[run] == shown[run]:
             run += 1
-        assert ctx.aligned(body) == run
-    assert _outcome(_pairing, ctx, child) == _outcome(_old_pairing, ctx, child)
+        assert ctx.aligned(body) == ctx.known_aligned(body) == run
+        assert _outcome(_pairing, ctx, body) == _outcome(_old_pairing, ctx, body)
     found = _args(ctx, child)
     plain = _old_args(ctx, child)
     assert found.status == plain.status
