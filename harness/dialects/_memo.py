@@ -7,7 +7,8 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -15,7 +16,7 @@ import orjson
 from ..model import Json, freeze
 from ._rendered import RENDERED
 
-__all__ = ["Leading", "Memo", "each", "forget", "frozen_each", "on_forget"]
+__all__ = ["Leading", "Memo", "each", "forget", "frozen_each", "on_forget", "vouched"]
 
 V = TypeVar("V")
 
@@ -39,13 +40,34 @@ def on_forget(hook: Callable[[], None]) -> None:
     _HOOKS.append(hook)
 
 
+_VOUCHED: list[list[Any]] = []
+"""The arrays whose items are known unchanged since any reading of them (see ``vouched``)."""
+
+
+@contextmanager
+def vouched(arrays: Iterable[list[Any]]) -> Iterator[None]:
+    """While it lasts, ``Leading`` may take readings again for the items of ``arrays``.
+
+    ``harness.rules._body`` reads a body in one go (no other code runs between its readers)
+    and decodes a fork's body against the last one read, sharing that body's items where
+    its bytes are theirs; decoded bodies are not changed once read. Only then does an item
+    that is the very object read before read as it did: an array handed to a reader from
+    elsewhere may have been changed in place since, and is read anew."""
+    _VOUCHED[:] = arrays
+    try:
+        yield
+    finally:
+        _VOUCHED.clear()
+
+
 class Leading(Generic[V]):
     """The items of the array read last and what reading them gave, held by object.
 
     A fork's body decoded against its parent's (``harness.rules._body``) holds the parent's
     item objects where its bytes are the parent's: ``shared`` counts the leading items that
     are those very objects (held here, so no other object can take their place), whose
-    reading is then the one kept. Only one array is held: memory stays that of one body."""
+    reading is then the one kept; only for an array ``vouched`` for. Only one array is
+    held: memory stays that of one body."""
 
     def __init__(self) -> None:
         self.items: tuple[Any, ...] = ()
@@ -56,7 +78,10 @@ class Leading(Generic[V]):
         self.items, self.values = (), None
 
     def shared(self, items: Sequence[Any]) -> int:
-        """How many leading ``items`` are the objects read last, at the same indexes."""
+        """How many leading ``items`` are the objects read last, at the same indexes (none
+        unless ``items`` is an array ``vouched`` for)."""
+        if not any(items is array for array in _VOUCHED):
+            return 0
         prior = self.items
         limit = min(len(prior), len(items))
         k = 0

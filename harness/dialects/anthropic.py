@@ -532,10 +532,11 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
         if read is None or not _same_names(read, names):
             role, content = _message(message, k)
             unmarked = _unmarked_message(message, content, k)
-            wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
-            read = _READ.put(
-                key, Message(_ROLES[role], _parts(unmarked["content"], k, names), wire)
-            )
+            frozen = freeze(unmarked)  # its parts take their values from it, frozen once
+            wire = FrozenDict({AnthropicDialect.name: frozen})
+            blocks = frozen["content"] if isinstance(frozen, FrozenDict) else None
+            parts = _parts(unmarked["content"], k, names, blocks)
+            read = _READ.put(key, Message(_ROLES[role], parts, wire))
         out.append(read)
     history = tuple(out)
     _HISTORY.keep(messages, history)
@@ -571,16 +572,25 @@ def _same_names(message: Message, names: dict[str, str]) -> bool:
     return True
 
 
-def _parts(content: str | list[Any], k: int, names: dict[str, str]) -> tuple[Part, ...]:
+def _parts(
+    content: str | list[Any], k: int, names: dict[str, str], frozen: Json = None
+) -> tuple[Part, ...]:
+    """The parts of ``messages[k]``'s content; ``frozen`` is ``freeze(content)`` when the
+    caller has it (the parts' values are then taken from it, not frozen again)."""
     if isinstance(content, str):
         return (Text(content),)
-    path = join_path("messages", k, "content")
-    return tuple(_part(block, join_path(path, j), names) for j, block in enumerate(content))
+    frozen_blocks = frozen if isinstance(frozen, tuple) else (None,) * len(content)
+    return tuple(
+        _part(block, f"messages[{k}].content[{j}]", names, frozen_blocks[j])
+        for j, block in enumerate(content)
+    )
 
 
-def _part(block: Any, path: str, names: dict[str, str]) -> Part:
+def _part(block: Any, path: str, names: dict[str, str], frozen: Json = None) -> Part:
     """The neutral part of an unmarked block: a known one only when it renders back to the
     same bytes (calls and responses keep their unknown fields in ``extra``), else Opaque."""
+    if _plain_text(block):
+        return Text(block["text"])  # renders back as ``{"type":"text","text":...}``: itself
     if not isinstance(block, dict):
         raise DialectError(f"a content block must be an object, not {json_kind(block)}", path=path)
     kind = block.get("type")
@@ -588,12 +598,23 @@ def _part(block: Any, path: str, names: dict[str, str]) -> Part:
         reason = f"a content block's type must be a string, not {json_kind(kind)}"
         raise DialectError(reason, path=join_path(path, "type"))
     reader = _READERS.get(kind)
-    part = None if reader is None else reader(block, path, names)
+    part = None if reader is None else reader(block, path, names, frozen)
     if part is None or not (
         isinstance(part, FunctionCall | FunctionResponse) or _same(_render_part(part), block)
     ):
-        return Opaque(kind, freeze(block), AnthropicDialect.name)
+        return Opaque(kind, freeze(block) if frozen is None else frozen, AnthropicDialect.name)
     return part
+
+
+def _plain_text(block: Any) -> bool:
+    """Whether ``block`` is ``{"type": "text", "text": <a string>}``, in that key order."""
+    return (
+        type(block) is dict
+        and len(block) == 2
+        and block.get("type") == "text"
+        and type(block.get("text")) is str
+        and next(iter(block)) == "type"
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -601,9 +622,13 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(block: dict[str, Any], known: tuple[str, ...]) -> FrozenDict:
-    """The block's fields outside ``known``, in body order, keyed by this dialect."""
-    rest = {key: freeze(value) for key, value in block.items() if key not in known}
+def _extras(block: dict[str, Any], known: tuple[str, ...], frozen: Json = None) -> FrozenDict:
+    """The block's fields outside ``known``, in body order, keyed by this dialect (their
+    values from ``frozen``, the block frozen, when given)."""
+    if isinstance(frozen, FrozenDict):
+        rest = {key: value for key, value in frozen.items() if key not in known}
+    else:
+        rest = {key: freeze(value) for key, value in block.items() if key not in known}
     return FrozenDict({AnthropicDialect.name: FrozenDict(rest)}) if rest else FrozenDict()
 
 
@@ -613,43 +638,48 @@ _HEAD_KEYS: Final = frozenset({"system", "tools"})
 _RESPONSE_KEYS: Final = ("type", "tool_use_id", "content", "is_error")
 
 
-def _text(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _text(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
     return Text(_required_str(block, "text", path))
 
 
-def _tool_use(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _tool_use(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
     name = _required_str(block, "name", path)
     call_id: str | None = _field(block, "id", path, (str,), "a string")
     if "input" not in block:
         raise DialectError("the input field is missing", path=join_path(path, "input"))
     if call_id is not None:
         names[call_id] = name
-    return FunctionCall(name, freeze(block["input"]), call_id, extra=_extras(block, _CALL_KEYS))
+    args = frozen["input"] if isinstance(frozen, FrozenDict) else freeze(block["input"])
+    return FunctionCall(name, args, call_id, extra=_extras(block, _CALL_KEYS, frozen))
 
 
-def _tool_result(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _tool_result(
+    block: dict[str, Any], path: str, names: dict[str, str], frozen: Json
+) -> Part | None:
     call_id: str | None = _field(block, "tool_use_id", path, (str,), "a string")
     content = _field(block, "content", path, (str, list), "a string or an array of blocks")
     is_error = _field(block, "is_error", path, (bool,), "a boolean")
     return FunctionResponse(
         names.get(call_id, "") if call_id is not None else "",
-        "" if content is None else freeze(content),
+        "" if content is None else _frozen_field(block, frozen, "content"),
         call_id,
         bool(is_error),
-        _extras(block, _RESPONSE_KEYS),
+        _extras(block, _RESPONSE_KEYS, frozen),
     )
 
 
-def _thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _thinking(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
     signature = _field(block, "signature", path, (str,), "a string")
     return Thinking(_required_str(block, "thinking", path), signature)
 
 
-def _redacted_thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _redacted_thinking(
+    block: dict[str, Any], path: str, names: dict[str, str], frozen: Json
+) -> Part | None:
     return Thinking(_required_str(block, "data", path), redacted=True)
 
 
-def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
+def _image(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
     """A base64 or url source; another source (``file``) has no neutral form: None."""
     source = _field(block, "source", path, (dict,), "an object")
     path = join_path(path, "source")
@@ -662,7 +692,15 @@ def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | No
     return None
 
 
-_Reader = Callable[[dict[str, Any], str, dict[str, str]], Part | None]
+_Reader = Callable[[dict[str, Any], str, dict[str, str], Json], Part | None]
+"""A block's reader: the block, its path, the call names so far, the block frozen (or None)."""
+
+
+def _frozen_field(block: dict[str, Any], frozen: Json, key: str) -> Json:
+    """``freeze(block[key])``, taken from ``frozen`` (the block frozen) when given."""
+    return frozen[key] if isinstance(frozen, FrozenDict) else freeze(block[key])
+
+
 _READERS: Final[dict[str, _Reader]] = {
     "text": _text,
     "tool_use": _tool_use,

@@ -387,11 +387,15 @@ def _message(content: dict[str, Any], path: str) -> Message:
 
 
 def _read_message(content: dict[str, Any], path: str) -> Message:
+    """The entry's message; its parts take their values from the entry frozen once."""
     parts = content["parts"]
+    frozen = freeze(content)
+    kept = frozen.get("parts") if isinstance(frozen, FrozenDict) else None
+    frozen_parts = kept if isinstance(kept, tuple) else (None,) * len(parts)
     return Message(
         role=_role(content, path),
-        parts=tuple(_part(p, join_path(path, "parts", i)) for i, p in enumerate(parts)),
-        wire=FrozenDict({GeminiDialect.name: freeze(content)}),
+        parts=tuple(_part(p, f"{path}.parts[{i}]", frozen_parts[i]) for i, p in enumerate(parts)),
+        wire=FrozenDict({GeminiDialect.name: frozen}),
     )
 
 
@@ -413,19 +417,28 @@ def _kept_form(message: Message) -> Any:
     return kept if same else None
 
 
-def _part(part: Any, path: str) -> Part:
+def _part(part: Any, path: str, frozen: Json = None) -> Part:
     """One part: a neutral part when exactly one of text, functionCall, functionResponse,
     inlineData, fileData is there and the neutral part renders back to the same bytes (a call
-    or response keeps its other fields in ``extra``); else an Opaque part."""
+    or response keeps its other fields in ``extra``); else an Opaque part. ``frozen`` is
+    ``freeze(part)`` when the caller has it: values are taken from it, not frozen again."""
+    if _plain_text(part):
+        return Text(part["text"])  # ``{"text": ...}`` alone: what Text renders to
     if not isinstance(part, dict):
         raise DialectError(f"a part is an object, not {json_kind(part)}", path=path)
     kinds = [k for k in _PART_KINDS if k in part]
     if len(kinds) == 1:
-        parsed = _PART_READERS[kinds[0]](part, path)
+        own = frozen if isinstance(frozen, FrozenDict) else None
+        parsed = _PART_READERS[kinds[0]](part, path, own)
         if isinstance(parsed, FunctionCall | FunctionResponse) or _same(_render_part(parsed), part):
             return parsed
     kind = next((k for k in part if k not in _PART_META), next(iter(part), "part"))
-    return Opaque(kind, freeze(part), GeminiDialect.name)
+    return Opaque(kind, freeze(part) if frozen is None else frozen, GeminiDialect.name)
+
+
+def _plain_text(part: Any) -> bool:
+    """Whether ``part`` is ``{"text": <a string>}`` and nothing else."""
+    return type(part) is dict and len(part) == 1 and type(part.get("text")) is str
 
 
 _PART_META: Final = frozenset({"thought", "thoughtSignature", "partMetadata", "mediaResolution"})
@@ -436,17 +449,21 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> FrozenDict:
-    """Each group's fields outside its known keys, keyed by this dialect then group."""
+def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...], Any]) -> FrozenDict:
+    """Each group's fields outside its known keys, keyed by this dialect then group (their
+    values from the group's object frozen, the third of its triple, when not None)."""
     out = {}
-    for group, (obj, known) in groups.items():
-        rest = {k: freeze(v) for k, v in obj.items() if k not in known}
+    for group, (obj, known, frozen) in groups.items():
+        if isinstance(frozen, FrozenDict):
+            rest = {k: v for k, v in frozen.items() if k not in known}
+        else:
+            rest = {k: freeze(v) for k, v in obj.items() if k not in known}
         if rest:
             out[group] = FrozenDict(rest)
     return FrozenDict({GeminiDialect.name: FrozenDict(out)}) if out else FrozenDict()
 
 
-def _text_part(part: dict[str, Any], path: str) -> Part:
+def _text_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
     """Text, or Thinking when ``thought`` is true, each with its ``thoughtSignature``."""
     text: str = _required(part, "text", str, path)
     signature = _field(part, "thoughtSignature", str, path)
@@ -455,38 +472,42 @@ def _text_part(part: dict[str, Any], path: str) -> Part:
     return Text(text, signature=signature)
 
 
-def _call_part(part: dict[str, Any], path: str) -> Part:
+def _call_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
     """A functionCall with its sibling ``thoughtSignature``; absent args stay None."""
     call = _required(part, "functionCall", dict, path)
     call_path = join_path(path, "functionCall")
+    own = None if frozen is None else frozen["functionCall"]
     return FunctionCall(
         name=_required(call, "name", str, call_path),
-        args=freeze(call.get("args")),
+        args=freeze(call.get("args")) if own is None else own.get("args"),
         id=_field(call, "id", str, call_path),
         signature=_field(part, "thoughtSignature", str, path),
         extra=_extras(
-            part=(part, ("functionCall", "thoughtSignature")),
-            call=(call, ("id", "name", "args")),
+            part=(part, ("functionCall", "thoughtSignature"), frozen),
+            call=(call, ("id", "name", "args"), own),
         ),
     )
 
 
-def _response_part(part: dict[str, Any], path: str) -> Part:
+def _response_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
     """A functionResponse; a lone ``error`` key marks an error, a lone ``output`` key around a
     non-object is unwrapped (both are Gemini's documented response conventions)."""
     response = _required(part, "functionResponse", dict, path)
     response_path = join_path(path, "functionResponse")
     if "response" not in response:
         raise DialectError("response is required", path=join_path(response_path, "response"))
-    value, is_error = _unwrap_response(freeze(response["response"]))
+    own = None if frozen is None else frozen["functionResponse"]
+    value, is_error = _unwrap_response(
+        freeze(response["response"]) if own is None else own["response"]
+    )
     return FunctionResponse(
         name=_required(response, "name", str, response_path),
         response=value,
         id=_field(response, "id", str, response_path),
         is_error=is_error,
         extra=_extras(
-            part=(part, ("functionResponse",)),
-            response=(response, ("id", "name", "response")),
+            part=(part, ("functionResponse",), frozen),
+            response=(response, ("id", "name", "response"), own),
         ),
     )
 
@@ -501,7 +522,7 @@ def _unwrap_response(response: Json) -> tuple[Json, bool]:
     return response, False
 
 
-def _image_part(part: dict[str, Any], path: str) -> Part:
+def _image_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
     """inlineData (base64) or fileData (URI) as an Image; mediaResolution gives its detail."""
     if "inlineData" in part:
         blob, blob_path = _required(part, "inlineData", dict, path), join_path(path, "inlineData")
@@ -526,7 +547,7 @@ def _detail(part: dict[str, Any], path: str) -> str | None:
     return level.removeprefix(_RESOLUTION).lower()
 
 
-_PART_READERS: Final[dict[str, Callable[[dict[str, Any], str], Part]]] = {
+_PART_READERS: Final[dict[str, Callable[[dict[str, Any], str, FrozenDict | None], Part]]] = {
     "text": _text_part,
     "functionCall": _call_part,
     "functionResponse": _response_part,

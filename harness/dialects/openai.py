@@ -375,7 +375,20 @@ def _user_parts(content: Any, path: str) -> tuple[Part, ...]:
     return tuple(_content_part(part, join_path(path, i)) for i, part in enumerate(content or ()))
 
 
+def _plain_text(part: Any) -> bool:
+    """Whether ``part`` is ``{"type": "text", "text": <a string>}``, in that key order."""
+    return (
+        type(part) is dict
+        and len(part) == 2
+        and part.get("type") == "text"
+        and type(part.get("text")) is str
+        and next(iter(part)) == "type"
+    )
+
+
 def _content_part(part: Any, path: str) -> Part:
+    if _plain_text(part):
+        return Text(part["text"])  # renders back as ``{"type":"text","text":...}``: itself
     kind = _object(part, path).get("type")
     parsed: Part | None = None
     if kind == "image_url":

@@ -176,7 +176,7 @@ class OpenAIResponses(Dialect):
         if isinstance(items, str):  # the same prompt as one user message: the same segment
             out.append(Segment("input[0]", {"role": "user", "content": items}))
             return tuple(out)
-        out.extend(each(_SEGMENTS, items, _item_segment))
+        out.extend(segment for _, segment in _checked(items))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -232,7 +232,8 @@ class OpenAIResponses(Dialect):
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
         items = _items(_envelope(body))
         instructions = _instructions(body)
-        system, history = _history(items, instructions, reuse=True)
+        kinds = [kind for kind, _ in _checked(items)]  # as _items found them
+        system, history = _history(items, instructions, reuse=True, kinds=kinds)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
         leading = items[: _leading_count(items)]
@@ -327,30 +328,29 @@ def _checked_kind(item: Any, k: int) -> str:
     return kind
 
 
-def _item_segment(k: int, item: Any) -> Segment:
-    """The segment of ``input[k]``, the item checked: as it reaches the model."""
-    _checked_kind(item, k)
-    return Segment(f"input[{k}]", _prompted(item))
+def _item_read(k: int, item: Any) -> tuple[str, Segment]:
+    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model."""
+    return _checked_kind(item, k), Segment(f"input[{k}]", _prompted(item))
+
+
+def _checked(items: list[Any]) -> list[tuple[str, Segment]]:
+    """``_item_read`` of each item, raising at the first bad one."""
+    return each(_CHECKED, items, _item_read)
 
 
 def _items(items: list[Any] | str) -> list[Any]:
     """``input`` as a list of items: a string is one user message."""
     if isinstance(items, str):
         return [{"role": "user", "content": items}]
-    each(_KINDS, items, _indexed_kind)
+    _checked(items)
     return items
 
 
-def _indexed_kind(k: int, item: Any) -> str:
-    return _checked_kind(item, k)
-
-
-_SEGMENTS: Leading[list[Segment]] = Leading()
-_KINDS: Leading[list[str]] = Leading()
+_CHECKED: Leading[list[tuple[str, Segment]]] = Leading()
 _MARKS: Leading[list[tuple[int, tuple[tuple[int, Any], ...]]]] = Leading()
-"""The segments, types and breakpoints (``_item_marks``) of the items read last, one per
-item: each depends on its item and index alone, so the leading items a body shares with
-those by object give them again."""
+"""The types and segments, and the breakpoints (``_item_marks``) of the items read last,
+one per item: each depends on its item and index alone, so the leading items a body shares
+with those by object give them again (and ``segments``, ``to_request`` check an item once)."""
 
 
 def _instructions(body: Mapping[str, Any]) -> str | None:
@@ -474,9 +474,10 @@ def _history(
     *,
     leading: bool = True,
     reuse: bool = False,
+    kinds: list[str] | None = None,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks and the neutral history, each message with the items it was read
-    from as its ``wire``.
+    from as its ``wire`` (``kinds``: each item's ``_checked_kind``, when known).
 
     With ``reuse`` (a body's whole input, as ``to_request`` reads it), the neutral messages
     of the history read last whose runs end before the last item this input shares with it
@@ -523,7 +524,7 @@ def _history(
             continue
         if k < resume:
             continue
-        kind = _checked_kind(item, k)
+        kind = _checked_kind(item, k) if kinds is None else kinds[k]
         side = _side(kind, item)
         if side != "model" and model:
             done("model", model)

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import orjson
 
 from .._bodies import Layout, _common_length, _layout, _reusing
 from ..dialects import Dialect, ParsedBody
-from ..dialects._memo import on_forget
+from ..dialects._memo import on_forget, vouched
 from ..model import Message, Preset, Request
 from ..prefix import Frame, PrefixStream, prefix_stream
 from ._layout import Family, families
@@ -27,7 +28,8 @@ __all__ = ["Body", "message_frame", "message_frames", "read_body"]
 
 @dataclass(frozen=True, eq=False)
 class Body:
-    """A body that parsed: ``label`` names it in the outcome (``children[0]``)."""
+    """A body that parsed: ``label`` names it in the outcome (``children[0]``). Its decoded
+    JSON is read-only: the next body read in its dialect may hold its items (``_decoded``)."""
 
     label: str
     parsed: ParsedBody
@@ -72,9 +74,11 @@ def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
     """The body, or one sentence saying why it cannot be read."""
     try:
         decoded = _decoded(raw, dialect.name)
-        parsed = dialect.parse(decoded)
-        stream = prefix_stream(parsed)
-        request = parsed.request
+        arrays = decoded.values() if type(decoded) is dict else ()
+        with vouched(value for value in arrays if type(value) is list):
+            parsed = dialect.parse(decoded)
+            stream = prefix_stream(parsed)
+            request = parsed.request
     except orjson.JSONDecodeError as e:
         return f"{label} is not JSON: {e}"
     except ValueError as e:  # DialectError, StreamError, or a part the model refuses
@@ -91,7 +95,7 @@ _LAST_MAX_BYTES = 16 << 20
 on_forget(_LAST.clear)
 
 
-def _decoded(raw: bytes, dialect: str) -> object:
+def _decoded(raw: bytes, dialect: str) -> Any:
     """``orjson.loads(raw)``, raising as it does; the leading array items whose bytes are
     those of the last body decoded for ``dialect`` are that body's item objects (as
     ``harness._bodies.decode_pair`` reads a fork), so a child costs the decoding of its own

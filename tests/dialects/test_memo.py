@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dialects._memo import Leading, Memo, each, forget, frozen_each, on_forget
+from harness.dialects._memo import Leading, Memo, each, forget, frozen_each, on_forget, vouched
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
@@ -198,11 +198,18 @@ def test_leading_items_are_shared_by_object_never_by_equality() -> None:
     leading: Leading[list[str]] = Leading()
     first, second = {"n": 1}, {"n": 2}
     leading.keep([first, second], ["a", "b"])
-    assert leading.shared([first, second, {"n": 3}]) == 2
-    assert leading.shared([first, {"n": 2}]) == 1  # equal, but another object
-    assert leading.shared([{"n": 1}, second]) == 0
-    assert leading.shared([second, first]) == 0  # the same objects at other indexes
-    assert leading.shared([first]) == 1
+    cases = [
+        ([first, second, {"n": 3}], 2),
+        ([first, {"n": 2}], 1),  # equal, but another object
+        ([{"n": 1}, second], 0),
+        ([second, first], 0),  # the same objects at other indexes
+        ([first], 1),
+    ]
+    for items, shared in cases:
+        assert leading.shared(items) == 0  # not vouched for: it may have changed since
+        with vouched([items]):
+            assert leading.shared(items) == shared
+        assert leading.shared(items) == 0
 
 
 def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives() -> None:
@@ -217,9 +224,12 @@ def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives()
     assert each(leading, items, read) == [(0, 1), (1, 1.0), (2, True)]
     calls.clear()
     again = [items[0], items[1], {"n": True}, {"n": 4}]
-    assert each(leading, again, read) == [read(k, item) for k, item in enumerate(again)]
-    assert calls[:2] == [2, 3]  # the first two as read before
-    assert [type(v) for _, v in each(leading, again, read)] == [int, float, bool, int]
+    with vouched([again]):
+        assert each(leading, again, read) == [read(k, item) for k, item in enumerate(again)]
+        assert calls[:2] == [2, 3]  # the first two as read before
+        assert [type(v) for _, v in each(leading, again, read)] == [int, float, bool, int]
+    items[0]["n"] = 5  # changed in place: read anew outside ``vouched``
+    assert each(leading, items, read)[0] == (0, 5)
 
 
 def test_forget_empties_what_the_leading_memos_hold_and_calls_its_hooks() -> None:
@@ -229,6 +239,18 @@ def test_forget_empties_what_the_leading_memos_hold_and_calls_its_hooks() -> Non
     called: list[bool] = []
     on_forget(lambda: called.append(True))
     forget()
-    assert leading.shared([item]) == 0
+    items = [item]
+    with vouched([items]):
+        assert leading.shared(items) == 0
     assert leading.values is None
     assert called
+
+
+def test_a_body_changed_in_place_between_readings_reads_anew() -> None:
+    """Only ``read_body`` vouches for the items it shares: a caller's own body may change."""
+    body: dict[str, Any] = {"messages": [{"role": "user", "content": "a"}] * 1}
+    body["messages"].append({"role": "assistant", "content": "b"})
+    first = OPENAI.to_request(body)
+    body["messages"][0]["content"] = "changed"
+    assert OPENAI.to_request(body).history[0].text == "changed"
+    assert first.history[0].text == "a"
