@@ -1,7 +1,14 @@
+import copy
+import subprocess
+import sys
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.dialects import get_dialect
 from harness.prefix import byte_window, compare, structural_diff
+from harness.prefix._explain import _deepdiff_lines, _describe, _path, _plain_changes
 from harness.reports._escape import caret_pad, display_width
 
 
@@ -141,3 +148,124 @@ def test_tools_are_matched_by_name_in_the_structural_diff() -> None:
     divergence = compare(d.parse(parent), d.parse(fork)).divergence
     assert divergence is not None
     assert 'changed  tools[0].function.name: "agent" -> "read"' in structural_diff(divergence)
+
+
+# The structural diff without DeepDiff (``_plain_changes``) must say what DeepDiff says: each
+# pair it covers is compared with DeepDiff's own account of it.
+
+_KEYS = st.sampled_from(["a", "b", "it's", 'say "hi"', "both ' and \"", "", "x-y", "root"])
+_SCALARS = st.sampled_from(
+    [0, 1, 1.0, True, False, None, "", "a", "b", -0.0, 0.0, 2**70, "a\nb", 2.5]
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=16,
+)
+
+
+def _plain_lines(parent: object, fork: object) -> list[str] | None:
+    changes = _plain_changes(parent, fork)
+    if changes is None:
+        return None
+    return [_describe(kind, _path(path, "seg"), a, b) for kind, path, a, b in changes]
+
+
+@st.composite
+def _edited(draw: st.DrawFn) -> tuple[object, object]:
+    """A value and a copy of it with a few of its objects' and arrays' items changed."""
+    parent = draw(_JSON)
+    fork = copy.deepcopy(parent)
+    for _ in range(draw(st.integers(0, 4))):
+        node: object = fork
+        for _ in range(draw(st.integers(0, 3))):
+            inner = (
+                node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            )
+            below = [v for v in inner if isinstance(v, dict | list)]
+            if not below:
+                break
+            node = draw(st.sampled_from(below))
+        if isinstance(node, dict):
+            key = draw(st.sampled_from(sorted(node)) if node and draw(st.booleans()) else _KEYS)
+            if key in node and draw(st.booleans()):
+                del node[key]
+            else:
+                node[key] = draw(_JSON)
+        elif isinstance(node, list):
+            at = draw(st.integers(0, len(node)))
+            if at < len(node) and draw(st.booleans()):
+                node[at] = draw(_JSON)
+            elif at < len(node) and draw(st.booleans()):
+                del node[at]
+            else:
+                node.insert(at, draw(_JSON))
+    return parent, fork
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.tuples(_JSON, _JSON), _edited()))
+def test_the_plain_structural_diff_is_deepdiffs(pair: tuple[object, object]) -> None:
+    parent, fork = pair
+    lines = _plain_lines(parent, fork)
+    if lines is not None:
+        assert lines == _deepdiff_lines(parent, fork, "seg")
+
+
+@pytest.mark.parametrize(
+    ("parent", "fork"),
+    [
+        ({"a": 1}, {"a": True}),  # equal in Python, another type: a type change
+        ({"a": 1}, {"a": 1.0}),
+        ({"a": 0.0}, {"a": -0.0}),  # equal, and of one type: no change
+        ([1, 2], [True, 2.0]),  # arrays of scalars equal in Python: difflib sees no change
+        ([{"a": 1}], [{"a": 1}, {"b": 2}]),
+        ([{"a": 1}, 3], [{"a": 2}]),
+        ({"it's": 1, 'say "hi"': 2}, {"it's": 3, 'say "hi"': 4, "": 5}),
+        ({"a": {"b": "x"}}, {"a": "x"}),
+        ("Path to the file", "Path of the file"),
+        ({"parts": [{"text": "a"}]}, {"parts": [{"text": "a"}, {"text": "b"}]}),
+        ({"role": "system", "content": "x"}, {"type": "function", "function": {"name": "f"}}),
+    ],
+)
+def test_the_plain_structural_diff_covers_plain_json(parent: object, fork: object) -> None:
+    lines = _plain_lines(parent, fork)
+    assert lines is not None
+    assert lines == _deepdiff_lines(parent, fork, "seg")
+
+
+def _nested(depth: int, leaf: object) -> object:
+    return leaf if depth == 0 else {"a": _nested(depth - 1, leaf)}
+
+
+@pytest.mark.parametrize(
+    ("parent", "fork"),
+    [
+        ([1, 2], [1, 3]),  # arrays of scalars that differ: DeepDiff aligns them with difflib
+        ([1, 2], [2, 1, 2]),
+        ((1, 2), (1, 3)),  # not JSON
+        ({1: "a"}, {1: "b"}),
+        (_nested(20, 1), _nested(20, 2)),  # deeper than _PLAIN_DEPTH
+    ],
+)
+def test_what_the_plain_structural_diff_leaves_to_deepdiff(parent: object, fork: object) -> None:
+    assert _plain_changes(parent, fork) is None
+    assert _deepdiff_lines(parent, fork, "seg")  # DeepDiff itself sees the change
+
+
+def test_the_default_structural_diff_does_not_load_deepdiff() -> None:
+    """A divergence in plain JSON is described without importing DeepDiff (and the numpy and
+    pydantic it imports when they are installed)."""
+    code = (
+        "import sys\n"
+        "from harness.dialects import get_dialect\n"
+        "from harness.prefix import compare, structural_diff\n"
+        "d = get_dialect('openai')\n"
+        "p = d.parse({'messages': [{'role': 'user', 'content': 'a'}]})\n"
+        "f = d.parse({'messages': [{'role': 'user', 'content': 'b', 'name': 'x'}]})\n"
+        "lines = structural_diff(compare(p, f).divergence)\n"
+        "assert lines, lines\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('deepdiff', 'numpy')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
