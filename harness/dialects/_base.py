@@ -11,7 +11,6 @@ from functools import cached_property, wraps
 from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
-from ._memo import on_forget
 from ._rendered import RENDERED as _RENDERED
 
 __all__ = [
@@ -240,30 +239,17 @@ class Dialect(ABC):
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading
         run of history messages with a ``system_roles`` role counts as the system."""
-        before, kept = _FAMILIES.get(self.name, ((), ()))
-        limit = min(len(before), len(segments))
         out: list[Family] = []
-        leading = before_leading = True
-        for i, segment in enumerate(segments):
-            if (
-                i < limit
-                and segment.value is before[i].value
-                and leading == before_leading
-                and segment.name == before[i].name
-            ):
-                family = kept[i]  # what the lines below found for it
-            else:
-                root = segment.name.split("[", 1)[0].split(".", 1)[0]
-                family = self.segment_families.get(root) or _guess_family(root)
-                if family == "history" and leading and _role(segment.value) in self.system_roles:
-                    family = "system"
-            if i < limit:
-                before_leading = before_leading and kept[i] != "history"
-            leading = leading and family != "history"
+        leading = True
+        for segment in segments:
+            root = segment.name.split("[", 1)[0].split(".", 1)[0]
+            family = self.segment_families.get(root) or _guess_family(root)
+            if family == "history" and leading and _role(segment.value) in self.system_roles:
+                family = "system"
+            elif family == "history":
+                leading = False
             out.append(family)
-        families = tuple(out)
-        _FAMILIES[self.name] = (tuple(segments), families)
-        return families
+        return tuple(out)
 
     def read_segments(self, message: Message) -> int | None:
         """How many prefix segments of its body ``message`` was read from, by its ``wire``
@@ -319,14 +305,6 @@ class Dialect(ABC):
             self.settings(body),
             self.cache_markers(body),
         )
-
-
-_FAMILIES: dict[str, tuple[tuple[Segment, ...], tuple[Family, ...]]] = {}
-"""Per dialect, the segments whose families were found last, and those families: a
-segment's family depends on its name, its value's role and the segments before it, so a
-body's leading segments of the same names and the very same values (a fork's, decoded
-against its parent's body) have the families found for them. Segments hold their values."""
-on_forget(_FAMILIES.clear)
 
 
 def answered_one_to_one(

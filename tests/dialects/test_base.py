@@ -4,8 +4,6 @@ import orjson
 import pytest
 
 from harness.dialects import all_dialects, answered_one_to_one, get_dialect
-from harness.dialects._base import Segment
-from harness.dialects._memo import forget
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Request, Text, freeze
 
 
@@ -78,28 +76,3 @@ def test_answered_one_to_one_pairs_ids_and_names_in_any_order() -> None:
     assert not answered_one_to_one((a, b), (ra, ra))
     assert not answered_one_to_one((a,), (FunctionResponse("b", "x", id="1"),))
     assert get_dialect("openai").calls_answered((a, b), (rb, ra))
-
-
-def test_families_of_segments_found_before_are_those_found_afresh() -> None:
-    """The families found last are taken for the same values at the same names only while
-    the run of leading system messages stands where it stood."""
-    d = get_dialect("openai")
-    system, user = {"role": "system", "content": "s"}, {"role": "user", "content": "q"}
-
-    def segments(*values: dict[str, str]) -> tuple[Segment, ...]:
-        return tuple(Segment(f"messages[{k}]", v) for k, v in enumerate(values))
-
-    def fresh(found: tuple[Segment, ...]) -> tuple[str, ...]:
-        forget()
-        return d.families(found)
-
-    for before, after in [
-        (segments(system, system, user), segments(system, user, system)),
-        (segments(user, system), segments(system, system)),
-        (segments(system, user), segments(system, user, system)),
-        (segments(system), (Segment("tools[0]", system), *segments(system))),
-    ]:
-        expected = fresh(after)
-        forget()
-        d.families(before)
-        assert d.families(after) == expected
