@@ -76,6 +76,7 @@ class Context:
     """Each history ``inherited_count`` has walked, with its ``aligned`` count."""
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
+    _names: dict[str, tuple[Body, dict[str, int]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -221,6 +222,17 @@ class Context:
         if k + 1 < len(starts):
             return starts[k], min(starts[k + 1], body.frame_count)
         return starts[-1], min(starts[-1], body.frame_count)
+
+    def segment_index(self, body: Body, name: str) -> int | None:
+        """The index of the body's first frame called ``name`` (``Body.frame_index``), found
+        by the segments' names: no frame is built, and the names are indexed once per body."""
+        held = self._names.get(body.label)
+        if held is None or held[0] is not body:
+            names: dict[str, int] = {}
+            for i, segment in enumerate(body.stream.segments):
+                names.setdefault(segment.name, i)
+            held = self._names[body.label] = (body, names)
+        return held[1].get(name)
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""

@@ -41,17 +41,18 @@ def _guidance(ctx: Context, parent_id: str, child: Body) -> Finding:
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
     after = child.request.history[ctx.inherited_count(child) :]
     text = "\n".join(m.text for m in after)
-    tail = child.frames[ctx.inherited_end(child) :]
     visible = has_send_message(child.request.preset.tools)
     carried = [token for token in (quoted, SEND_MESSAGE) if token in text]
     if visible and len(carried) < 2:
         missing = [t for t in (quoted, SEND_MESSAGE) if t not in carried]
         unquoted = " (the id appears unquoted)" if parent_id in text and quoted in missing else ""
         reason = f"{SEND_MESSAGE} is visible but the task lacks {' and '.join(missing)}{unquoted}"
+        tail = child.frames[ctx.inherited_end(child) :]  # built only to point at them
         first = tail[0] if tail else None
         evidence = at(first, first.start if first else None, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
     if not visible and carried:
+        tail = child.frames[ctx.inherited_end(child) :]
         frame, offset = next(occurrences(tail, encoded(carried[0])), (None, None))
         reason = f"{SEND_MESSAGE} is not visible, yet the task names {' and '.join(carried)}"
         evidence = at(frame, offset, body=child.label, reason=reason)

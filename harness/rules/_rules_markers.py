@@ -37,8 +37,11 @@ def cache_markers(ctx: Context) -> Finding:
     return combine(RULE, findings, none="no child body to check")
 
 
-def _fail(child: Body, marker: CacheMarker | None, reason: str, message: str) -> Finding:
-    frame = None if marker is None else child.frames[child.frame_index(marker.segment) or 0]
+def _fail(
+    ctx: Context, child: Body, marker: CacheMarker | None, reason: str, message: str
+) -> Finding:
+    index = None if marker is None else ctx.segment_index(child, marker.segment) or 0
+    frame = None if index is None else child.stream.frame(index)
     evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", message, evidence)
 
@@ -54,8 +57,8 @@ def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     shared = ctx.parent.stream.length if d is None else d.offset
     out = []
     for marker in ctx.parent.parsed.markers:
-        index = ctx.parent.frame_index(marker.segment)
-        if index is not None and ctx.parent.frames[index].end <= shared:
+        index = ctx.segment_index(ctx.parent, marker.segment)
+        if index is not None and ctx.parent.stream.frame(index).end <= shared:
             out.append(marker)
     return tuple(out)
 
@@ -66,7 +69,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
         return Finding(RULE, "not-applicable", f"{child.label} sets no cache markers at all")
     if len(marks) > limit:
         reason = f"{len(marks)} cache markers where the dialect allows {limit}"
-        return _fail(child, marks[limit], reason, f"{child.label} sets {reason}")
+        return _fail(ctx, child, marks[limit], reason, f"{child.label} sets {reason}")
     parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
     lookback = ctx.dialect.marker_lookback
     reads = [(p, c) for p in parent for c in marks if _reaches(c, p, lookback)]
@@ -76,7 +79,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
                 f"the marker on {c.segment} has ttl {c.ttl} where the parent's on {p.segment} "
                 f"has {p.ttl}: a changed ttl writes a separate entry"
             )
-            return _fail(child, c, reason, f"{child.label}: {reason}")
+            return _fail(ctx, child, c, reason, f"{child.label}: {reason}")
     if _readable(ctx, child) and not reads:
         if lookback is None:
             where = (
@@ -91,7 +94,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
         reason = (
             f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) {where}"
         )
-        return _fail(child, marks[-1], reason, f"{child.label}: {reason}")
+        return _fail(ctx, child, marks[-1], reason, f"{child.label}: {reason}")
     return _placement(ctx, child, limit, parent, reads)
 
 
@@ -120,13 +123,14 @@ def _placement(
     reads: list[tuple[CacheMarker, CacheMarker]],
 ) -> Finding:
     names = child.parsed.cache_markers
-    indexes = sorted(i for i in map(child.frame_index, names) if i is not None)
-    frames = child.frames
-    last, end = len(frames) - 1, ctx.inherited_end(child) - 1
+    found = (ctx.segment_index(child, name) for name in names)
+    indexes = sorted(i for i in found if i is not None)
+    segments = child.stream.segments  # a frame's name is its segment's: none is built
+    last, end = len(segments) - 1, ctx.inherited_end(child) - 1
     good = [i for i in indexes if end <= i < last]
     if good:
         message = (
-            f"{child.label} marks {frames[good[0]].name}, at or after the end of the inherited "
+            f"{child.label} marks {segments[good[0]].name}, at or after the end of the inherited "
             f"prefix ({len(names)} of {limit} markers)"
         )
         return Finding(RULE, "pass", message)
@@ -139,7 +143,7 @@ def _placement(
             f"{furthest.segment} {_window(ctx.dialect.marker_lookback)}"
         )
         return Finding(RULE, "pass", message)
-    boundary = frames[end].name if end >= 0 else "the start"
+    boundary = segments[end].name if end >= 0 else "the start"
     if last in indexes:
         history = child.request.history
         if history and history[-1].role == "system":
@@ -149,7 +153,7 @@ def _placement(
         reason = f"the only marker at or after {boundary} is on the {trailing}"
     else:
         reason = f"every marker comes before the end of the inherited prefix ({boundary})"
-    marked = frames[indexes[-1]] if indexes else None
+    marked = child.stream.frame(indexes[-1]) if indexes else None
     evidence = at(marked, marked.start if marked else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", f"{child.label}: {reason}", evidence)
 

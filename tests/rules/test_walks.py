@@ -238,3 +238,9 @@ def _walks_agree(
     assert _outcome(lambda c, b: _directive_at(c, 0, b), ctx, child) == _outcome(
         lambda c, b: _old_directive_at(c, 0, b), ctx, child
     )
+
+
+def test_segment_indexes_are_the_frames_indexes() -> None:
+    for ctx, body in _contexts():
+        for name in {s.name for s in body.stream.segments} | {"absent"}:
+            assert ctx.segment_index(body, name) == body.frame_index(name), (body.label, name)
