@@ -11,16 +11,17 @@ ends its process) is a crash of the scenario it was running, and a new worker ta
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..rules import ScenarioReport, evaluate
 from ..scenarios import Scenario
 from ..subjects import Subject, SubjectFailure
+
+if TYPE_CHECKING:  # multiprocessing is loaded by the first Workers: a run of one job never is
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 __all__ = ["Result", "RunOne", "Workers", "cpu_count"]
 
@@ -38,6 +39,8 @@ def cpu_count() -> int:
 
 
 def _context() -> Any:
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -126,6 +129,8 @@ class Workers:
                 worker.conn.send(position)
 
     def result(self, position: int) -> Result:
+        from multiprocessing.connection import wait
+
         while position not in self._done:
             self._dispatch(position)
             ready = wait([w.conn for w in self._workers if w.busy is not None])

@@ -192,17 +192,12 @@ def _bar() -> ProgressBar:
 
 
 def _report(result: CheckRun, args: argparse.Namespace) -> int:
-    from ..reports import (
-        check_html,
-        check_json,
-        check_junit,
-        check_outcomes,
-        check_text,
-        write_html,
-    )
+    from ..reports import check_json, check_junit, check_outcomes, check_text
 
     outcomes = check_outcomes(result, fail_on=args.fail_on)
     if args.html is not None:
+        from ..reports import check_html, write_html  # the page's modules, loaded for it only
+
         why = [outcomes.failed_on_warning] if outcomes.failed_on_warning is not None else []
         page = check_html(result, seed=args.seed, exit_code=outcomes.exit_code, notes=why)
         problem = write_html(args.html, page)

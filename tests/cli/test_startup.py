@@ -87,6 +87,27 @@ def test_rules_loads_the_catalog_only_when_it_runs() -> None:
     assert loaded(modules, ("hypothesis", "harness.capture", "harness.check")) == []
 
 
+DEFERRED = (
+    "deepdiff",  # a structural diff of plain JSON is made without it (and its numpy, pydantic)
+    "numpy",
+    "pydantic",
+    "multiprocessing",  # only --jobs N starts workers
+    "harness.reports._html",  # only --html writes a page
+    "harness.reports._html_check",
+    "harness.reports._html_page",
+    "harness.reports._html_timeline",
+)
+"""What the default ``check`` (the reference, with its accepted divergences' evidence) does
+not load."""
+
+
+def test_check_loads_what_it_uses_only() -> None:
+    code, modules = imported("check", "--examples", "5", "--no-progress")
+    assert code == 0
+    assert "harness.check" in modules
+    assert loaded(modules, DEFERRED) == []
+
+
 def test_parser_defaults_match_the_library() -> None:
     """The defaults the parser shows are kept in the CLI so that building it loads nothing
     heavy: they must stay those of the library."""
