@@ -277,7 +277,7 @@ class Context:
             start = 0
         else:
             first = next((i for i, f in enumerate(parent.families) if f == scope), None)
-            start = parent.frames[first].start if first is not None else parent.stream.length
+            start = parent.stream.frame(first).start if first is not None else parent.stream.length
         reusable = min(parent.stream.length, body.stream.length)
         return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
 
