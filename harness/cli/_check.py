@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
 from ..reports._escape import printable
+from ._collect import paced_collections
 from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, finish_reports
 
 if TYPE_CHECKING:
@@ -119,6 +121,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    with paced_collections() as started:
+        return _run(args, started)
+
+
+def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from ..check import (
         ExpectationError,
         Expectations,
@@ -150,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
         subject = load_subject(args.subject, options=options)
     except (ScenarioFormatError, ExpectationError, ValueError) as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
+    started()  # what start-up loaded and the fixtures live until the end: no collection walks them
     try:
         with subject:
             dialects = _dialects(args.dialect, subject.dialects)
