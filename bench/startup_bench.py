@@ -3,7 +3,8 @@
 Each is timed as a fresh ``python -m harness ...`` process (least CPU time of N), against one that
 only starts the interpreter and imports orjson (the floor no command can beat), and the
 modules it loaded are read from ``python -X importtime``: the heavy ones (the generators, the
-schemas, the checkers) must appear on no ``--help`` and not on ``diff``.
+schemas, the checkers) must appear on no ``--help`` and not on ``diff``. Last, the default
+``check`` as a whole process, and whether it loaded what it defers (DeepDiff, workers, HTML).
 
     python3 bench/startup_bench.py [--repeats N]
 """
@@ -27,6 +28,16 @@ COMMANDS = ("diff", "check", "capture", "check-log", "rules")
 HEAVY = ("hypothesis", "jsonschema", "harness.capture", "harness.check", "harness.strategies")
 """What ``diff`` and every ``--help`` must not import (a prefix of a module's name)."""
 INTERPRETER = [sys.executable, "-c", "import orjson"]
+DEFERRED = (
+    "deepdiff",
+    "numpy",
+    "pydantic",
+    "multiprocessing",
+    "harness.reports._html",
+    "harness.reports._html_check",
+)
+"""What the default ``check`` must not import: it builds its evidence without DeepDiff, runs
+no workers and writes no page."""
 
 
 def harness(*argv: str) -> list[str]:
@@ -81,9 +92,10 @@ def imported(argv: Sequence[str]) -> list[str]:
     ]
 
 
-def heavy(modules: Sequence[str]) -> list[str]:
-    """The heavy packages among ``modules`` (each named once)."""
-    return sorted({h for h in HEAVY for m in modules if m == h or m.startswith(f"{h}.")})
+def heavy(modules: Sequence[str], names: Sequence[str] = HEAVY) -> list[str]:
+    """The packages of ``names`` (the heavy ones by default) among ``modules``, each named
+    once."""
+    return sorted({h for h in names for m in modules if m == h or m.startswith(f"{h}.")})
 
 
 def report(argvs: Sequence[Sequence[str]], repeats: int) -> None:
@@ -105,6 +117,16 @@ def report(argvs: Sequence[Sequence[str]], repeats: int) -> None:
         )
 
 
+def check_process(repeats: int) -> None:
+    """Print the default ``check`` as a whole process (CPU time, best of ``repeats``) and what
+    it loaded of ``DEFERRED``."""
+    argv = harness("check", "--no-progress")
+    seconds = process_seconds(argv, repeats)
+    found = ", ".join(heavy(imported(argv), DEFERRED)) or "none"
+    shown = "check (default, whole process)"
+    print(f"  {shown:<34} {seconds * 1e3:>6.0f}  deferred loaded: {found}")
+
+
 def help_commands() -> list[list[str]]:
     return [harness("--help"), *(harness(c, "--help") for c in COMMANDS)]
 
@@ -116,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs per command (default: 5)")
     args = parser.parse_args(argv)
     report(help_commands(), args.repeats)
+    check_process(args.repeats)
 
 
 if __name__ == "__main__":
