@@ -156,14 +156,8 @@ class AnthropicDialect(Dialect):
 
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
         messages = _messages(body)
-        out = [
-            Segment(join_path("tools", i), tool)
-            for i, tool in enumerate(
-                _unmarked_items(
-                    (_field(body, "tools", "", (list,), "an array") or []), "tools", "a tool"
-                )
-            )
-        ]
+        tools = _field(body, "tools", "", (list,), "an array") or []
+        out = each(_TOOL_SEGMENTS, tools, _tool_segment)
         system = _field(body, "system", "", (str, list), "a string or an array of text blocks")
         if isinstance(system, str):
             out.append(Segment("system", system))
@@ -198,9 +192,10 @@ class AnthropicDialect(Dialect):
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         messages = _messages(body)
-        system, tools = _system(body), _tools(body)
+        system, read_tools = _system(body), _read_tools(body)
+        tools = tuple(tool for tool, _ in read_tools)
         settings = _settings(body)
-        settings = settings.with_extra(self.name, _kept_head(body, system, tools))
+        settings = settings.with_extra(self.name, _kept_head(body, system, read_tools))
         preset = Preset(system=system, tools=tools, settings=settings)
         names: list[str] = []
         controls: dict[str, Json] = {}
@@ -417,11 +412,28 @@ def _system_text(block: Any, path: str) -> str:
     return _required_str(block, "text", path)
 
 
-def _tools(body: Mapping[str, Any]) -> tuple[Tool, ...]:
-    return tuple(
-        _tool(entry, join_path("tools", i))
-        for i, entry in enumerate(_field(body, "tools", "", (list,), "an array") or [])
-    )
+def _read_tools(body: Mapping[str, Any]) -> list[tuple[Tool, bool]]:
+    """Each tool, and whether it renders back to its declaration as sent (unmarked)."""
+    tools = _field(body, "tools", "", (list,), "an array") or []
+    return each(_TOOLS, tools, _read_tool)
+
+
+def _read_tool(i: int, entry: Any) -> tuple[Tool, bool]:
+    tool = _tool(entry, join_path("tools", i))
+    return tool, _same(_render_tool(tool), _unmarked(entry))
+
+
+def _tool_segment(i: int, tool: Any) -> Segment:
+    """The segment of ``tools[i]``: the declaration as sent, without its cache marker."""
+    if not isinstance(tool, dict):
+        raise DialectError(f"a tool must be an object, not {json_kind(tool)}", path=f"tools[{i}]")
+    return Segment(f"tools[{i}]", _unmarked(tool))
+
+
+_TOOLS: Leading[list[tuple[Tool, bool]]] = Leading()
+_TOOL_SEGMENTS: Leading[list[Segment]] = Leading()
+"""The tools of the body read last (``_read_tool``) and their segments, one per declaration:
+each depends on its declaration and index alone."""
 
 
 def _tool(entry: Any, path: str) -> Tool:
@@ -743,7 +755,7 @@ class _Marks:
 
 
 def _kept_head(
-    body: Mapping[str, Any], system: tuple[str, ...], tools: tuple[Tool, ...]
+    body: Mapping[str, Any], system: tuple[str, ...], tools: list[tuple[Tool, bool]]
 ) -> dict[str, Json]:
     """The system and tools as sent (unmarked) when they render back otherwise: a one-block
     system array, system blocks or tools with fields of their own. Kept in ``extra``."""
@@ -753,9 +765,8 @@ def _kept_head(
         unmarked = [_unmarked(block) for block in raw_system]
         if not _same(_render_system(system, _Marks(Request(Preset())), None), unmarked):
             out["system"] = freeze(unmarked)
-    raw_tools = [_unmarked(tool) for tool in body.get("tools") or ()]
-    if any(not _same(_render_tool(t), raw) for t, raw in zip(tools, raw_tools, strict=True)):
-        out["tools"] = freeze(raw_tools)
+    if not all(same for _, same in tools):
+        out["tools"] = freeze([_unmarked(tool) for tool in body.get("tools") or ()])
     return out
 
 

@@ -525,26 +525,32 @@ def _function_response(message: dict[str, Any], path: str, names: dict[str, str]
 
 def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
     """Neutral tools, and the unknown function fields of each tool by name."""
-    tools: list[Tool] = []
-    extras: dict[str, FrozenDict] = {}
-    for i, entry in enumerate(entries):
-        path = join_path("tools", i)
-        if entry.get("type") != "function":
-            kind = entry.get("type")
-            if not isinstance(kind, str):
-                raise DialectError(f"a tool's type must be a string, not {_show(kind)}", path=path)
-            spec = entry.get(kind)
-            name = spec.get("name") if isinstance(spec, dict) else None
-            tools.append(Tool(name if isinstance(name, str) else "", parameters=freeze(entry)))
-            continue
-        function = _object(entry.get("function"), f"{path}.function")
-        name = str(_string(function, "name", f"{path}.function", required=True))
-        description = _string(function, "description", f"{path}.function")
-        tools.append(Tool(name, description, freeze(function.get("parameters"))))
-        unknown = {k: v for k, v in function.items() if k not in _FUNCTION_KEYS}
-        if unknown:
-            extras[name] = FrozenDict((k, freeze(v)) for k, v in unknown.items())
-    return tuple(tools), FrozenDict(extras)
+    read = each(_TOOLS, entries, _read_tool)
+    extras = {name: extra for _, name, extra in read if extra is not None}
+    return tuple(tool for tool, _, _ in read), FrozenDict(extras)
+
+
+def _read_tool(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
+    """``tools[i]`` as a neutral tool, its name, and its unknown function fields (if any)."""
+    path = join_path("tools", i)
+    if entry.get("type") != "function":
+        kind = entry.get("type")
+        if not isinstance(kind, str):
+            raise DialectError(f"a tool's type must be a string, not {_show(kind)}", path=path)
+        spec = entry.get(kind)
+        name = spec.get("name") if isinstance(spec, dict) else None
+        return Tool(name if isinstance(name, str) else "", parameters=freeze(entry)), "", None
+    function = _object(entry.get("function"), f"{path}.function")
+    name = str(_string(function, "name", f"{path}.function", required=True))
+    description = _string(function, "description", f"{path}.function")
+    tool = Tool(name, description, freeze(function.get("parameters")))
+    unknown = {k: v for k, v in function.items() if k not in _FUNCTION_KEYS}
+    extra = FrozenDict((k, freeze(v)) for k, v in unknown.items()) if unknown else None
+    return tool, name, extra
+
+
+_TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
+"""The tools of the body read last (``_read_tool``), one per declaration."""
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:

@@ -716,24 +716,30 @@ def _output(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -
 def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
     """Neutral tools, and the unknown fields of each function tool by name. A tool of
     another type (custom, namespace, built-in) keeps its whole declaration."""
-    tools: list[Tool] = []
-    extras: dict[str, FrozenDict] = {}
-    for i, entry in enumerate(entries):
-        path = join_path("tools", i)
-        kind = entry.get("type")
-        if not isinstance(kind, str):
-            raise DialectError(f"a tool's type must be a string, not {_show(kind)}", path=path)
-        if kind != "function":
-            label = entry.get("name", entry.get("server_label", kind))
-            tools.append(Tool(label if isinstance(label, str) else kind, parameters=freeze(entry)))
-            continue
-        name = str(_string(entry, "name", path, required=True))
-        description = _string(entry, "description", path)
-        tools.append(Tool(name, description, freeze(entry.get("parameters"))))
-        unknown = {k: v for k, v in entry.items() if k not in _FUNCTION_KEYS}
-        if unknown:
-            extras[name] = FrozenDict((k, freeze(v)) for k, v in unknown.items())
-    return tuple(tools), FrozenDict(extras)
+    read = each(_TOOLS, entries, _read_tool)
+    extras = {name: extra for _, name, extra in read if extra is not None}
+    return tuple(tool for tool, _, _ in read), FrozenDict(extras)
+
+
+def _read_tool(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
+    """``tools[i]`` as a neutral tool, its name, and its unknown fields (if any)."""
+    path = join_path("tools", i)
+    kind = entry.get("type")
+    if not isinstance(kind, str):
+        raise DialectError(f"a tool's type must be a string, not {_show(kind)}", path=path)
+    if kind != "function":
+        label = entry.get("name", entry.get("server_label", kind))
+        tool = Tool(label if isinstance(label, str) else kind, parameters=freeze(entry))
+        return tool, "", None
+    name = str(_string(entry, "name", path, required=True))
+    description = _string(entry, "description", path)
+    unknown = {k: v for k, v in entry.items() if k not in _FUNCTION_KEYS}
+    extra = FrozenDict((k, freeze(v)) for k, v in unknown.items()) if unknown else None
+    return Tool(name, description, freeze(entry.get("parameters"))), name, extra
+
+
+_TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
+"""The tools of the body read last (``_read_tool``), one per declaration."""
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:

@@ -742,3 +742,17 @@ def test_parts_read_with_their_content_frozen_are_those_read_from_it_alone() -> 
     frozen = _parts(content, 0, {}, freeze(content))
     assert repr(frozen) == repr(alone)
     assert [type(p) for p in frozen] == [type(p) for p in alone]
+
+
+def test_tools_that_render_otherwise_are_kept_as_sent_and_render_back() -> None:
+    plain = {"name": "h", "input_schema": {"type": "object"}}
+    for tools, kept in [
+        ([plain, {"input_schema": {"type": "object"}, "name": "f"}], True),  # key order
+        ([plain, {"name": "g", "input_schema": {"type": "object"}, "strict": True}], True),
+        ([plain, {**plain, "cache_control": {"type": "ephemeral"}}], False),  # a marker
+        ([plain], False),
+    ]:
+        raw = orjson.dumps({"model": "m", "max_tokens": 1, "tools": tools, "messages": []})
+        request = DIALECT.to_request(orjson.loads(raw))
+        assert ("tools" in request.preset.settings.extra.get("anthropic", {})) is kept
+        assert DIALECT.render(request) == raw

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.dialects import DialectError
-from harness.dialects.openai import DIALECT
+from harness.dialects.openai import _TOOL_EXTRAS, DIALECT
 from harness.model import (
     FrozenDict,
     FunctionCall,
@@ -717,3 +717,13 @@ def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
     """A role that is a list, a content that is a number, a tool that is a string, a
     setting of the wrong type...: each reading method returns or raises DialectError."""
     reads_or_refuses(DIALECT, body)
+
+
+def test_the_unknown_fields_of_tools_of_one_name_are_those_of_the_last() -> None:
+    def tool(name: str, **fields: object) -> dict[str, object]:
+        return {"type": "function", "function": {"name": name, **fields}}
+
+    body = {"messages": [], "tools": [tool("f", strict=True), tool("g", x=1), tool("f", strict=1)]}
+    request = DIALECT.to_request(body)
+    extras = request.preset.settings.extra["openai"][_TOOL_EXTRAS]
+    assert repr(extras) == "FrozenDict({'f': FrozenDict({'strict': 1}), 'g': FrozenDict({'x': 1})})"

@@ -1,3 +1,5 @@
+from typing import Any
+
 import orjson
 import pytest
 
@@ -295,3 +297,42 @@ def test_the_last_body_is_kept_per_dialect_and_forgotten_with_the_memos() -> Non
     assert _body._LAST["openai"][0] is raw
     forget()
     assert "openai" not in _body._LAST
+
+
+_FUNCTION = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+_TOOL_EDGES: dict[str, list[Any]] = {
+    "anthropic": [
+        {"name": "f", "input_schema": {"type": "object"}},
+        {"name": "g", "input_schema": {"properties": {}, "type": "object"}},  # renders otherwise
+        {"type": "web_search_20250305", "name": "web_search"},
+        {"name": "h", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}},
+    ],
+    "openai": [
+        _FUNCTION,
+        {"type": "function", "function": {"name": "f", "strict": True, "parameters": {}}},
+        {"type": "function", "function": {"name": "f", "strict": 1}},  # the same name again
+        {"type": "custom", "custom": {"name": "c"}},
+    ],
+    "openai-responses": [
+        {"type": "function", "name": "f", "parameters": {"n": 1.0}},
+        {"type": "function", "name": "f", "strict": True},
+        {"type": "function", "name": "f", "strict": 1},  # the same name again
+        {"type": "web_search"},
+    ],
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(_TOOL_EDGES))
+def test_tools_shared_with_the_body_before_read_as_they_do_alone(dialect: str) -> None:
+    """Tools of their own fields, server tools, a marked tool, extras of one name twice."""
+    tools = _TOOL_EDGES[dialect]
+    bodies = [{"tools": tools, **body} for body in _EDGES[dialect]]
+    bodies += [{"tools": tools[:2], **_EDGES[dialect][0]}, {"tools": [], **_EDGES[dialect][0]}]
+    raws = [orjson.dumps(body) for body in bodies]
+    _in_turn(raws, dialect)
+    forget()
+    first = read_body("p", raws[0], get_dialect(dialect))
+    second = read_body("c", raws[1], get_dialect(dialect))
+    assert isinstance(first, Body)
+    assert isinstance(second, Body)
+    assert second.parsed.body["tools"][-1] is first.parsed.body["tools"][-1]  # the fast path
