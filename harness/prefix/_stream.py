@@ -232,6 +232,10 @@ def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
         name = x.name
         if name != y.name:
             return i
+        if x.value is y.value:  # one object (a reader's, for bytes both bodies share)
+            if not _measure_same(ends_a, ends_b, i, name, x.value):
+                return i
+            continue
         try:
             json_a, json_b = dumps_(x.value), dumps_(y.value)
         except orjson.JSONEncodeError:
@@ -243,6 +247,26 @@ def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
         if json_a != json_b:
             return i
     return count
+
+
+def _measure_same(ends_a: list[int], ends_b: list[int], i: int, name: str, value: Any) -> bool:
+    """Measure frame ``i`` of two streams whose segment ``i`` is one name and one value
+    object, so one encoding: a size one stream has measured is the other's too, and else
+    the value is encoded once for both. False where orjson refuses it (nothing measured)."""
+    known_a, known_b = len(ends_a) > i, len(ends_b) > i
+    if known_a and len(ends_b) == i:
+        ends_b.append((ends_b[-1] if i else 0) + ends_a[i] - (ends_a[i - 1] if i else 0))
+    elif known_b and len(ends_a) == i:
+        ends_a.append((ends_a[-1] if i else 0) + ends_b[i] - (ends_b[i - 1] if i else 0))
+    elif not (known_a and known_b) and (len(ends_a) == i or len(ends_b) == i):
+        try:
+            size = len(name.encode()) + 2 + len(orjson.dumps(value))
+        except orjson.JSONEncodeError:
+            return False
+        for ends in (ends_a, ends_b):
+            if len(ends) == i:
+                ends.append((ends[-1] if i else 0) + size)
+    return True
 
 
 def _shared(a: PrefixStream, b: PrefixStream) -> dict[str, int] | None:

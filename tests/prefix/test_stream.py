@@ -303,6 +303,35 @@ def test_streams_with_frames_built_before_compare_and_measure_as_plain_ones(
             ]
 
 
+@pytest.mark.parametrize("touched", [(), (0,), (2,), (-1,), (-3,)])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_streams_sharing_segment_objects_compare_and_measure_as_plain_ones(
+    pair: Pair, touched: tuple[int, ...]
+) -> None:
+    """A fork whose leading segments are its parent's very objects (as a reader gives them
+    for bytes both bodies share) is measured from one encoding of each, or from the size
+    the other stream has measured: the same counts, offsets and frames as plain streams."""
+    plain = _streams(pair)
+    parent, fork = _streams(pair)
+    shared = [
+        p if p.name == f.name and stream_module._encode(p) == stream_module._encode(f) else f
+        for p, f in zip(parent.segments, fork.segments, strict=False)
+    ]
+    fork = PrefixStream((*shared, *fork.segments[len(shared) :]))
+    for third in (None, *touched):
+        streams = (parent, fork)
+        if third is not None:  # a fresh pair, one side measured (or framed) partly first
+            streams = (PrefixStream(parent.segments), PrefixStream(fork.segments))
+            streams[third % 2].frame(abs(third) % len(streams[third % 2].segments))
+        assert common_segments(*streams) == common_segments(*plain)
+        assert _divergence(locate(*streams)) == _divergence(locate(*plain))
+        for a, b in zip(streams, plain, strict=True):
+            assert a.length == b.length
+            assert [(f.name, f.start, f.json) for f in a.frames] == [
+                (f.name, f.start, f.json) for f in b.frames
+            ]
+
+
 def test_a_segment_that_is_not_the_bodys_own_item_is_encoded() -> None:
     """A value a dialect made (a cache marker removed) is not the body's item: its
     encoding is made, never read from the layout."""
@@ -413,3 +442,14 @@ def test_common_via_a_third_stream_is_common_segments(
     assert same == common_segments(*plain)
     assert locate(x, y, same=same) == locate(*plain)
     assert (x.length, y.length) == (plain[0].length, plain[1].length)
+
+
+def test_shared_segment_objects_with_names_beyond_ascii_measure_as_plain_ones() -> None:
+    segments = tuple(Segment(f"entrées[{i}]", {"é": i}) for i in range(3))
+    copies = tuple(Segment(s.name, {"é": i}) for i, s in enumerate(segments))
+    shared, plain = PrefixStream(segments), PrefixStream(segments + copies[:1])
+    assert common_segments(shared, plain) == 3
+    expected = PrefixStream(copies), PrefixStream(copies + copies[:1])
+    for a, b in zip((shared, plain), expected, strict=True):
+        assert a.length == b.length
+        assert [(f.start, f.end) for f in a.frames] == [(f.start, f.end) for f in b.frames]
