@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
 from ..reports._escape import printable
+from ._collect import paced_collections
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -281,6 +283,11 @@ class _Expected:
 
 
 def run(args: argparse.Namespace) -> int:
+    with paced_collections() as started:
+        return _run(args, started)
+
+
+def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from ..capture import LogError, check_requests, read_log
 
     if args.fork_tag == "":
@@ -293,6 +300,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(expected, str):
         return fail(expected, code=EXIT_BAD_INPUT)
     subject = args.subject or Path(args.file).name
+    started()  # start-up and the log's index live until the end: no collection walks them
     try:  # bodies are read back from the file as they are needed
         result = check_requests(requests, ignored, options=group_options(args), subject=subject)
     except LogError as e:

@@ -1,5 +1,6 @@
-"""The check's collections paced (harness/cli/_collect.py): raised for the command, restored
-after it, and what was frozen handed back unless the process ends with the command."""
+"""The collections of ``check`` and ``check-log`` paced (harness/cli/_collect.py): raised for
+the command, restored after it, and what was frozen handed back unless the process ends with
+the command."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import gc
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+import orjson
 import pytest
 
 from harness.cli import _collect
@@ -89,3 +92,28 @@ def test_the_check_command_runs_paced() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == f"0 [({YOUNG_THRESHOLD}, True)]"
+
+
+def test_check_log_runs_paced(tmp_path: Path) -> None:
+    """``check-log`` too: its collections are paced while it checks the log's requests."""
+    log = tmp_path / "log.jsonl"
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    log.write_text(orjson.dumps({"body": body}).decode() + "\n", encoding="utf-8")
+    code = (
+        "import gc, sys\n"
+        "import harness.capture\n"
+        "from harness.cli import main\n"
+        "seen = []\n"
+        "real = harness.capture.check_requests\n"
+        "def spy(*a, **k):\n"
+        "    seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))\n"
+        "    return real(*a, **k)\n"
+        "harness.capture.check_requests = spy\n"
+        f"sys.argv = ['prefix-harness', 'check-log', '--dialect', 'openai', {str(log)!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as e:\n"
+        "    print(seen)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == f"[({YOUNG_THRESHOLD}, True)]", done.stderr
