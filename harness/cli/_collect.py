@@ -1,4 +1,4 @@
-"""Garbage collection paced for a long command (``check``).
+"""Garbage collection paced for a long command (``check``, ``check-log``).
 
 Python collects its youngest generation every 700 net allocations of containers, and every
 few of those an older generation, walking each object that survived so far: the modules,
