@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import BinaryIO
+from typing import Any, BinaryIO, Final
 
 import orjson
 
@@ -22,10 +22,61 @@ from ..protocol import (
     refusal_reply,
     start_reply,
 )
-from ..scenarios import scenario_from_json
+from ..scenarios import Scenario, scenario_from_json
 from ._base import Outcome, Subject
 
 __all__ = ["serve"]
+
+MEMO_SCENARIOS: Final = 1024
+"""How many scenarios one ``serve`` keeps read at most (a default check sends 50)."""
+MEMO_BYTES: Final = 16 * 2**20
+"""How many bytes of compact JSON the scenarios kept hold at most (a default check's: some
+150 kB; a scenario's objects take about 3.5 times its JSON)."""
+
+
+class ScenarioMemo:
+    """The scenarios one ``serve`` has read, keyed by the exact bytes of their compact JSON.
+
+    A check sends each scenario once per dialect, as separate requests (every scenario in one
+    dialect, then in the next), and reading one (its schema check above all) costs far more
+    than the protocol. The key is exact for values decoded by ``orjson.loads`` (JSON types
+    only, finite floats, which ``orjson.dumps`` writes back one to one): equal bytes, the same
+    scenario. A scenario that fails to read is not kept, so its error is raised afresh each
+    time. Once full the memo keeps what it holds and reads new scenarios without keeping
+    them: in the harness's cycle through the dialects, dropping old entries for new ones
+    would lose every later hit.
+    """
+
+    __slots__ = ("_read", "_size", "max_bytes", "max_count")
+
+    def __init__(self, max_count: int = MEMO_SCENARIOS, max_bytes: int = MEMO_BYTES) -> None:
+        self._read: dict[bytes, Scenario] = {}
+        self._size = 0
+        self.max_count = max_count
+        self.max_bytes = max_bytes
+
+    def __len__(self) -> int:
+        return len(self._read)
+
+    @property
+    def size(self) -> int:
+        """The bytes of compact JSON the kept scenarios hold."""
+        return self._size
+
+    def read(self, data: Any, *, source: str) -> Scenario:
+        """``scenario_from_json(data, source=source)``, from the memo when read before."""
+        try:
+            key = orjson.dumps(data)
+        except orjson.JSONEncodeError:  # nested too deeply to encode: read it as it is
+            return scenario_from_json(data, source=source)
+        found = self._read.get(key)
+        if found is not None:
+            return found
+        scenario = scenario_from_json(data, source=source)
+        if len(self._read) < self.max_count and self._size + len(key) <= self.max_bytes:
+            self._read[key] = scenario
+            self._size += len(key)
+        return scenario
 
 
 def serve(
@@ -39,7 +90,8 @@ def serve(
     """Serve ``subject`` over JSON lines; returns the exit code (0 on ``stop`` or EOF).
 
     A scenario the subject cannot read, or an ``assemble`` that raises, is answered
-    ``errored`` with the reason (the traceback goes to stderr) and serving goes on.
+    ``errored`` with the reason (the traceback goes to stderr) and serving goes on. Scenarios
+    read are kept (``ScenarioMemo``): the same scenario sent again is not read again.
     """
     source = stdin if stdin is not None else sys.stdin.buffer
     sink = stdout if stdout is not None else sys.stdout.buffer
@@ -51,6 +103,7 @@ def serve(
         version=version,
         homepage=homepage,
     )
+    memo = ScenarioMemo()
     for line in source:
         if not line.strip():
             continue
@@ -65,7 +118,7 @@ def serve(
                 else refusal_reply(f"this subject speaks protocol version {PROTOCOL_VERSION}")
             )
         elif command == "assemble":
-            reply = _assemble(subject, request)
+            reply = _assemble(subject, request, memo)
         else:
             print(f"serve: ignoring unknown command {command!r}", file=sys.stderr)
             continue
@@ -74,11 +127,19 @@ def serve(
     return 0
 
 
-def _assemble(subject: Subject, request: dict[str, object]) -> dict[str, object]:
+def _assemble(
+    subject: Subject, request: dict[str, object], memo: ScenarioMemo | None = None
+) -> dict[str, object]:
+    """The reply to one ``assemble``; ``memo`` only for a request decoded by ``orjson.loads``."""
     seq = request["seq"]
     assert isinstance(seq, int)
     try:
-        scenario = scenario_from_json(request["scenario"], source=f"seq {seq}")
+        data, source = request["scenario"], f"seq {seq}"
+        scenario = (
+            scenario_from_json(data, source=source)
+            if memo is None
+            else memo.read(data, source=source)
+        )
         outcome: Outcome = subject.assemble(scenario, str(request["dialect"]))
     except Exception as e:
         traceback.print_exc(file=sys.stderr)
