@@ -233,7 +233,14 @@ def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
         if name != y.name:
             return i
         if x.value is y.value:  # one object (a reader's, for bytes both bodies share)
-            if not _measure_same(ends_a, ends_b, i, name, x.value):
+            if len(ends_a) == i == len(ends_b):  # the usual case, inline: one encoding
+                try:
+                    size = len(name.encode()) + 2 + len(dumps_(x.value))
+                except orjson.JSONEncodeError:
+                    return i
+                ends_a.append((ends_a[-1] if i else 0) + size)
+                ends_b.append((ends_b[-1] if i else 0) + size)
+            elif not _measure_same(ends_a, ends_b, i, name, x.value):
                 return i
             continue
         try:
