@@ -1,9 +1,12 @@
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
-from harness.scenarios import Continuation, FollowUp, Scenario, ScenarioFormatError
+from harness.scenarios import Continuation, FollowUp, Scenario, ScenarioFormatError, _checks
 from harness.scenarios._checks import check_schema, scenario_label, semantic_problems
 
 CALL = FunctionCall("search", freeze({}), "c1")
@@ -111,3 +114,163 @@ def test_follow_ups_must_answer_their_reply() -> None:
         ((*base, 0, "message"), "a user message holds function calls"),
         ((*base, 1, "message"), "does not answer the calls of the reply one to one"),
     ]
+
+
+# --- the fast path for a scenario's history ------------------------------------------------
+
+
+class _Str(str):
+    pass
+
+
+class _Dict(dict[str, Any]):
+    pass
+
+
+_PARTS: list[Any] = [
+    {"text": "hi"},
+    {"text": ""},
+    {"text": 1},
+    {"text": None},
+    {"text": _Str("sub")},
+    {"text": "a", "thinking": {"text": "b"}},
+    {},
+    [],
+    "text",
+    _Dict(text="sub"),
+    {"function_call": {"name": "f", "args": {}}},
+    {"function_call": {"name": "f", "args": {"n": 1}, "id": "c1", "signature": "s"}},
+    {"function_call": {"name": "", "args": {}}},
+    {"function_call": {"name": "f"}},
+    {"function_call": {"args": {}}},
+    {"function_call": {"name": "f", "args": []}},
+    {"function_call": {"name": "f", "args": None}},
+    {"function_call": {"name": "f", "args": {}, "id": 1}},
+    {"function_call": {"name": "f", "args": {}, "signature": None}},
+    {"function_call": {"name": "f", "args": {}, "extra": 1}},
+    {"function_call": {"name": 1, "args": {}}},
+    {"function_call": {"name": "f", "args": _Dict()}},
+    {"function_call": []},
+    {"function_response": {"name": "f", "response": None}},
+    {"function_response": {"name": "f", "response": [1, {}], "id": "c1", "is_error": True}},
+    {"function_response": {"name": "f", "response": 1, "is_error": False}},
+    {"function_response": {"name": "f", "response": 1, "is_error": 1}},
+    {"function_response": {"name": "f", "response": 1, "is_error": 0}},
+    {"function_response": {"name": "f", "response": 1, "is_error": None}},
+    {"function_response": {"name": "f"}},
+    {"function_response": {"response": 1}},
+    {"function_response": {"name": "", "response": 1}},
+    {"function_response": {"name": "f", "response": 1, "id": None}},
+    {"function_response": {"name": "f", "response": 1, "extra": 1}},
+    {"thinking": {"text": "t"}},
+    {"thinking": {"text": 1}},
+    {"image": {"mime_type": "image/png", "data": "AAAA"}},
+    {"image": {}},
+    {"opaque": {"kind": "k", "value": 1}},
+    {"opaque": {}},
+    {"other": "x"},
+]
+
+
+def _messages() -> list[Any]:
+    messages: list[Any] = [None, [], "m", {}, {"role": "user"}, {"parts": [{"text": "a"}]}]
+    for role in ("user", "model", "system", "tool", 1, None, _Str("user")):
+        messages += [{"role": role, "parts": [part]} for part in _PARTS]
+        messages += [{"role": role, "parts": []}, {"role": role, "parts": {"text": "a"}}]
+    messages += [{"parts": [p], "role": "model"} for p in _PARTS]
+    messages += [{"role": "user", "parts": [{"text": "a"}, p]} for p in _PARTS]
+    messages += [{"role": "user", "parts": [{"text": "a"}], "extra": 1}]
+    messages += [_Dict(role="user", parts=[{"text": "a"}])]
+    return messages
+
+
+def test_the_fast_path_is_taken_for_the_shipped_schema() -> None:
+    assert _checks._plain_history() is not None
+    assert _checks._plain_message({"role": "user", "parts": [{"text": "a"}]})
+
+
+@pytest.mark.parametrize("message", _messages())
+def test_a_message_is_plain_only_if_the_schema_says_valid(message: Any) -> None:
+    plain = _checks._plain_history()
+    assert plain is not None
+    _, message_validator = plain
+    valid = message_validator.is_valid(message)
+    assert valid == _checks._validator("scenario.schema.json").is_valid(_with_history([message]))
+    if _checks._plain_message(message):
+        assert valid
+
+
+def _with_history(history: Any) -> dict[str, Any]:
+    return {"id": "s", "action": "fork", "directives": ["d"], "preset": {}, "history": history}
+
+
+def _full_check(data: Any) -> str | None:
+    """check_schema with no fast path: the full validator's best match."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_checks, "_plainly_valid", lambda data: False)
+        try:
+            check_schema("scenario.schema.json", data, source="f.json")
+        except ScenarioFormatError as e:
+            return str(e)
+    return None
+
+
+def _checked(data: Any) -> str | None:
+    try:
+        check_schema("scenario.schema.json", data, source="f.json")
+    except ScenarioFormatError as e:
+        return str(e)
+    return None
+
+
+def test_the_fast_path_decides_and_names_errors_as_the_full_check() -> None:
+    messages = _messages()
+    good = [{"role": "user", "parts": [{"text": "q"}]}]
+    datas: list[Any] = [None, [], {}, _Dict(_with_history(good)), _with_history(None)]
+    datas += [_with_history(good * 3 + [m] + good) for m in messages]
+    datas += [{**_with_history(good), "action": "siblings"}, {**_with_history(good), "x": 1}]
+    datas += [{**_with_history([m]), "preset": {"tools": 1}} for m in messages[::7]]
+    datas += [{k: v for k, v in _with_history(good).items() if k != "history"}]
+    follow = {"reply": messages[20], "message": messages[30]}
+    continuable = {"task": "t", "parent_id": "p", "follow_ups": [follow]}
+    datas += [{**_with_history(good), "action": "continuable", "continuation": continuable}]
+    outcomes = [_checked(d) for d in datas]
+    assert outcomes == [_full_check(d) for d in datas]
+    assert None in outcomes
+    assert len({o for o in outcomes if o is not None}) > 10
+
+
+def test_no_fast_path_for_a_history_schema_it_was_not_written_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    changed = orjson.loads(orjson.dumps(_checks._PLAIN_MESSAGE))
+    changed["properties"]["parts"]["minItems"] = 2
+    monkeypatch.setattr(_checks, "_PLAIN_MESSAGE", changed)
+    _checks._plain_history.cache_clear()
+    try:
+        assert _checks._plain_history() is None
+        assert not _checks._plainly_valid(_with_history([]))
+        assert _checked(_with_history([])) is None
+    finally:
+        _checks._plain_history.cache_clear()
+
+
+_KEYS = st.sampled_from(["role", "parts", "text", "function_call", "function_response"])
+_FIELDS = st.sampled_from(["name", "args", "id", "signature", "response", "is_error", "x"])
+_LEAF = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["", "f", "user"])
+_VALUE = st.recursive(
+    _LEAF | st.just({}),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS | _FIELDS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUE)
+def test_a_random_message_is_plain_only_if_the_schema_says_valid(message: Any) -> None:
+    plain = _checks._plain_history()
+    assert plain is not None
+    if _checks._plain_message(message):
+        assert plain[1].is_valid(message)
+    data = _with_history([message])
+    assert _checked(data) == _full_check(data)
