@@ -97,11 +97,17 @@ def each(leading: Leading[list[V]], items: Sequence[Any], read: Callable[[int, A
     """``[read(k, item) for k, item in enumerate(items)]``, where ``read`` gives what it
     gave for the same item at the same index when ``leading`` held that item: ``read``
     must depend on the item and its index alone."""
+    if len(items) < _FEW or not any(items is array for array in _VOUCHED):
+        return [read(k, item) for k, item in enumerate(items)]  # nothing worth keeping
     shared = leading.shared(items)
     values = list(leading.values[:shared]) if leading.values is not None else []
     values.extend([read(k, items[k]) for k in range(shared, len(items))])
     leading.keep(items, values)
     return values
+
+
+_FEW = 8
+"""Arrays shorter than this are read afresh: keeping them would cost what it saves."""
 
 
 class Memo(Generic[V]):

@@ -88,10 +88,13 @@ def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
     return Body(label, parsed, stream, request, families(dialect.name, parsed.segments), raw)
 
 
-_LAST: dict[str, tuple[bytes, Layout]] = {}
-"""Per dialect, the last body decoded whose bytes are its compact encoding, and its layout."""
+_LAST: dict[str, tuple[bytes, Any, Layout | None]] = {}
+"""Per dialect, the last body decoded (its bytes, its JSON) and its layout once known."""
 _LAST_MAX_BYTES = 16 << 20
 """A larger body is not kept: memory stays bounded."""
+_MIN_SHARED = 4096
+"""Bytes a body must share with the last one read before its decoding takes that body's
+items: below this the reuse costs more than it saves (a layout, a second pass)."""
 on_forget(_LAST.clear)
 
 
@@ -102,19 +105,23 @@ def _decoded(raw: bytes, dialect: str) -> Any:
     tail and the dialect's readers find the parent's items again by object (``Leading``).
 
     Exact: ``_reusing`` checks every byte of the body against the compact encoding of what
-    it gives, and a body it cannot read so is decoded whole."""
+    it gives, and a body it cannot read so is decoded whole. The last body's layout is
+    found only when a body shares enough of its bytes to be worth it."""
     last = _LAST.get(dialect)
-    reused: tuple[object, Layout] | None = None
-    layout: Layout | None
+    reused: tuple[Any, Layout] | None = None
     if last is not None:
-        reused = _reusing(raw, last[1], _common_length(last[0], raw))
+        data, before, layout = last
+        common = _common_length(data, raw)
+        if common >= _MIN_SHARED:
+            layout = layout or _layout(data, before, None, 0)
+            reused = None if layout is None else _reusing(raw, layout, common)
     if reused is not None:
-        decoded, layout = reused
-    else:
-        decoded = orjson.loads(raw)
-        layout = _layout(raw, decoded, None, 0) if len(raw) <= _LAST_MAX_BYTES else None
-    if layout is not None:
-        _LAST[dialect] = (raw, Layout(layout.body, layout.items))  # no chain of parents
+        decoded, found = reused
+        _LAST[dialect] = (raw, decoded, Layout(found.body, found.items))  # no chain of parents
+        return decoded
+    decoded = orjson.loads(raw)
+    if len(raw) <= _LAST_MAX_BYTES:
+        _LAST[dialect] = (raw, decoded, None)
     else:
         _LAST.pop(dialect, None)
     return decoded

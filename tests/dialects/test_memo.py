@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from harness.dialects import _memo
 from harness.dialects._memo import Leading, Memo, each, forget, frozen_each, on_forget, vouched
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
@@ -212,7 +215,10 @@ def test_leading_items_are_shared_by_object_never_by_equality() -> None:
         assert leading.shared(items) == 0
 
 
-def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives() -> None:
+def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_memo, "_FEW", 0)  # these arrays are short
     leading: Leading[list[tuple[int, Any]]] = Leading()
     calls: list[int] = []
 
@@ -221,7 +227,8 @@ def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives()
         return k, item["n"]
 
     items: list[Any] = [{"n": 1}, {"n": 1.0}, {"n": True}]
-    assert each(leading, items, read) == [(0, 1), (1, 1.0), (2, True)]
+    with vouched([items]):
+        assert each(leading, items, read) == [(0, 1), (1, 1.0), (2, True)]
     calls.clear()
     again = [items[0], items[1], {"n": True}, {"n": 4}]
     with vouched([again]):

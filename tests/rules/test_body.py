@@ -4,7 +4,7 @@ import orjson
 import pytest
 
 from harness.check import bundled_fixtures
-from harness.dialects import get_dialect
+from harness.dialects import _memo, get_dialect
 from harness.dialects._memo import forget
 from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
 from harness.rules import _body
@@ -144,6 +144,21 @@ def _in_turn(bodies: list[bytes], dialect: str) -> None:
     assert [_read_as(raw, dialect) for raw in bodies] == cold
 
 
+@pytest.fixture(params=["as set", "eager"])
+def reuse(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thresholds as set, or none: every shared byte and array taken (small bodies too)."""
+    if request.param == "eager":
+        monkeypatch.setattr(_body, "_MIN_SHARED", 0)
+        monkeypatch.setattr(_memo, "_FEW", 0)
+
+
+@pytest.fixture
+def eager(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_body, "_MIN_SHARED", 0)
+    monkeypatch.setattr(_memo, "_FEW", 0)
+
+
+@pytest.mark.usefixtures("reuse")
 @pytest.mark.parametrize("dialect", ["anthropic", "gemini", "openai", "openai-responses"])
 def test_a_corpus_outcomes_bodies_read_in_turn_as_each_reads_alone(dialect: str) -> None:
     for scenario in list(load_fixtures(bundled_fixtures())):
@@ -255,6 +270,7 @@ def _history_key(dialect: str) -> str:
     return {"gemini": "contents", "openai-responses": "input"}.get(dialect, "messages")
 
 
+@pytest.mark.usefixtures("eager")
 @pytest.mark.parametrize("dialect", sorted(_EDGES))
 def test_a_body_read_after_one_it_extends_reads_as_it_does_alone(dialect: str) -> None:
     """Runs that end where the body before ends (a tool run, a model's calls), call names
@@ -272,6 +288,7 @@ def test_a_body_read_after_one_it_extends_reads_as_it_does_alone(dialect: str) -
     assert second.request.history[0] is first.request.history[0]
 
 
+@pytest.mark.usefixtures("eager")
 @pytest.mark.parametrize("dialect", sorted(_EDGES))
 def test_a_body_whose_bytes_differ_from_the_one_before_is_read_from_its_own(dialect: str) -> None:
     """1, 1.0 and true are equal values of other bytes; whitespace, a key held twice and bytes
@@ -322,6 +339,7 @@ _TOOL_EDGES: dict[str, list[Any]] = {
 }
 
 
+@pytest.mark.usefixtures("eager")
 @pytest.mark.parametrize("dialect", sorted(_TOOL_EDGES))
 def test_tools_shared_with_the_body_before_read_as_they_do_alone(dialect: str) -> None:
     """Tools of their own fields, server tools, a marked tool, extras of one name twice."""
