@@ -230,6 +230,41 @@ def _plainly_valid(data: Any) -> bool:
     return bool(relaxed.is_valid(data))
 
 
+@cache
+def _plain_fixtures() -> Any | None:
+    """The fixture-file schema's validator with its scenarios let through, which with the
+    scenario schema's decides what the full validator does; None (no fast path) unless its
+    scenarios are exactly the scenario schema's and that has its own fast path."""
+    schemas, registry = _schemas()
+    fixtures = schemas["fixtures.schema.json"]
+    scenarios = fixtures["properties"]["scenarios"]
+    opt = orjson.OPT_SORT_KEYS
+    if (
+        _plain_history() is None
+        or orjson.dumps(scenarios.get("items"), option=opt)
+        != orjson.dumps(schemas["scenario.schema.json"], option=opt)
+        or b"unevaluated" in orjson.dumps(fixtures)
+    ):
+        return None
+    relaxed = {
+        **fixtures,
+        "properties": {**fixtures["properties"], "scenarios": {**scenarios, "items": True}},
+    }
+    return Draft202012Validator(relaxed, registry=registry)
+
+
+def _plain_fixture_file(data: Any) -> bool:
+    """True only if ``data`` is valid against the fixture-file schema: each scenario by
+    ``_plainly_valid``, the rest by a validator that lets the scenarios through."""
+    relaxed = _plain_fixtures()
+    if relaxed is None or type(data) is not dict:
+        return False
+    scenarios = data.get("scenarios")
+    if type(scenarios) is not list or not all(_plainly_valid(s) for s in scenarios):
+        return False
+    return bool(relaxed.is_valid(data))
+
+
 def scenario_label(data: Any, index: int | None) -> str:
     """How an error names a scenario: its quoted id, else ``#index``, else nothing."""
     found = data.get("id") if isinstance(data, Mapping) else None
@@ -240,7 +275,8 @@ def scenario_label(data: Any, index: int | None) -> str:
 
 def check_schema(name: SchemaName, data: Any, *, source: str) -> None:
     """Raise ``ScenarioFormatError`` for the most relevant violation of schema ``name``."""
-    if name == "scenario.schema.json" and _plainly_valid(data):
+    plain = _plainly_valid if name == "scenario.schema.json" else _plain_fixture_file
+    if plain(data):
         return
     error = best_match(_validator(name).iter_errors(data))
     if error is None:

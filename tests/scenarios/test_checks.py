@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
 from harness.scenarios import Continuation, FollowUp, Scenario, ScenarioFormatError, _checks
-from harness.scenarios._checks import check_schema, scenario_label, semantic_problems
+from harness.scenarios._checks import SchemaName, check_schema, scenario_label, semantic_problems
 
 CALL = FunctionCall("search", freeze({}), "c1")
 ANSWER = FunctionResponse("search", "ok", "c1")
@@ -204,20 +204,17 @@ def _with_history(history: Any) -> dict[str, Any]:
     return {"id": "s", "action": "fork", "directives": ["d"], "preset": {}, "history": history}
 
 
-def _full_check(data: Any) -> str | None:
+def _full_check(data: Any, name: SchemaName = "scenario.schema.json") -> str | None:
     """check_schema with no fast path: the full validator's best match."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_checks, "_plainly_valid", lambda data: False)
-        try:
-            check_schema("scenario.schema.json", data, source="f.json")
-        except ScenarioFormatError as e:
-            return str(e)
-    return None
+        patch.setattr(_checks, "_plain_fixture_file", lambda data: False)
+        return _checked(data, name)
 
 
-def _checked(data: Any) -> str | None:
+def _checked(data: Any, name: SchemaName = "scenario.schema.json") -> str | None:
     try:
-        check_schema("scenario.schema.json", data, source="f.json")
+        check_schema(name, data, source="f.json")
     except ScenarioFormatError as e:
         return str(e)
     return None
@@ -247,12 +244,18 @@ def test_no_fast_path_for_a_history_schema_it_was_not_written_for(
     changed["properties"]["parts"]["minItems"] = 2
     monkeypatch.setattr(_checks, "_PLAIN_MESSAGE", changed)
     _checks._plain_history.cache_clear()
+    _checks._plain_fixtures.cache_clear()
     try:
         assert _checks._plain_history() is None
+        assert _checks._plain_fixtures() is None
         assert not _checks._plainly_valid(_with_history([]))
         assert _checked(_with_history([])) is None
+        file = {"description": "d", "scenarios": [_with_history([])]}
+        assert not _checks._plain_fixture_file(file)
+        assert _checked(file, "fixtures.schema.json") is None
     finally:
         _checks._plain_history.cache_clear()
+        _checks._plain_fixtures.cache_clear()
 
 
 _KEYS = st.sampled_from(["role", "parts", "text", "function_call", "function_response"])
@@ -274,3 +277,20 @@ def test_a_random_message_is_plain_only_if_the_schema_says_valid(message: Any) -
         assert plain[1].is_valid(message)
     data = _with_history([message])
     assert _checked(data) == _full_check(data)
+
+
+def test_fixture_files_are_checked_as_by_the_full_check() -> None:
+    assert _checks._plain_fixtures() is not None
+    good = _with_history([{"role": "user", "parts": [{"text": "q"}]}])
+    files: list[Any] = [None, [], {}, {"description": "d"}, {"scenarios": [good]}]
+    files += [{"description": d, "scenarios": [good]} for d in ("", 1, "d", None)]
+    files += [{"description": "d", "scenarios": s} for s in ([], None, {}, [good] * 3)]
+    files += [{"description": "d", "scenarios": [good], "$schema": v} for v in ("s", 1)]
+    files += [{"description": "d", "scenarios": [good], "x": 1}]
+    files += [_Dict(description="d", scenarios=[good])]
+    files += [{"description": "d", "scenarios": [good, _with_history([m])]} for m in _messages()]
+    files += [{"description": "d", "scenarios": [good, {**good, "x": 1}, {"id": 1}]}]
+    outcomes = [_checked(f, "fixtures.schema.json") for f in files]
+    assert outcomes == [_full_check(f, "fixtures.schema.json") for f in files]
+    assert None in outcomes
+    assert len({o for o in outcomes if o is not None}) > 10
