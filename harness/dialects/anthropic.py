@@ -419,8 +419,18 @@ def _read_tools(body: Mapping[str, Any]) -> list[tuple[Tool, bool]]:
 
 
 def _read_tool(i: int, entry: Any) -> tuple[Tool, bool]:
-    tool = _tool(entry, join_path("tools", i))
-    return tool, _same(_render_tool(tool), _unmarked(entry))
+    """``tools[i]`` and whether it renders back as sent; a declaration read before (by its
+    bytes: a scenario's bodies repeat their tools) is not read again."""
+    key = _DECLARED.key(entry)
+    read = _DECLARED.get(key)
+    if read is None:
+        tool = _tool(entry, join_path("tools", i))
+        read = _DECLARED.put(key, (tool, _same(_render_tool(tool), _unmarked(entry))))
+    return read
+
+
+_DECLARED: Memo[tuple[Tool, bool]] = Memo()
+"""Tool declarations already read, by their bytes (their index names only a problem)."""
 
 
 def _tool_segment(i: int, tool: Any) -> Segment:

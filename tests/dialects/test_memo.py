@@ -261,3 +261,31 @@ def test_a_body_changed_in_place_between_readings_reads_anew() -> None:
     body["messages"][0]["content"] = "changed"
     assert OPENAI.to_request(body).history[0].text == "changed"
     assert first.history[0].text == "a"
+
+
+def test_tool_declarations_are_kept_by_their_bytes() -> None:
+    """A declaration read again is the Tool read before; one of other bytes (1.0 for 1, true
+    for 1, another key order) reads as itself."""
+    for dialect, wrap in [
+        (OPENAI, lambda p: {"type": "function", "function": {"name": "f", "parameters": p}}),
+        (RESPONSES, lambda p: {"type": "function", "name": "f", "parameters": p}),
+        (ANTHROPIC, lambda p: {"name": "f", "input_schema": p}),
+    ]:
+        forget()
+        variants = [{"a": 1, "b": 2}, {"a": 1.0, "b": 2}, {"a": True, "b": 2}, {"b": 2, "a": 1}]
+        first = [dialect.to_request(_with_tools(dialect, [wrap(p)])) for p in variants]
+        again = [dialect.to_request(_with_tools(dialect, [wrap(p)])) for p in variants]
+        for one, two in zip(first, again, strict=True):
+            assert one.preset.tools[0] is two.preset.tools[0]
+        forget()
+        alone = [repr(dialect.to_request(_with_tools(dialect, [wrap(p)]))) for p in variants]
+        assert [repr(r) for r in first] == alone
+        assert len(set(alone)) == len(variants)
+
+
+def _with_tools(dialect: Any, tools: list[Any]) -> dict[str, Any]:
+    if dialect is RESPONSES:
+        return {"input": [], "tools": tools}
+    if dialect is ANTHROPIC:
+        return {"max_tokens": 1, "tools": tools, "messages": []}
+    return {"messages": [], "tools": tools}
