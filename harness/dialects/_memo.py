@@ -139,6 +139,13 @@ class Memo(Generic[V]):
     def get(self, key: bytes | None) -> V | None:
         return None if key is None else self._values.get(key)
 
+    def once(self, value: Any, read: Callable[[], V]) -> V:
+        """What ``read()`` gave for a value of the same bytes as ``value`` before, else what
+        it gives now (kept)."""
+        key = self.key(value)
+        got = self.get(key)
+        return self.put(key, read()) if got is None else got
+
     def put(self, key: bytes | None, value: V) -> V:
         if key is not None:
             if len(self._values) >= self._limit or self._bytes + len(key) > self._max_bytes:

@@ -421,12 +421,12 @@ def _read_tools(body: Mapping[str, Any]) -> list[tuple[Tool, bool]]:
 def _read_tool(i: int, entry: Any) -> tuple[Tool, bool]:
     """``tools[i]`` and whether it renders back as sent; a declaration read before (by its
     bytes: a scenario's bodies repeat their tools) is not read again."""
-    key = _DECLARED.key(entry)
-    read = _DECLARED.get(key)
-    if read is None:
+
+    def read() -> tuple[Tool, bool]:
         tool = _tool(entry, join_path("tools", i))
-        read = _DECLARED.put(key, (tool, _same(_render_tool(tool), _unmarked(entry))))
-    return read
+        return tool, _same(_render_tool(tool), _unmarked(entry))
+
+    return _DECLARED.once(entry, read)
 
 
 _DECLARED: Memo[tuple[Tool, bool]] = Memo()

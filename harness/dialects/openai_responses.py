@@ -724,9 +724,7 @@ def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
 def _read_tool(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
     """``_declared`` of ``tools[i]``, a declaration read before (by its bytes: a scenario's
     bodies repeat their tools) not read again (its index names only a problem)."""
-    key = _DECLARED.key(entry)
-    read = _DECLARED.get(key)
-    return _DECLARED.put(key, _declared(i, entry)) if read is None else read
+    return _DECLARED.once(entry, lambda: _declared(i, entry))
 
 
 _DECLARED: Memo[tuple[Tool, str, FrozenDict | None]] = Memo()

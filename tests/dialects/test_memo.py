@@ -33,6 +33,22 @@ def test_values_that_are_not_plain_decoded_objects_are_not_kept() -> None:
     assert memo.get(None) is None
 
 
+def test_once_reads_a_value_of_new_bytes_and_gives_back_what_it_read_before() -> None:
+    memo: Memo[list[int]] = Memo()
+    calls: list[int] = []
+
+    def read(n: int) -> list[int]:
+        calls.append(n)
+        return [n]
+
+    first = memo.once({"a": 1}, lambda: read(1))
+    assert memo.once({"a": 1}, lambda: read(2)) is first
+    assert memo.once({"a": True}, lambda: read(3)) == [3]  # true is not 1
+    assert memo.once(["a"], lambda: read(4)) == [4]  # not a plain object: read each time
+    assert memo.once(["a"], lambda: read(5)) == [5]
+    assert calls == [1, 3, 4, 5]
+
+
 def test_a_full_memo_starts_again() -> None:
     memo: Memo[int] = Memo(limit=2)
     keys = [memo.key({"k": i}) for i in range(3)]
