@@ -128,18 +128,14 @@ def serve(
 
 
 def _assemble(
-    subject: Subject, request: dict[str, object], memo: ScenarioMemo | None = None
+    subject: Subject, request: dict[str, object], memo: ScenarioMemo
 ) -> dict[str, object]:
-    """The reply to one ``assemble``; ``memo`` only for a request decoded by ``orjson.loads``."""
+    """The reply to one ``assemble`` (``request`` decoded by ``orjson.loads``, as ``memo``
+    needs)."""
     seq = request["seq"]
     assert isinstance(seq, int)
     try:
-        data, source = request["scenario"], f"seq {seq}"
-        scenario = (
-            scenario_from_json(data, source=source)
-            if memo is None
-            else memo.read(data, source=source)
-        )
+        scenario = memo.read(request["scenario"], source=f"seq {seq}")
         outcome: Outcome = subject.assemble(scenario, str(request["dialect"]))
     except Exception as e:
         traceback.print_exc(file=sys.stderr)
