@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
@@ -254,19 +255,25 @@ def _divergence(d: Divergence | None) -> tuple[object, ...] | None:
     return (d.offset, d.path, d.reason, *((f.name, f.start, f.json) if f else None for f in frames))
 
 
+def _assert_alike(streams: Sequence[PrefixStream], plain: Sequence[PrefixStream]) -> None:
+    """Two pairs of streams compare alike, and each stream has the lengths and frames
+    (names, offsets, bytes) of its counterpart."""
+    assert common_segments(*streams) == common_segments(*plain)
+    assert _divergence(locate(*streams)) == _divergence(locate(*plain))
+    for a, b in zip(streams, plain, strict=True):
+        assert a.length == b.length
+        assert [(f.name, f.start, f.json) for f in a.frames] == [
+            (f.name, f.start, f.json) for f in b.frames
+        ]
+
+
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_laid_out_streams_compare_and_measure_as_plain_ones(pair: Pair, tmp_path: Path) -> None:
     """Whatever the shortcuts take, the comparison, the lengths and every frame's offset
     are those of streams that encode every segment."""
     fast, slow = _streams(pair, tmp_path), _streams(pair)
     assert (_shared(*fast) or {}).get("messages", 0) == (pair.shared or 0)
-    assert common_segments(*fast) == common_segments(*slow)
-    assert _divergence(locate(*fast)) == _divergence(locate(*slow))
-    for a, b in zip(fast, slow, strict=True):
-        assert a.length == b.length
-        assert [(f.name, f.start, f.json) for f in a.frames] == [
-            (f.name, f.start, f.json) for f in b.frames
-        ]
+    _assert_alike(fast, slow)
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
@@ -294,13 +301,7 @@ def test_streams_with_frames_built_before_compare_and_measure_as_plain_ones(
             for index in touched:
                 if abs(index) < len(stream.segments):
                     stream.frame(index % len(stream.segments))
-        assert common_segments(*streams) == common_segments(*slow)
-        assert _divergence(locate(*streams)) == _divergence(locate(*slow))
-        for a, b in zip(streams, slow, strict=True):
-            assert a.length == b.length
-            assert [(f.name, f.start, f.json) for f in a.frames] == [
-                (f.name, f.start, f.json) for f in b.frames
-            ]
+        _assert_alike(streams, slow)
 
 
 @pytest.mark.parametrize("touched", [(), (0,), (2,), (-1,), (-3,)])
@@ -323,13 +324,7 @@ def test_streams_sharing_segment_objects_compare_and_measure_as_plain_ones(
         if third is not None:  # a fresh pair, one side measured (or framed) partly first
             streams = (PrefixStream(parent.segments), PrefixStream(fork.segments))
             streams[third % 2].frame(abs(third) % len(streams[third % 2].segments))
-        assert common_segments(*streams) == common_segments(*plain)
-        assert _divergence(locate(*streams)) == _divergence(locate(*plain))
-        for a, b in zip(streams, plain, strict=True):
-            assert a.length == b.length
-            assert [(f.name, f.start, f.json) for f in a.frames] == [
-                (f.name, f.start, f.json) for f in b.frames
-            ]
+        _assert_alike(streams, plain)
 
 
 def test_a_segment_that_is_not_the_bodys_own_item_is_encoded() -> None:
