@@ -7,16 +7,27 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 import orjson
 
-from ..model import Json, freeze
+from ..model import FunctionCall, Json, Message, freeze
 from ._rendered import RENDERED
 
-__all__ = ["Leading", "Memo", "each", "forget", "frozen_each", "on_forget", "vouched"]
+__all__ = [
+    "Leading",
+    "Memo",
+    "call_names",
+    "each",
+    "forget",
+    "frozen_each",
+    "on_forget",
+    "taken_runs",
+    "vouched",
+]
 
 V = TypeVar("V")
 
@@ -108,6 +119,29 @@ def each(leading: Leading[list[V]], items: Sequence[Any], read: Callable[[int, A
 
 _FEW = 8
 """Arrays shorter than this are read afresh: keeping them would cost what it saves."""
+
+
+def taken_runs(
+    leading: Leading[tuple[tuple[Message, ...], tuple[int, ...]]], items: Sequence[Any]
+) -> tuple[tuple[Message, ...], tuple[int, ...]]:
+    """The neutral messages ``leading`` holds (with where each one's run of items ends, past
+    its last item) whose runs end before the last item ``items`` shares with it by object:
+    such a run, and whether it ended there, are settled by those items alone."""
+    if leading.values is None:
+        return (), ()
+    before, ends = leading.values
+    taken = bisect_left(ends, leading.shared(items))
+    return before[:taken], ends[:taken]
+
+
+def call_names(history: Iterable[Message]) -> dict[str, str]:
+    """Call id -> function name of the calls with an id in ``history``, as reading it learns."""
+    return {
+        c.id: c.name
+        for message in history
+        for c in message.parts
+        if isinstance(c, FunctionCall) and c.id is not None
+    }
 
 
 class Memo(Generic[V]):

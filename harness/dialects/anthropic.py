@@ -72,7 +72,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each
+from ._memo import Leading, Memo, call_names, each
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -543,10 +543,7 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
     names: dict[str, str] = {}  # call id -> function name, for the tool_result blocks
     shared = _HISTORY.shared(messages)
     out = list(_HISTORY.values[:shared]) if _HISTORY.values is not None else []
-    for taken in out:  # the calls the messages taken as read name, as reading them learns
-        names.update(
-            (c.id, c.name) for c in taken.parts if isinstance(c, FunctionCall) and c.id is not None
-        )
+    names.update(call_names(out))  # the calls of the messages taken as read
     for k in range(shared, len(messages)):
         message = messages[k]
         key = _READ.key(message)

@@ -22,7 +22,6 @@ Reference: https://platform.openai.com/docs/api-reference/chat/create
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
@@ -52,7 +51,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each, frozen_each
+from ._memo import Leading, Memo, call_names, each, frozen_each, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -292,20 +291,12 @@ def _history(
     names = {} if names is None else names
     start = _leading_count(messages) if leading else 0
     resume = 0
-    if reuse and _HISTORY.values is not None:
-        shared = _HISTORY.shared(messages)
-        before, before_ends = _HISTORY.values
-        taken = bisect_left(before_ends, shared)  # the runs that end before messages[shared - 1]
-        if taken:
-            history.extend(before[:taken])
-            ends.extend(before_ends[:taken])
-            resume = before_ends[taken - 1]
-            for read in history:
-                names.update(
-                    (c.id, c.name)
-                    for c in read.parts
-                    if isinstance(c, FunctionCall) and c.id is not None
-                )
+    if reuse:
+        taken, taken_ends = taken_runs(_HISTORY, messages)
+        history.extend(taken)
+        ends.extend(taken_ends)
+        resume = taken_ends[-1] if taken_ends else 0
+        names.update(call_names(taken))
     last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
