@@ -8,12 +8,22 @@ from typing import Any
 import pytest
 
 from harness.dialects import _memo
-from harness.dialects._memo import Leading, Memo, each, forget, frozen_each, on_forget, vouched
+from harness.dialects._memo import (
+    Leading,
+    Memo,
+    call_names,
+    each,
+    forget,
+    frozen_each,
+    on_forget,
+    taken_runs,
+    vouched,
+)
 from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
 from harness.dialects.openai_responses import DIALECT as RESPONSES
-from harness.model import FunctionResponse, Json, freeze
+from harness.model import FunctionCall, FunctionResponse, Json, Message, Text, freeze
 
 
 def test_a_plain_object_is_kept_by_its_bytes_and_key_order() -> None:
@@ -253,6 +263,31 @@ def test_each_reads_only_the_items_not_shared_and_gives_what_reading_all_gives(
         assert [type(v) for _, v in each(leading, again, read)] == [int, float, bool, int]
     items[0]["n"] = 5  # changed in place: read anew outside ``vouched``
     assert each(leading, items, read)[0] == (0, 5)
+
+
+def test_taken_runs_are_those_ending_before_the_last_item_shared() -> None:
+    """A run that ends at the last shared item may go on in the next body: not taken."""
+    leading: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
+    items: list[Any] = [{"n": k} for k in range(5)]
+    read = tuple(Message("user", (Text(str(k)),)) for k in range(3))
+    leading.keep(items, (read, (1, 3, 5)))  # runs: items[0], items[1:3], items[3:5]
+    assert taken_runs(Leading(), items) == ((), ())  # nothing read before
+    cases = [(items, 2), ([*items[:3], {"n": 3}], 1), (items[:2], 1), (items[:1], 0), ([], 0)]
+    for later, taken in cases:
+        assert taken_runs(leading, later) == ((), ())  # not vouched for
+        with vouched([later]):
+            assert taken_runs(leading, later) == (read[:taken], (1, 3, 5)[:taken])
+
+
+def test_call_names_are_those_of_calls_with_an_id_the_last_one_winning() -> None:
+    history = [
+        Message("model", (Text("t"), FunctionCall("f", None, "c1"), FunctionCall("g", None))),
+        Message("user", (FunctionResponse("f", "r", "c1"),)),
+        Message("model", (FunctionCall("h", None, "c1"), FunctionCall("k", None, "c2"))),
+    ]
+    assert call_names(history) == {"c1": "h", "c2": "k"}
+    assert call_names(history[:2]) == {"c1": "f"}
+    assert call_names(()) == {}
 
 
 def test_forget_empties_what_the_leading_memos_hold_and_calls_its_hooks() -> None:
