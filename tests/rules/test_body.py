@@ -144,6 +144,17 @@ def _in_turn(bodies: list[bytes], dialect: str) -> None:
     assert [_read_as(raw, dialect) for raw in bodies] == cold
 
 
+def _first_two(bodies: list[bytes], dialect: str) -> tuple[Body, Body]:
+    """``_in_turn`` of the bodies, then the first two read in turn from nothing kept."""
+    _in_turn(bodies, dialect)
+    forget()
+    first = read_body("p", bodies[0], get_dialect(dialect))
+    second = read_body("c", bodies[1], get_dialect(dialect))
+    assert isinstance(first, Body)
+    assert isinstance(second, Body)
+    return first, second
+
+
 @pytest.fixture(params=["as set", "eager"])
 def reuse(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The thresholds as set, or none: every shared byte and array taken (small bodies too)."""
@@ -275,13 +286,7 @@ def _history_key(dialect: str) -> str:
 def test_a_body_read_after_one_it_extends_reads_as_it_does_alone(dialect: str) -> None:
     """Runs that end where the body before ends (a tool run, a model's calls), call names
     learnt from messages taken as read, markers after them: each body as read alone."""
-    bodies = [orjson.dumps(body) for body in _EDGES[dialect]]
-    _in_turn(bodies, dialect)
-    forget()
-    first = read_body("p", bodies[0], get_dialect(dialect))
-    second = read_body("c", bodies[1], get_dialect(dialect))
-    assert isinstance(first, Body)
-    assert isinstance(second, Body)
+    first, second = _first_two([orjson.dumps(body) for body in _EDGES[dialect]], dialect)
     key = _history_key(dialect)
     shared = len(first.parsed.body[key]) - 2  # the last item the two bodies share
     assert second.parsed.body[key][shared] is first.parsed.body[key][shared]  # the fast path
@@ -346,11 +351,5 @@ def test_tools_shared_with_the_body_before_read_as_they_do_alone(dialect: str) -
     tools = _TOOL_EDGES[dialect]
     bodies = [{"tools": tools, **body} for body in _EDGES[dialect]]
     bodies += [{"tools": tools[:2], **_EDGES[dialect][0]}, {"tools": [], **_EDGES[dialect][0]}]
-    raws = [orjson.dumps(body) for body in bodies]
-    _in_turn(raws, dialect)
-    forget()
-    first = read_body("p", raws[0], get_dialect(dialect))
-    second = read_body("c", raws[1], get_dialect(dialect))
-    assert isinstance(first, Body)
-    assert isinstance(second, Body)
+    first, second = _first_two([orjson.dumps(body) for body in bodies], dialect)
     assert second.parsed.body["tools"][-1] is first.parsed.body["tools"][-1]  # the fast path
