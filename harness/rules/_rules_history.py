@@ -20,7 +20,7 @@ from ._context import Context
 from ._evidence import at, between
 from ._report import Cost, Evidence, Finding, combine
 
-__all__ = ["CHECKS", "message_span"]
+__all__ = ["CHECKS"]
 
 
 def _redacted(want: object, got: object) -> bool:
@@ -43,16 +43,11 @@ def _unredacted(got: Message, want: Message) -> Message:
     return Message(got.role, tuple(parts))
 
 
-def message_span(ctx: Context, body: Body, k: int) -> tuple[int, int]:
-    """The frame indexes [start, end) of message ``k`` of ``body``'s history."""
-    return ctx.message_span(body, k)
-
-
 def _against_parent(ctx: Context, child: Body, k: int) -> Evidence:
     """The segments of message ``k`` in ``child`` against the same message of the parent."""
     assert ctx.parent is not None
-    a, b = message_span(ctx, ctx.parent, k)
-    c, d = message_span(ctx, child, k)
+    a, b = ctx.message_span(ctx.parent, k)
+    c, d = ctx.message_span(child, k)
     found = between(
         ctx.parent.frames[a:b],
         child.frames[c:d],
@@ -122,7 +117,7 @@ def _inherited(ctx: Context, child: Body) -> Finding:
     loss = content_lost(rest, tail, first=len(theirs)) if rest else None
     if loss is not None:
         k = loss.at
-        start, _ = message_span(ctx, child, k) if k < len(actual) else (len(child.frames), 0)
+        start, _ = ctx.message_span(child, k) if k < len(actual) else (len(child.frames), 0)
         frame = child.frames[start] if start < len(child.frames) else None
         reason = f"after the parent's messages, {loss.describe()}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
@@ -156,7 +151,7 @@ def _args(ctx: Context, child: Body) -> Finding:
         redacted = next((w for w, g in pairs if _redacted(w, g)), None)
         if not isinstance(redacted, FunctionCall):
             continue
-        first, _ = message_span(ctx, child, k)
+        first, _ = ctx.message_span(child, k)
         frame = child.frames[first] if first < len(child.frames) else None
         reason = f"the arguments of call {redacted.name} are emptied to {{}}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)

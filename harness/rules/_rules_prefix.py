@@ -17,7 +17,6 @@ from ._body import Body
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, json_start
 from ._report import Cost, Finding, combine
-from ._rules_history import message_span
 
 __all__ = ["CHECKS"]
 
@@ -180,7 +179,7 @@ def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int 
     for k in range(aligned, min(len(history), len(span), ctx.inherited_count(child))):
         found = _count(history[k], task)  # the span's count only matters where one is found
         if found and found > _count(span[k], task):
-            start, end = message_span(ctx, child, k)
+            start, end = ctx.message_span(child, k)
             frame, offset = _in_text(child.frames[start:end], history[k], task)
             if frame is None and start < len(child.frames):
                 frame = child.frames[start]
@@ -211,7 +210,7 @@ def _task(ctx: Context, index: int, child: Body) -> Finding:
         last = child.frames[-1] if child.frames else None
         evidence = at(last, last.start if last else None, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
-    start, _ = message_span(ctx, child, after)
+    start, _ = ctx.message_span(child, after)
     name = child.stream.segments[start].name if start < child.frame_count else f"message {after}"
     message = f"{child.label}: the task text comes in {name}, after the inherited prefix"
     return Finding(rule, "pass", message)

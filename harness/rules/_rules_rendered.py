@@ -19,7 +19,6 @@ from ._content import content_lost, rendering_differences
 from ._context import Context, parent_span
 from ._evidence import at
 from ._report import Finding
-from ._rules_history import message_span
 
 __all__ = ["CHECKS"]
 
@@ -64,7 +63,7 @@ def _history(ctx: Context, want: Request, parent: Body) -> Finding | None:
     if loss is None:
         return None
     k = loss.at
-    start, _ = message_span(ctx, parent, k) if k < len(parent.request.history) else (-1, 0)
+    start, _ = ctx.message_span(parent, k) if k < len(parent.request.history) else (-1, 0)
     frame = parent.frames[start] if 0 <= start < len(parent.frames) else None
     reason = f"the parent's request loses content of the scenario: {loss.describe()}"
     evidence = at(frame, frame.start if frame else None, body="parent", reason=reason)
