@@ -115,13 +115,14 @@ def _decoded(raw: bytes, dialect: str) -> Any:
         if common >= _MIN_SHARED:
             layout = layout or _layout(data, before, None, 0)
             reused = None if layout is None else _reusing(raw, layout, common)
-    if reused is not None:
-        decoded, found = reused
-        _LAST[dialect] = (raw, decoded, Layout(found.body, found.items))  # no chain of parents
-        return decoded
-    decoded = orjson.loads(raw)
+    found: Layout | None = None
+    if reused is None:
+        decoded = orjson.loads(raw)
+    else:
+        decoded, taken = reused
+        found = Layout(taken.body, taken.items)  # no chain of parents
     if len(raw) <= _LAST_MAX_BYTES:
-        _LAST[dialect] = (raw, decoded, None)
+        _LAST[dialect] = (raw, decoded, found)
     else:
         _LAST.pop(dialect, None)
     return decoded

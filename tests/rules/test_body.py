@@ -321,6 +321,26 @@ def test_the_last_body_is_kept_per_dialect_and_forgotten_with_the_memos() -> Non
     assert "openai" not in _body._LAST
 
 
+@pytest.mark.usefixtures("eager")
+def test_a_body_over_the_bound_is_not_kept_even_when_it_takes_the_last_ones_items(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    forget()
+    body = _EDGES["openai"][0]
+    parent = orjson.dumps(body)
+    child = orjson.dumps({"messages": [*body["messages"], _user("more")]})  # type: ignore[misc]
+    monkeypatch.setattr(_body, "_LAST_MAX_BYTES", len(parent))
+    assert len(child) > len(parent)
+    first = read_body("p", parent, OPENAI)
+    assert _body._LAST["openai"][0] is parent
+    second = read_body("c", child, OPENAI)
+    assert isinstance(first, Body)
+    assert isinstance(second, Body)
+    assert second.parsed.body["messages"][0] is first.parsed.body["messages"][0]  # taken
+    assert "openai" not in _body._LAST
+    forget()
+
+
 _FUNCTION = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
 _TOOL_EDGES: dict[str, list[Any]] = {
     "anthropic": [
