@@ -35,6 +35,8 @@ DEFERRED = (
     "multiprocessing",
     "harness.reports._html",
     "harness.reports._html_check",
+    "harness.reports._html_page",
+    "harness.reports._html_timeline",
 )
 """What the default ``check`` must not import: it builds its evidence without DeepDiff, runs
 no workers and writes no page."""
