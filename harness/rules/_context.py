@@ -212,13 +212,10 @@ class Context:
         return held[1]
 
     def message_span(self, body: Body, k: int) -> tuple[int, int]:
-        """The frame indexes [start, end) of message ``k`` of ``body``'s history (the end cut
-        to the body's frames; past the last message, an empty span at the end of them)."""
+        """The frame indexes [start, end) of message ``k`` (from 0) of ``body``'s history (the
+        end cut to the body's frames; past the last message, an empty span at the end of
+        them)."""
         starts = self.message_starts(body)
-        if k < 0:  # as a slice counts from the end: the counts of history[: k + 1]
-            counts = message_frames(self.dialect, body.request.history[: k + 1])
-            start = body.history_start + sum(counts[:k])
-            return start, min(start + (counts[k] if k < len(counts) else 0), body.frame_count)
         if k + 1 < len(starts):
             return starts[k], min(starts[k + 1], body.frame_count)
         return starts[-1], min(starts[-1], body.frame_count)
