@@ -229,9 +229,8 @@ class OpenAIResponses(Dialect):
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
-        items = _items(_envelope(body))
+        items, kinds = _kinded(_envelope(body))
         instructions = _instructions(body)
-        kinds = [kind for kind, _ in _checked(items)]  # as _items found them
         system, history = _history(items, instructions, reuse=True, kinds=kinds)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
@@ -339,10 +338,13 @@ def _checked(items: list[Any]) -> list[tuple[str, Segment]]:
 
 def _items(items: list[Any] | str) -> list[Any]:
     """``input`` as a list of items: a string is one user message."""
-    if isinstance(items, str):
-        return [{"role": "user", "content": items}]
-    _checked(items)
-    return items
+    return _kinded(items)[0]
+
+
+def _kinded(items: list[Any] | str) -> tuple[list[Any], list[str]]:
+    """``input`` as a list of items (``_items``) and the type of each, checked."""
+    listed = [{"role": "user", "content": items}] if isinstance(items, str) else items
+    return listed, [kind for kind, _ in _checked(listed)]
 
 
 _CHECKED: Leading[list[tuple[str, Segment]]] = Leading()
