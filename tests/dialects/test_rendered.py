@@ -41,6 +41,12 @@ def test_another_dialect_preset_or_marker_renders_anew() -> None:
     assert anthropic.render(Request(Preset(system=("Be brief.",)), (HELLO,))) != OPENAI.render(
         Request(PRESET, (HELLO,))
     )
+    chat = OPENAI.render(Request(PRESET, (HELLO,)))
+    same_objects = anthropic.render(Request(PRESET, (HELLO,)))  # only the dialect differs
+    assert same_objects != chat
+    assert orjson.loads(same_objects)["system"] == "Be brief."
+    other = Preset(system=("Be terse.",))
+    assert b"Be terse." in OPENAI.render(Request(other, (HELLO,)))  # only the preset differs
 
 
 def test_the_oldest_bodies_are_dropped_past_the_limits() -> None:
