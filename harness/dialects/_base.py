@@ -152,6 +152,8 @@ class Dialect(ABC):
     Every method that reads a body (``segments``, ``settings``, ``cache_markers``,
     ``cache_marks``, ``to_request``, ``parse``) raises ``DialectError`` for a body that is not
     of the dialect, whatever JSON it holds: never ``TypeError``, ``KeyError`` or the like.
+    ``render`` is a pure function of its request: a request of the very objects rendered
+    lately is given the bytes rendered then (``harness.dialects._rendered``).
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
