@@ -320,13 +320,13 @@ def _shared_run(a: PrefixStream, b: PrefixStream, i: int, stop: int, shared: dic
     found = _item(a, i)
     if found is None:
         return 0
-    key, bounds, k = found
+    key, bounds, k, items = found
     n = min(stop - i, shared.get(key, 0) - k)
     theirs = _item(b, i) if n > 0 else None
     if theirs is None or theirs[0] != key or theirs[2] != k:
         return 0
-    n = _identical(a.segments, i, _items(a, key), k, n)
-    n = _identical(b.segments, i, _items(b, key), k, n)
+    n = _identical(a.segments, i, items, k, n)
+    n = _identical(b.segments, i, theirs[3], k, n)
     names = [s.name for s in a.segments[i : i + n]]
     other = [s.name for s in b.segments[i : i + n]]
     if names != other:
@@ -361,13 +361,13 @@ def _run(stream: PrefixStream, i: int, stop: int) -> tuple[str, list[int], int, 
     found = _item(stream, i)
     if found is None:
         return None
-    key, bounds, k = found
-    return key, bounds, k, _identical(stream.segments, i, _items(stream, key), k, stop - i)
+    key, bounds, k, items = found
+    return key, bounds, k, _identical(stream.segments, i, items, k, stop - i)
 
 
-def _item(stream: PrefixStream, i: int) -> tuple[str, list[int], int] | None:
+def _item(stream: PrefixStream, i: int) -> tuple[str, list[int], int, list[Any]] | None:
     """Where segment ``i`` is an item of a top-level array of a compact body: the array's
-    key, its item offsets and the item's index. The segment's name (``messages[7]``) says
+    key, its item offsets, the item's index and the array. The segment's name (``messages[7]``) says
     where to look; only the identity of the values decides."""
     layout = stream._layout
     if layout is None:
@@ -382,12 +382,7 @@ def _item(stream: PrefixStream, i: int) -> tuple[str, list[int], int] | None:
     items = layout.body[key]
     if k >= len(items) or items[k] is not segment.value:
         return None
-    return key, bounds, k
-
-
-def _items(stream: PrefixStream, key: str) -> list[Any]:
-    """The array ``key`` of the stream's body (one ``_item`` found there)."""
-    return stream._layout.body[key] if stream._layout is not None else []
+    return key, bounds, k, items
 
 
 _FIRST_LOOK = 64
