@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import orjson
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
-from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
-from referencing import Registry, Resource
 
 from ..model import join_path
 from ..scenarios._refs import inline_refs
+
+if TYPE_CHECKING:  # loaded with the first validator: a run that validates nothing never pays
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
+    from referencing import Registry
 
 __all__ = ["MESSAGE_KINDS", "MessageKind", "schema_path", "validate_message"]
 
@@ -62,6 +64,8 @@ def _documents() -> dict[str, Any]:
 @cache
 def _registry() -> Registry[Any]:
     """Every shipped schema under its ``$id``."""
+    from referencing import Registry, Resource
+
     return Registry().with_resources(
         (uri, Resource.from_contents(contents)) for uri, contents in _documents().items()
     )
@@ -71,6 +75,8 @@ def _registry() -> Registry[Any]:
 def _validator(kind: MessageKind) -> Draft202012Validator:
     """Built once per kind, with every ``$ref`` put in place (``inline_refs``): the validator
     then looks nothing up while it validates."""
+    from jsonschema import Draft202012Validator
+
     schema = orjson.loads(schema_path(kind).read_bytes())
     return Draft202012Validator(inline_refs(schema, _documents()), registry=_registry())
 

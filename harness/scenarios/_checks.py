@@ -10,17 +10,17 @@ import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
-from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
-from referencing import Registry, Resource
 
 from ..assemblers import calls_answered, history_problems
 from ..model import join_path
 from ._refs import inline_refs
 from ._scenario import Scenario
+
+if TYPE_CHECKING:  # loaded with the first validator: what only reads scenarios never pays
+    from referencing import Registry
 
 __all__ = ["ScenarioFormatError", "check_schema", "scenario_label", "semantic_problems"]
 
@@ -52,6 +52,8 @@ class ScenarioFormatError(ValueError):
 def _schemas() -> tuple[dict[str, Any], Registry[Any]]:
     """The shipped schemas by file name, their ``$ref``s put in place (see ``inline_refs``),
     and a registry holding them as shipped for any reference that could not be."""
+    from referencing import Registry, Resource
+
     registry: Registry[Any] = Registry()
     schemas: dict[str, Any] = {}
     for filename in _SCHEMAS:
@@ -66,7 +68,14 @@ def _schemas() -> tuple[dict[str, Any], Registry[Any]]:
 def _validator(name: SchemaName) -> Any:
     """A validator for one shipped schema, built once."""
     schemas, registry = _schemas()
-    return Draft202012Validator(schemas[name], registry=registry)
+    return _draft(schemas[name], registry)
+
+
+def _draft(schema: Any, registry: Registry[Any]) -> Any:
+    """A JSON Schema 2020-12 validator of ``schema``."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+
+    return Draft202012Validator(schema, registry=registry)
 
 
 _PLAIN_MESSAGE: Final = {
@@ -165,8 +174,8 @@ def _plain_history() -> tuple[Any, Any] | None:
         "properties": {**scenario["properties"], "history": {**history, "items": True}},
     }
     return (
-        Draft202012Validator(relaxed, registry=registry),
-        Draft202012Validator(message, registry=registry),
+        _draft(relaxed, registry),
+        _draft(message, registry),
     )
 
 
@@ -250,7 +259,7 @@ def _plain_fixtures() -> Any | None:
         **fixtures,
         "properties": {**fixtures["properties"], "scenarios": {**scenarios, "items": True}},
     }
-    return Draft202012Validator(relaxed, registry=registry)
+    return _draft(relaxed, registry)
 
 
 def _plain_fixture_file(data: Any) -> bool:
@@ -278,6 +287,8 @@ def check_schema(name: SchemaName, data: Any, *, source: str) -> None:
     plain = _plainly_valid if name == "scenario.schema.json" else _plain_fixture_file
     if plain(data):
         return
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
+
     error = best_match(_validator(name).iter_errors(data))
     if error is None:
         return
