@@ -1,15 +1,26 @@
-"""``prefix-harness check``: a subject over the fixture corpus and generated scenarios."""
+"""``prefix-harness check``: a subject over the fixture corpus and generated scenarios.
 
-from ._expect import (
-    ExpectationError,
-    Expectations,
-    KnownFailure,
-    expectations_toml,
-    load_expectations,
-)
-from ._fixtures import bundled_fixtures
-from ._jobs import cpu_count
-from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, generate, run_check
+The names are loaded on first use (module ``__getattr__``): ``check-log`` reads a run's known
+failures (``_expect``) without loading the generators behind ``run_check``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy
+
+if TYPE_CHECKING:
+    from ._expect import (
+        ExpectationError,
+        Expectations,
+        KnownFailure,
+        expectations_toml,
+        load_expectations,
+    )
+    from ._fixtures import bundled_fixtures
+    from ._jobs import cpu_count
+    from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, generate, run_check
 
 __all__ = [
     "MAX_HANGS",
@@ -26,3 +37,21 @@ __all__ = [
     "load_expectations",
     "run_check",
 ]
+
+_MODULES = {
+    "ExpectationError": "_expect",
+    "Expectations": "_expect",
+    "KnownFailure": "_expect",
+    "expectations_toml": "_expect",
+    "load_expectations": "_expect",
+    "bundled_fixtures": "_fixtures",
+    "cpu_count": "_jobs",
+    "MAX_HANGS": "_run",
+    "CheckRun": "_run",
+    "Progress": "_run",
+    "ShrunkFailure": "_run",
+    "generate": "_run",
+    "run_check": "_run",
+}
+
+__getattr__, __dir__ = lazy(__name__, globals(), _MODULES)
