@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from harness import capture, check, reports
@@ -80,11 +81,30 @@ def test_help_loads_no_command_machinery(argv: list[str]) -> None:
     )
 
 
-def test_rules_loads_the_catalog_only_when_it_runs() -> None:
-    code, modules = imported("rules")
+GENERATORS_AND_SCHEMAS = ("hypothesis", "harness.strategies", "jsonschema", "referencing")
+"""What only generating scenarios or validating JSON against a schema needs."""
+
+
+@pytest.mark.parametrize("argv", [["rules"], ["rules", "byte-prefix"]])
+def test_rules_loads_the_catalog_only_when_it_runs(argv: list[str]) -> None:
+    code, modules = imported(*argv)
     assert code == 0
     assert "harness.rules" in modules
-    assert loaded(modules, ("hypothesis", "harness.capture", "harness.check")) == []
+    assert loaded(modules, (*GENERATORS_AND_SCHEMAS, "harness.capture", "harness.check")) == []
+
+
+def test_check_log_loads_no_generator_or_schema(tmp_path: Path) -> None:
+    """``check-log`` judges recorded bodies: it reads known failures (``harness.check``'s
+    ``_expect``) but neither draws scenarios nor validates any against a schema."""
+    log = tmp_path / "requests.jsonl"
+    bodies = (orjson.loads(Path(f).read_bytes()) for f in (PARENT, FORK))
+    lines = (orjson.dumps({"path": "/v1/chat/completions", "body": b}) + b"\n" for b in bodies)
+    log.write_bytes(b"".join(lines))
+    code, modules = imported("check-log", str(log))
+    assert code == 0
+    assert "harness.capture" in modules  # the log was checked in this process
+    assert "harness.check._expect" in modules
+    assert loaded(modules, (*GENERATORS_AND_SCHEMAS, "harness.check._run")) == []
 
 
 DEFERRED = (
