@@ -3,8 +3,10 @@
 Each is timed as a fresh ``python -m harness ...`` process (least CPU time of N), against one that
 only starts the interpreter and imports orjson (the floor no command can beat), and the
 modules it loaded are read from ``python -X importtime``: the heavy ones (the generators, the
-schemas, the checkers) must appear on no ``--help`` and not on ``diff``. Last, the default
-``check`` as a whole process, and whether it loaded what it defers (DeepDiff, workers, HTML).
+schemas, the checkers) must appear on no ``--help`` and not on ``diff``. Then ``rules`` and
+``check-log`` run for real, which must load no generator and no schema validator. Last, the
+default ``check`` as a whole process, and whether it loaded what it defers (DeepDiff,
+workers, HTML).
 
     python3 bench/startup_bench.py [--repeats N]
 """
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+import orjson
+
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("diff", "check", "capture", "check-log", "rules")
 HEAVY = ("hypothesis", "jsonschema", "harness.capture", "harness.check", "harness.strategies")
@@ -40,6 +44,8 @@ DEFERRED = (
 )
 """What the default ``check`` must not import: it builds its evidence without DeepDiff, runs
 no workers and writes no page."""
+GENERATORS = ("hypothesis", "harness.strategies", "harness.check._run", "jsonschema", "referencing")
+"""What ``rules`` and ``check-log`` must not import: they neither draw nor validate scenarios."""
 
 
 def harness(*argv: str) -> list[str]:
@@ -129,6 +135,26 @@ def check_process(repeats: int) -> None:
     print(f"  {shown:<34} {seconds * 1e3:>6.0f}  deferred loaded: {found}")
 
 
+def judging_commands(repeats: int) -> None:
+    """Print ``rules`` and ``check-log`` (a parent and its fork from examples/openai) as whole
+    processes, and what they loaded of ``GENERATORS``."""
+    log = Path(tempfile.mkdtemp(prefix="prefix-bench-log-")) / "requests.jsonl"
+    atexit.register(shutil.rmtree, log.parent, ignore_errors=True)
+    examples = ROOT / "examples" / "openai"
+    bodies = (orjson.loads((examples / f).read_bytes()) for f in ("parent.json", "fork.json"))
+    lines = (orjson.dumps({"path": "/v1/chat/completions", "body": b}) + b"\n" for b in bodies)
+    log.write_bytes(b"".join(lines))
+    commands = {
+        "rules": harness("rules"),
+        "rules byte-prefix": harness("rules", "byte-prefix"),
+        "check-log LOG (a parent, its fork)": harness("check-log", str(log)),
+    }
+    for shown, argv in commands.items():
+        seconds = process_seconds(argv, repeats)
+        found = ", ".join(heavy(imported(argv), GENERATORS)) or "none"
+        print(f"  {shown:<34} {seconds * 1e3:>6.0f}  generators or schemas loaded: {found}")
+
+
 def help_commands() -> list[list[str]]:
     return [harness("--help"), *(harness(c, "--help") for c in COMMANDS)]
 
@@ -140,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs per command (default: 5)")
     args = parser.parse_args(argv)
     report(help_commands(), args.repeats)
+    judging_commands(args.repeats)
     check_process(args.repeats)
 
 
