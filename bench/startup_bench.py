@@ -41,9 +41,12 @@ DEFERRED = (
     "harness.reports._html_check",
     "harness.reports._html_page",
     "harness.reports._html_timeline",
+    "harness.reports._markdown",
+    "harness.reports._rules_junit",
+    "xml.etree",
 )
 """What the default ``check`` must not import: it builds its evidence without DeepDiff, runs
-no workers and writes no page."""
+no workers, and writes no page, summary or XML."""
 GENERATORS = ("hypothesis", "harness.strategies", "harness.check._run", "jsonschema", "referencing")
 """What ``rules`` and ``check-log`` must not import: they neither draw nor validate scenarios."""
 

@@ -153,9 +153,9 @@ def _expect_file(outcomes: Outcomes) -> tuple[str, int]:
 def finish_reports(outcomes: Outcomes, args: argparse.Namespace) -> int:
     """Write the ``--summary-md`` and ``--write-expect`` files and say why ``--fail-on warning``
     fails the run; the exit code (2 when a file cannot be written)."""
-    from ..reports._markdown import outcomes_markdown
-
     if args.summary_md:
+        from ..reports._markdown import outcomes_markdown
+
         path = Path(args.summary_md)
         problem = _write(
             path, outcomes_markdown(outcomes), "summary", append=_is_step_summary(path)

@@ -17,7 +17,6 @@ from ..subjects import SubjectFailure
 from ._escape import printable, printable_json, printable_lines
 from ._outcomes import check_outcomes
 from ._rules_json import outcomes_json, rules_document
-from ._rules_junit import rules_junit
 from ._rules_text import MARKS, attention_lines, finding_details, status_cell
 
 __all__ = ["check_json", "check_junit", "check_text"]
@@ -184,6 +183,8 @@ def _junit_finding(run: CheckRun, report: ScenarioReport, finding: Finding) -> F
 def check_junit(run: CheckRun) -> bytes:
     """JUnit XML of every rule run; an expected failure is a skipped case saying so, and an
     unexpected pass a failed one (the command exits 1 for it)."""
+    from ._rules_junit import rules_junit  # XML only for --junit-xml
+
     reports = [
         replace(r, findings=tuple(_junit_finding(run, r, f) for f in r.findings))
         for r in run.reports
