@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import orjson
 
@@ -49,14 +49,13 @@ def _drop_none(**fields: Any) -> dict[str, Any]:
 
 
 def _part_to_json(part: Part) -> dict[str, Any]:
-    """A part's JSON. Texts, calls and responses, nearly every part of a long history, are
-    built by exact type with no keyword dict to filter; any other part (or a subclass) goes
-    through ``_other_part_to_json``, whose output for these three is the same."""
-    kind = type(part)
-    if kind is Text:
-        return {"text": cast(Text, part).text}
-    if kind is FunctionCall:
-        fc = cast(FunctionCall, part)
+    """A part's JSON. Texts, calls and responses, nearly every part of a long history, come
+    first and are built with no keyword dict to filter; any other part goes through
+    ``_other_part_to_json``."""
+    if isinstance(part, Text):
+        return {"text": part.text}
+    if isinstance(part, FunctionCall):
+        fc = part
         call: dict[str, Any] = {} if fc.id is None else {"id": fc.id}
         if fc.name is not None:
             call["name"] = fc.name
@@ -65,8 +64,8 @@ def _part_to_json(part: Part) -> dict[str, Any]:
         if fc.signature is not None:
             call["signature"] = fc.signature
         return {"function_call": call}
-    if kind is FunctionResponse:
-        fr = cast(FunctionResponse, part)
+    if isinstance(part, FunctionResponse):
+        fr = part
         response: dict[str, Any] = {} if fr.id is None else {"id": fr.id}
         if fr.name is not None:
             response["name"] = fr.name
@@ -94,17 +93,8 @@ def _thaw(value: Any) -> Any:
     return thaw(value)
 
 
-def _other_part_to_json(part: Part) -> dict[str, Any]:
-    if isinstance(part, Text):
-        return {"text": part.text}
-    if isinstance(part, FunctionCall):
-        call = _drop_none(id=part.id, name=part.name)
-        call["args"] = thaw(part.args)
-        return {"function_call": call | _drop_none(signature=part.signature)}
-    if isinstance(part, FunctionResponse):
-        response = _drop_none(id=part.id, name=part.name)
-        response["response"] = thaw(part.response)  # JSON null is a response, not a default
-        return {"function_response": response | _drop_none(is_error=part.is_error or None)}
+def _other_part_to_json(part: Thinking | Opaque | Image) -> dict[str, Any]:
+    """The JSON of a thinking, opaque or image part."""
     if isinstance(part, Thinking):
         return {
             "thinking": _drop_none(
