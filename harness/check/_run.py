@@ -39,6 +39,7 @@ from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
 from ..strategies import long_turns, scenarios
 from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
+from ._constants import no_local_constants
 from ._expect import Expectations, KnownFailure
 from ._jobs import Workers
 
@@ -270,7 +271,7 @@ def _hypothesis_run(
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), no_local_constants():
         # the example that ends a run is replayed, and its repr made, for a report never shown
         warnings.simplefilter("ignore", HypothesisWarning)
         test()

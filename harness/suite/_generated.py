@@ -2,10 +2,10 @@
 
 They are drawn by Hypothesis from ``harness.strategies.scenarios`` (every action), without
 shrinking or an example database, derandomized unless a seed is given, as
-``prefix-harness check`` draws them. The same seed gives the same scenarios in processes
-that load the same code, so pytest-xdist workers collect the same items (Hypothesis also
-draws constants it finds in the local modules loaded, so another set of test modules in the
-same run may give other scenarios).
+``prefix-harness check`` draws them. The same seed gives the same scenarios in every
+process, so pytest-xdist workers collect the same items: as for ``check``, Hypothesis mixes
+in no constant of the local modules loaded (``no_local_constants``), so the test modules
+collected beside the suite change nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
+from ..check._constants import no_local_constants
 from ..scenarios import Scenario
 from ..strategies import scenarios
 
@@ -35,7 +36,8 @@ def _draw(count: int, rng_seed: int | None, keep: Callable[[Scenario], None]) ->
     )(given(scenarios())(keep))
     if rng_seed is not None:
         draw = seed(rng_seed)(draw)
-    draw()
+    with no_local_constants():
+        draw()
 
 
 def generated_scenarios(examples: int, rng_seed: int | None = None) -> tuple[Scenario, ...]:
