@@ -15,6 +15,7 @@ from harness.check import (
     CheckRun,
     Expectations,
     KnownFailure,
+    _run,
     bundled_fixtures,
     generate,
     run_check,
@@ -23,6 +24,7 @@ from harness.check._run import _LONG as LONG
 from harness.rules import catalog, evaluate
 from harness.rules._checks import CHECKS
 from harness.scenarios import ACTIONS, Lifecycle, Scenario, load_fixtures
+from harness.strategies import scenarios
 from harness.subjects import (
     InProcessSubject,
     Outcome,
@@ -496,6 +498,23 @@ def test_generation_is_the_same_every_time_and_for_every_dialect() -> None:
     run = run_check(subject, [], dialects=DIALECTS, examples=8)
     assert run.exit_code == 0
     assert subject.asked == [s for _ in DIALECTS for s in first]  # drawn once, run per dialect
+
+
+def test_the_generation_ends_at_its_last_scenario_without_drawing_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hypothesis replays the example a test failed on, drawing it again; the generation's
+    stop is not a failure, so the last scenario drawn is the very one kept last."""
+    seen: list[Scenario] = []
+
+    def counted(**options: Any) -> Any:
+        return scenarios(**options).map(lambda s: seen.append(s) or s)
+
+    monkeypatch.setattr(_run, "scenarios", counted)
+    drawn = generate(ACTIONS, 5)
+    assert len(drawn) == 5
+    assert seen[-1] is drawn[-1]
+    assert drawn == generate(ACTIONS, 5)
 
 
 def _first_late_action(drawn: tuple[Scenario, ...]) -> tuple[int, str] | None:
