@@ -225,9 +225,29 @@ def _filler(
     """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls: the
     vocabulary is one draw, cut into words by the seed's dice."""
     drawn = draw(_vocabularies(heavy), label="vocabulary")
-    source = JsonSource(draw(json_blobs(4), label="objects"), draw(pools()))
-    objects = [source.obj() for _ in range(4)]
-    dice = Dice(draw(between(0, 2**32 - 1), label="seed"))
+    objects = draw(json_blobs(4), label="objects")
+    pool = draw(pools())
+    seed = draw(between(0, 2**32 - 1), label="seed")
+    messages, pending = _built_filler(tool_names, turns, drawn, objects, pool, seed)
+    return list(messages), pending
+
+
+@lru_cache(maxsize=16)
+def _built_filler(
+    tool_names: tuple[str, ...],
+    turns: int,
+    drawn: str | bytes,
+    objects: bytes,
+    pool: str,
+    seed: int,
+) -> tuple[tuple[Message, ...], tuple[FunctionCall, ...]]:
+    """The filler those draws stand for, kept for the last few: Hypothesis mutates each
+    example it draws into near-copies, which draw a long history's filler again as it was,
+    and its messages are immutable (keyed by the drawn values, which are str, bytes and int:
+    equal only when the same)."""
+    source = JsonSource(objects, pool)
+    shared = [source.obj() for _ in range(4)]
+    dice = Dice(seed)
     vocabulary = unicode_text_of(drawn, 320) if isinstance(drawn, bytes) else drawn
     words = _words(vocabulary, dice)
     chance, pick = dice.chance, dice.pick
@@ -235,7 +255,7 @@ def _filler(
     messages: list[Message] = []
     pending: list[FunctionCall] = []
     for turn in range(turns):
-        user: list[Part] = [FunctionResponse(c.name, pick(objects), c.id) for c in pending]
+        user: list[Part] = [FunctionResponse(c.name, pick(shared), c.id) for c in pending]
         if not pending or chance(0.3):
             user.append(_IMAGE if chance(0.05) else pick(texts))
         messages.append(Message("user", tuple(user)))
@@ -248,8 +268,8 @@ def _filler(
         pending = []
         if calls:
             for _ in range(pick(_CALLS_PER_MESSAGE)):
-                call = FunctionCall(pick(tool_names), pick(objects), f"call_{turn}_{len(model)}")
+                call = FunctionCall(pick(tool_names), pick(shared), f"call_{turn}_{len(model)}")
                 model.append(call)
                 pending.append(call)
         messages.append(Message("model", tuple(model)))
-    return messages, tuple(pending)
+    return tuple(messages), tuple(pending)
