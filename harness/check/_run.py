@@ -257,7 +257,8 @@ def _hypothesis_run(
     """One Hypothesis run of ``visit`` over ``scenarios(actions=...)``: the same settings and
     the same test function each time (derandomized, Hypothesis seeds from the function's
     code), so that the same seed draws the same scenarios in the same order. Without
-    ``shrink`` a failure ends the run at once (how ``generate`` stops)."""
+    ``shrink`` a failure ends the run at once; ``generate`` ends it with ``_Enough``, which
+    Hypothesis does not take for a failure."""
 
     def probe(scenario: Scenario) -> None:
         visit(scenario)
