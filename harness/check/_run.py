@@ -238,8 +238,13 @@ class _Novel:
         return True
 
 
-class _Enough(Exception):
-    """Raised by the generation's test once it has drawn every scenario wanted."""
+class _Enough(BaseException):
+    """Raised by the generation's test once it has drawn every scenario wanted.
+
+    Not an ``Exception``: Hypothesis takes those for a failure, and replays the example that
+    raised one (drawing its scenario again and building its repr, for a report never shown)
+    before it raises it; any other ``BaseException`` but ``SystemExit`` and ``GeneratorExit``
+    stops the run at once, as ``KeyboardInterrupt`` does."""
 
 
 def _hypothesis_run(
@@ -253,7 +258,8 @@ def _hypothesis_run(
     """One Hypothesis run of ``visit`` over ``scenarios(actions=...)``: the same settings and
     the same test function each time (derandomized, Hypothesis seeds from the function's
     code), so that the same seed draws the same scenarios in the same order. Without
-    ``shrink`` a failure ends the run at once (how ``generate`` stops)."""
+    ``shrink`` a failure ends the run at once; ``generate`` ends it with ``_Enough``, which
+    Hypothesis does not take for a failure."""
 
     def probe(scenario: Scenario) -> None:
         visit(scenario)
@@ -272,8 +278,7 @@ def _hypothesis_run(
     if rng_seed is not None:
         test = seed(rng_seed)(test)
     with warnings.catch_warnings(), no_local_constants():
-        # the example that ends a run is replayed, and its repr made, for a report never shown
-        warnings.simplefilter("ignore", HypothesisWarning)
+        warnings.simplefilter("ignore", HypothesisWarning)  # about the run, not the subject
         test()
 
 
@@ -286,8 +291,6 @@ def generate(
     novel = _Novel()
 
     def keep(scenario: Scenario) -> None:
-        if len(drawn) >= examples:
-            raise _Enough  # and again when Hypothesis replays the example that "failed"
         if novel(scenario):
             drawn.append(scenario)
         if len(drawn) >= examples:

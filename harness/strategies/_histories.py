@@ -1,13 +1,16 @@
 """Histories: alternating user and model messages in which every call is answered.
 
-Each message is a few draws: one number for its shape (the parts it has, how many calls, which
-tools they call), its texts, and two draws for all the JSON of its calls or responses. A history
-longer than ``DRAWN_TURNS`` builds all but its last turns from a drawn vocabulary and seed.
+The shapes of all its turns are one drawn byte string (three bytes a turn: the parts each
+message has, how many calls, which tools they call); each message then draws its texts, and a
+model message with calls two draws for all the JSON of its calls and of their answers. A
+history longer than ``DRAWN_TURNS`` builds all but its last turns from a drawn vocabulary and
+seed.
 """
 
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import Literal
 
 from hypothesis import strategies as st
@@ -15,8 +18,8 @@ from hypothesis import strategies as st
 from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking
 from ._checks import check_flag, check_sizes
 from ._json import JsonSource, json_blobs, pools
-from ._sources import Dice, between, flags, one_of_these
-from ._text import any_texts, draw_text, unicode_texts
+from ._sources import ByteReader, Dice, between, blobs, flags, one_of_these, texts
+from ._text import any_texts, draw_text, unicode_text_of
 
 __all__ = [
     "DRAWN_TURNS",
@@ -47,23 +50,31 @@ _USER_SHAPES = 20
 responses alone); units, 9 for an image (one in ten), else a text."""
 
 
-@cache
-def _turn_shapes(tools: int) -> st.SearchStrategy[int]:
-    """A turn's shape, one draw: its user message's (``_USER_SHAPES``) and then its model
+def _turn_shapes(tools: int) -> int:
+    """How many shapes a turn has: its user message's (``_USER_SHAPES``) and then its model
     message's: thinking (none, unsigned, signed), calls or not (but for the last message), a
     text beside the calls, how many calls, and the tool of each."""
-    return between(0, _USER_SHAPES * 3 * 2 * 2 * _CALLS * tools**_CALLS - 1)
+    return _USER_SHAPES * 3 * 2 * 2 * _CALLS * int(tools**_CALLS)
+
+
+_SHAPE_BYTES = 3
+"""The bytes of a turn's shape, read from the history's one byte string (``ByteReader``)."""
 
 
 def user_message(
-    draw: st.DrawFn, pending: tuple[FunctionCall, ...], heavy: bool, shape: int
+    draw: st.DrawFn,
+    pending: tuple[FunctionCall, ...],
+    heavy: bool,
+    shape: int,
+    answers: JsonSource | None = None,
 ) -> Message:
-    """The user's message of a turn of ``shape``: the responses to ``pending``, and a text or
-    image (always when there is nothing to answer)."""
+    """The user's message of a turn of ``shape``: the responses to ``pending`` (read from
+    ``answers``, the source their calls were read from, else drawn), and a text or image
+    (always when there is nothing to answer)."""
     shape %= _USER_SHAPES
     parts: list[Part] = []
     if pending:
-        source = JsonSource(draw(json_blobs(len(pending))), draw(pools()))
+        source = answers or JsonSource(draw(json_blobs(len(pending))), draw(pools()))
         parts = [FunctionResponse(c.name, source.obj(), c.id) for c in pending]
     if not pending or shape >= 10:
         parts.append(_IMAGE if shape % 10 == 9 else Text(draw_text(draw, heavy)))
@@ -77,9 +88,11 @@ def model_message(
     calls: bool | None,
     heavy: bool,
     shape: int,
-) -> Message:
+) -> tuple[Message, JsonSource | None]:
     """The model's reply of a turn of ``shape``: maybe thinking, a text, and with ``calls``
-    (drawn when None) one to three calls of ``tool_names``, ids ``call_<turn>_<part>``."""
+    (drawn when None) one to three calls of ``tool_names``, ids ``call_<turn>_<part>``; and
+    with calls the source their answers are read from next (the JSON of the calls and of
+    their answers is one draw of bytes and one of text)."""
     shape //= _USER_SHAPES
     shape, thinking = divmod(shape, 3)
     shape, drawn_calls = divmod(shape, 2)
@@ -92,12 +105,13 @@ def model_message(
         parts.append(Thinking(draw(any_texts()), signature=signature))
     if not calls or texted:
         parts.append(Text(draw_text(draw, heavy)))
-    if calls:
-        source = JsonSource(draw(json_blobs(1 + extra)), draw(pools()))
-        for _ in range(1 + extra):
-            shape, tool = divmod(shape, len(tool_names))
-            parts.append(FunctionCall(tool_names[tool], source.obj(), f"call_{turn}_{len(parts)}"))
-    return Message("model", tuple(parts))
+    if not calls:
+        return Message("model", tuple(parts)), None
+    source = JsonSource(draw(json_blobs(2 * (1 + extra))), draw(pools()))
+    for _ in range(1 + extra):
+        shape, tool = divmod(shape, len(tool_names))
+        parts.append(FunctionCall(tool_names[tool], source.obj(), f"call_{turn}_{len(parts)}"))
+    return Message("model", tuple(parts)), source
 
 
 def histories(
@@ -171,14 +185,17 @@ def draw_history(
         first = turns - _TAIL
         messages, pending = _filler(draw, tool_names, first, heavy)
     shapes = _turn_shapes(len(tool_names))
+    size = _SHAPE_BYTES * (turns - first)
+    reader = ByteReader(draw(blobs(size, size)))  # every turn's shape: one draw
+    answers = None
     for turn in range(first, turns):
-        shape = draw(shapes)
-        messages.append(user_message(draw, pending, heavy, shape))
+        shape = reader.integer(_SHAPE_BYTES) % shapes
+        messages.append(user_message(draw, pending, heavy, shape, answers))
         last = turn == turns - 1
         if last and end == "user":
             break
         calls = end == "model_calls" if last else None
-        reply = model_message(draw, tool_names, turn, calls, heavy, shape)
+        reply, answers = model_message(draw, tool_names, turn, calls, heavy, shape)
         messages.append(reply)
         pending = reply.function_calls
     return tuple(messages)
@@ -188,24 +205,57 @@ _CALLS_PER_MESSAGE = (1, 1, 1, 2, 3)
 
 
 @cache
-def _vocabularies(heavy: bool) -> st.SearchStrategy[list[str]]:
-    return st.lists(unicode_texts() if heavy else any_texts(), min_size=1, max_size=8)
+def _vocabularies(heavy: bool) -> st.SearchStrategy[str | bytes]:
+    """What a long history's words are cut from: a text, or a unicode-heavy text's bytes."""
+    return blobs(2, 128) if heavy else texts(1, 320)
+
+
+def _words(vocabulary: str, dice: Dice) -> list[str]:
+    """One to eight words cut from ``vocabulary`` where the dice says: all of it for seed 0."""
+    cuts = sorted(dice.below(len(vocabulary) + 1) for _ in range(dice.below(_WORDS)))
+    return [vocabulary[a:b] for a, b in pairwise([0, *cuts, len(vocabulary)])]
+
+
+_WORDS = 8
 
 
 def _filler(
     draw: st.DrawFn, tool_names: tuple[str, ...], turns: int, heavy: bool
 ) -> tuple[list[Message], tuple[FunctionCall, ...]]:
-    """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls."""
-    words = draw(_vocabularies(heavy), label="vocabulary")
-    source = JsonSource(draw(json_blobs(4), label="objects"), draw(pools()))
-    objects = [source.obj() for _ in range(4)]
-    dice = Dice(draw(between(0, 2**32 - 1), label="seed"))
+    """``turns`` valid turns built from a drawn vocabulary and seed, and their open calls: the
+    vocabulary is one draw, cut into words by the seed's dice."""
+    drawn = draw(_vocabularies(heavy), label="vocabulary")
+    objects = draw(json_blobs(4), label="objects")
+    pool = draw(pools())
+    seed = draw(between(0, 2**32 - 1), label="seed")
+    messages, pending = _built_filler(tool_names, turns, drawn, objects, pool, seed)
+    return list(messages), pending
+
+
+@lru_cache(maxsize=16)
+def _built_filler(
+    tool_names: tuple[str, ...],
+    turns: int,
+    drawn: str | bytes,
+    objects: bytes,
+    pool: str,
+    seed: int,
+) -> tuple[tuple[Message, ...], tuple[FunctionCall, ...]]:
+    """The filler those draws stand for, kept for the last few: Hypothesis mutates each
+    example it draws into near-copies, which draw a long history's filler again as it was,
+    and its messages are immutable (keyed by the drawn values, which are str, bytes and int:
+    equal only when the same)."""
+    source = JsonSource(objects, pool)
+    shared = [source.obj() for _ in range(4)]
+    dice = Dice(seed)
+    vocabulary = unicode_text_of(drawn, 320) if isinstance(drawn, bytes) else drawn
+    words = _words(vocabulary, dice)
     chance, pick = dice.chance, dice.pick
     texts = [Text(w) for w in words]  # parts are immutable: one per word, shared
     messages: list[Message] = []
     pending: list[FunctionCall] = []
     for turn in range(turns):
-        user: list[Part] = [FunctionResponse(c.name, pick(objects), c.id) for c in pending]
+        user: list[Part] = [FunctionResponse(c.name, pick(shared), c.id) for c in pending]
         if not pending or chance(0.3):
             user.append(_IMAGE if chance(0.05) else pick(texts))
         messages.append(Message("user", tuple(user)))
@@ -218,8 +268,8 @@ def _filler(
         pending = []
         if calls:
             for _ in range(pick(_CALLS_PER_MESSAGE)):
-                call = FunctionCall(pick(tool_names), pick(objects), f"call_{turn}_{len(model)}")
+                call = FunctionCall(pick(tool_names), pick(shared), f"call_{turn}_{len(model)}")
                 model.append(call)
                 pending.append(call)
         messages.append(Message("model", tuple(model)))
-    return messages, tuple(pending)
+    return tuple(messages), tuple(pending)

@@ -1,12 +1,14 @@
 """Hypothesis strategies for a request's preset: tools, settings, presets, and whole requests.
 
-A tool is a name, a number saying whether it has a description and parameters (the schema's
-seed in its high bits) and the description's text; settings are a mask of the fields set and
-a seed for their values. Simple choices come first: no description, no parameters, no field.
+A tool is one drawn number: whether it has a description and parameters, a large schema's size,
+its name, and the seed of its texts and schema (``tool_of``); settings are a mask of the fields
+set and a seed for their values, drawn in one number with the preset's shape. Simple choices
+come first: no description, no parameters, no field.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache, lru_cache
 from typing import Literal
 
@@ -18,7 +20,7 @@ from ._histories import Ending, histories
 from ._json import unique_keys
 from ._schemas import plain_schema, schema_of
 from ._sources import Dice, between, texts
-from ._text import dice_name, dice_text, draw_text, name_codes, name_of
+from ._text import NAME_CODES, dice_name, dice_text, draw_text, name_of
 
 __all__ = [
     "draw_preset",
@@ -28,12 +30,12 @@ __all__ = [
     "requests",
     "settings",
     "settings_of",
+    "tool_of",
     "tools",
 ]
 
-_DETAILS = 2**34
-"""How many numbers a tool's details are: bit 0, a description; bit 1, parameters; the rest, the
-seed of both."""
+_DETAILS = 4
+"""A tool's details, the low digit of its number: bit 0, a description; bit 1, parameters."""
 _SETTINGS = 2**32
 """How many numbers settings are: the fields set (the low eight bits), the seed of their values
 (all of it)."""
@@ -61,30 +63,47 @@ def _tools(min_size: int, max_size: int, large: bool) -> st.SearchStrategy[tuple
 
 _LARGE_DEPTH = 6
 _LARGE_WIDTH = 24
+_LARGE_SHAPES = (_LARGE_DEPTH + 1) * (_LARGE_WIDTH + 1)
+"""A large schema's depth and width, the digit after the details when schemas are large."""
 
 
 def draw_tools(
     draw: st.DrawFn, min_size: int, max_size: int, large: bool, count: int | None = None
 ) -> tuple[Tool, ...]:
-    """Tools as ``tools`` draws them, inside another strategy's draw: per tool a name and a
-    number (a description or not, parameters or not, their seed), and a large schema's depth
-    and width; ``count`` of them when the caller has drawn it."""
-    drawn = []
-    for _ in range(draw(between(min_size, max_size)) if count is None else count):
-        name = name_of(draw(name_codes()))
-        details = draw(between(0, _DETAILS - 1))
-        dice = Dice(details >> 2)
-        description = dice_text(dice, 40) if details & 1 else None
-        parameters = None
-        if details & 2 and large:
-            parameters = schema_of(
-                draw(between(0, _LARGE_DEPTH)), draw(between(0, _LARGE_WIDTH)), details >> 2
-            )
-        elif details & 2:
-            parameters = plain_schema(details >> 2)
-        drawn.append((name, description, parameters))
-    names = unique_keys([name for name, _, _ in drawn])
-    return tuple(Tool(n, d, p) for n, (_, d, p) in zip(names, drawn, strict=True))
+    """Tools as ``tools`` draws them, inside another strategy's draw: one number per tool
+    (``tool_of``); ``count`` of them when the caller has drawn it."""
+    codes = _tool_codes(large)
+    drawn = [
+        tool_of(draw(codes), large)
+        for _ in range(draw(between(min_size, max_size)) if count is None else count)
+    ]
+    names = unique_keys([t.name for t in drawn])
+    return tuple(replace(t, name=n) for n, t in zip(names, drawn, strict=True))
+
+
+def tool_of(code: int, large: bool) -> Tool:
+    """The tool numbered ``code``: its low digit the details (bit 0 a description, bit 1
+    parameters), then with ``large`` a large schema's depth and width, then its name
+    (``name_of``); the whole number seeds the description and the schema. 0 is a tool
+    ``"a"`` with neither."""
+    rest, details = divmod(code, _DETAILS)
+    shape = 0
+    if large:
+        rest, shape = divmod(rest, _LARGE_SHAPES)
+    dice = Dice(code)
+    description = dice_text(dice, 40) if details & 1 else None
+    parameters = None
+    if details & 2 and large:
+        depth, width = divmod(shape, _LARGE_WIDTH + 1)
+        parameters = schema_of(depth, width, code)
+    elif details & 2:
+        parameters = plain_schema(code)
+    return Tool(name_of(rest), description, parameters)
+
+
+@cache
+def _tool_codes(large: bool) -> st.SearchStrategy[int]:
+    return between(0, _DETAILS * (_LARGE_SHAPES if large else 1) * NAME_CODES - 1)
 
 
 _TEMPERATURES = (0.0, 0.2, 0.7, 1.0)
@@ -181,16 +200,19 @@ def draw_preset(
     large: bool,
     heavy: bool,
 ) -> Preset:
-    """A preset as ``presets`` draws it, inside another strategy's draw."""
-    # how many system blocks (units of max_system_blocks + 1), then tools beyond the least
+    """A preset as ``presets`` draws it, inside another strategy's draw: its shape and its
+    settings are one number (how many system blocks, then tools beyond the least, then the
+    settings' code, ``settings_of``)."""
     blocks = max_system_blocks + 1
-    tools_beyond, count = divmod(draw(between(0, blocks * (max_tools - min_tools + 1) - 1)), blocks)
+    shapes = blocks * (max_tools - min_tools + 1)
+    code, shape = divmod(draw(between(0, shapes * _SETTINGS - 1)), shapes)
+    tools_beyond, count = divmod(shape, blocks)
     if heavy:
         system = tuple(draw_text(draw, True, 60) for _ in range(count))
     else:
         system = tuple(draw(texts(1, 60)) for _ in range(count))
     declared = draw_tools(draw, min_tools, max_tools, large, min_tools + tools_beyond)
-    return Preset(system, declared, draw_settings(draw))
+    return Preset(system, declared, settings_of(code))
 
 
 def requests(

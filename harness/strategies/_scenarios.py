@@ -169,14 +169,13 @@ def _pair(
     shape, extra = divmod(shape, max_calls - min_calls + 1)
     shape, lead = divmod(shape, 2)
     count = min_calls + extra
-    args = JsonSource(draw(json_blobs(count)), draw(pools()))
+    source = JsonSource(draw(json_blobs(2 * count)), draw(pools()))  # the calls, then answers
     calls = []
     for i in range(count):
         shape, tool = divmod(shape, len(names))
-        calls.append(FunctionCall(names[tool], args.obj(), f"{prefix}_{i}"))
+        calls.append(FunctionCall(names[tool], source.obj(), f"{prefix}_{i}"))
     text = (Text(draw_phrase(draw, False)),) if lead else ()
-    results = JsonSource(draw(json_blobs(count)), draw(pools()))
-    answers = tuple(FunctionResponse(c.name, results.obj(), c.id) for c in calls)
+    answers = tuple(FunctionResponse(c.name, source.obj(), c.id) for c in calls)
     return Message("model", (*text, *calls)), Message("user", answers)
 
 

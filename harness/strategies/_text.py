@@ -13,6 +13,7 @@ from ._checks import check_at_least, check_sizes
 from ._sources import ByteReader, Dice, between, blobs, texts
 
 __all__ = [
+    "NAME_CODES",
     "any_texts",
     "dice_name",
     "dice_text",
@@ -29,7 +30,8 @@ __all__ = [
 
 _FIRST = string.ascii_lowercase
 _REST = string.ascii_lowercase + string.digits + "_"
-_NAME_CODES = 26 * len(_REST) ** 15
+NAME_CODES = 26 * len(_REST) ** 15
+"""How many names ``name_of`` numbers."""
 
 
 def name_of(code: int) -> str:
@@ -46,7 +48,7 @@ def name_of(code: int) -> str:
 def name_codes() -> st.SearchStrategy[int]:
     """The numbers ``name_of`` turns into names: one integer draw a name, as
     ``st.from_regex(r"[a-z][a-z0-9_]{0,15}")`` would draw it."""
-    return between(0, _NAME_CODES - 1)
+    return between(0, NAME_CODES - 1)
 
 
 def any_texts() -> st.SearchStrategy[str]:

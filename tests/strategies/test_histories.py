@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from harness.assemblers import history_problems
 from harness.model import FunctionCall, FunctionResponse, Message, Text
 from harness.strategies import histories
+from harness.strategies._histories import _built_filler, _words
+from harness.strategies._sources import Dice
 
 
 def check_alternating_and_paired(history: tuple[Message, ...]) -> None:
@@ -157,3 +159,37 @@ def test_a_failure_on_a_long_history_shrinks_to_the_least_long_one() -> None:
     assert len(shrunk) in (203, 204)
     words = {p.text for m in shrunk for p in m.parts if isinstance(p, Text)}
     assert words <= {"", "0"}
+
+
+# --- long histories' words, cut from one drawn text -------------------------------------------
+
+
+def test_a_vocabulary_is_cut_into_words_and_kept_whole_for_seed_0() -> None:
+    assert _words("a fork\n", Dice(0)) == ["a fork\n"]
+    assert _words("", Dice(0)) == [""]
+    counts = set()
+    for seed in range(1, 200):
+        words = _words("abcdefghij", Dice(seed))
+        assert "".join(words) == "abcdefghij"  # cut in order, nothing lost or repeated
+        counts.add(len(words))
+    assert counts == set(range(1, 9))  # one to eight words
+
+
+def test_a_filler_drawn_again_is_the_one_built_and_equal_to_a_new_build() -> None:
+    """The last fillers built are kept: the same draws give the very messages built before,
+    equal to what a new build gives; draws that differ in type or by a byte do not match."""
+    names = ("a", "b")
+    cases = [
+        (names, 9, "x\\ny", bytes(range(12)), "pool", 7),
+        (names, 9, b"x\\ny", bytes(range(12)), "pool", 7),  # a unicode-heavy vocabulary's bytes
+        (names, 9, "x\\ny", bytes(range(12)) + b"\\0", "pool", 7),
+        (names, 9, "x\\ny", bytes(range(12)), "pool", 0),
+        (("a",), 9, "x\\ny", bytes(range(12)), "pool", 7),
+    ]
+    built = [_built_filler(*case) for case in cases]
+    for case, first in zip(cases, built, strict=True):
+        assert _built_filler(*case) is first
+        assert _built_filler.__wrapped__(*case) == first
+    assert len({id(b) for b in built}) == len(cases)
+    assert built[0] != built[1]
+    assert built[0] != built[3]

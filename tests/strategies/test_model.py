@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from harness.assemblers import history_problems
 from harness.dialects import all_dialects, get_dialect
-from harness.model import Preset, Request, Settings
+from harness.model import Preset, Request, Settings, Tool
 from harness.strategies import (
     histories,
     json_objects,
@@ -19,7 +19,8 @@ from harness.strategies import (
     unicode_texts,
 )
 from harness.strategies import settings as settings_strategy
-from harness.strategies._model import settings_of
+from harness.strategies._model import _LARGE_SHAPES, settings_of, tool_of
+from harness.strategies._text import name_of
 
 
 @given(requests())
@@ -117,3 +118,21 @@ def test_drawn_settings_are_valid_and_render(chosen: Settings) -> None:
 @given(requests(max_tools=3))
 def test_request_histories_are_valid(request: Request) -> None:
     assert not history_problems(request.history)
+
+
+# --- a tool from one number ------------------------------------------------------------------
+
+
+def test_a_tool_is_one_number_zero_the_simplest_and_each_digit_its_part() -> None:
+    assert tool_of(0, False) == Tool("a", None, None)
+    assert tool_of(0, True) == Tool("a", None, None)
+    drawn = [tool_of(code, False) for code in (1, 2, 3)]
+    shown = [(t.description is not None, t.parameters is not None) for t in drawn]
+    assert shown == [(True, False), (False, True), (True, True)]
+    assert tool_of(4, False).name == name_of(1)  # the name is the digit above the details
+    # a large schema's depth and width are the digit after the details: the widest, deepest
+    widest = tool_of(2 + 4 * (_LARGE_SHAPES - 1), True)
+    assert widest.name == "a"
+    assert widest.parameters is not None
+    assert len(widest.parameters["properties"]) == 24
+    assert len(orjson.dumps(widest.parameters)) > 1000
