@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from ..model import FunctionCall, Json, Message, freeze
+from ..model._messages import forget_memos
 from ._rendered import RENDERED
 
 __all__ = [
@@ -37,11 +38,12 @@ _HOOKS: list[Callable[[], None]] = []
 
 
 def forget() -> None:
-    """Empty every memo, and the bodies rendered (and read) lately: a benchmark times a
-    reading (or a rendering) as a check of new scenarios sees it."""
+    """Empty every memo (the messages' own too), and the bodies rendered (and read) lately:
+    a benchmark times a reading (or a rendering) as a check of new scenarios sees it."""
     for memo in _ALL:
         memo.clear()
     RENDERED.clear()
+    forget_memos()
     for hook in _HOOKS:
         hook()
 

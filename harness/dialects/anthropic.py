@@ -73,6 +73,7 @@ from ..model import (
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
 from ._memo import Leading, Memo, call_names, each
+from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -844,12 +845,18 @@ def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[st
     names: dict[str, str] = {}
     out = []
     for k, message in enumerate(history):
-        body = _kept_form(message, k, dict(names)) or _render_message(message)
+        body = once(message, _render_unmarked, names)
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name
         out.append(_mark_message(body, join_path("messages", k), marks))
     return out
+
+
+def _render_unmarked(message: Message, names: dict[str, str]) -> dict[str, Any]:
+    """The message without markers: the same wherever it is (its index names only a
+    problem of its kept form, which is then not used), given the call ``names`` before it."""
+    return _kept_form(message, 0, names) or _render_message(message)
 
 
 def _kept_form(message: Message, k: int, names: dict[str, str]) -> dict[str, Any] | None:

@@ -56,6 +56,7 @@ from ..model import (
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
 from ._memo import Leading, Memo, each
+from ._per_message import alone
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -210,7 +211,7 @@ class GeminiDialect(Dialect):
         tool_config = _render_tool_config(settings.tool_choice, extra.get("toolConfig", {}))
         if tool_config:
             body["toolConfig"] = tool_config
-        body["contents"] = [_kept_form(m) or _render_message(m) for m in request.history]
+        body["contents"] = [alone(m, _rendered_content) for m in request.history]
         config = _render_config(settings, extra.get("generationConfig", {}))
         if config:
             body["generationConfig"] = config
@@ -692,6 +693,12 @@ def _render_tool_config(choice: ToolChoice | None, rest: Mapping[str, Any]) -> d
         tool_config["functionCallingConfig"] = calling
     tool_config.update(rest)
     return tool_config
+
+
+def _rendered_content(message: Message) -> Any:
+    """The message's contents entry: its kept form, else from its parts (``alone`` keeps it:
+    it depends on the message alone)."""
+    return _kept_form(message) or _render_message(message)
 
 
 def _render_message(message: Message) -> dict[str, Any]:

@@ -58,6 +58,7 @@ from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
+from ._per_message import once
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
@@ -646,23 +647,31 @@ def _choice_name(tool: Any, i: int) -> str:
 # --- neutral -> body --------------------------------------------------------------------
 
 
-def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
+def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     """Body messages for neutral ones; a user message may become tool messages plus a user.
-    A message's ``wire`` form is used while it still reads back as the message."""
+    Each message's items are rendered once (``_per_message.once``): they depend on it and on
+    the names of the calls before it alone."""
     names: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
     for message in history:
-        kept = _kept_form(message, dict(names))
+        out.extend(once(message, _render_message, names))
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name
-        if kept is not None:
-            yield from kept
-        elif message.role == "model":
-            yield _render_assistant(message)
-        elif message.role == "system":
-            yield {"role": "system", "content": _render_content(message.parts)}
-        else:
-            yield from _render_user(message)
+    return out
+
+
+def _render_message(message: Message, names: dict[str, str]) -> tuple[dict[str, Any], ...]:
+    """The body messages of one neutral message: its ``wire`` form while it still reads back
+    as the message (with the call ``names`` before it), else from its parts."""
+    kept = _kept_form(message, names)
+    if kept is not None:
+        return tuple(kept)
+    if message.role == "model":
+        return (_render_assistant(message),)
+    if message.role == "system":
+        return ({"role": "system", "content": _render_content(message.parts)},)
+    return tuple(_render_user(message))
 
 
 def _kept_form(message: Message, names: dict[str, str]) -> list[Any] | None:

@@ -69,6 +69,7 @@ from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
+from ._per_message import alone
 
 __all__ = ["DIALECT", "OpenAIResponses"]
 
@@ -836,19 +837,27 @@ def _kept_system(kept: Any, system: list[str]) -> tuple[str | None, list[Any]]:
     return _render_system(system)
 
 
-def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
-    """Items for neutral messages; a message's ``wire`` form while it reads back as it."""
+def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Items for neutral messages, each message's rendered once (``_per_message.alone``):
+    they depend on it alone."""
+    out: list[dict[str, Any]] = []
     for message in history:
-        kept = _kept_form(message)
-        if kept is not None:
-            yield from kept
-        elif message.role == "model":
-            yield from _render_model(message)
-        elif message.role == "system":
-            content = [_render_part(p, "user") for p in message.parts if _is_content(p)]
-            yield {"type": "message", "role": "developer", "content": content}
-        else:
-            yield from _render_user(message)
+        out.extend(alone(message, _render_message))
+    return out
+
+
+def _render_message(message: Message) -> tuple[dict[str, Any], ...]:
+    """The items of one neutral message: its ``wire`` form while it reads back as it, else
+    from its parts (no call names are read: a lone re-read has none)."""
+    kept = _kept_form(message)
+    if kept is not None:
+        return tuple(kept)
+    if message.role == "model":
+        return tuple(_render_model(message))
+    if message.role == "system":
+        content = [_render_part(p, "user") for p in message.parts if _is_content(p)]
+        return ({"type": "message", "role": "developer", "content": content},)
+    return tuple(_render_user(message))
 
 
 def _kept_form(message: Message) -> list[Any] | None:
