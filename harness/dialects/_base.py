@@ -243,15 +243,35 @@ class Dialect(ABC):
         run of history messages with a ``system_roles`` role counts as the system."""
         out: list[Family] = []
         leading = True
+        by_name = self._families_by_name()
         for segment in segments:
-            root = segment.name.split("[", 1)[0].split(".", 1)[0]
-            family = self.segment_families.get(root) or _guess_family(root)
-            if family == "history" and leading and _role(segment.value) in self.system_roles:
-                family = "system"
-            elif family == "history":
-                leading = False
+            family = by_name.get(segment.name)
+            if family is None:
+                family = self._named_family(segment.name)
+            if family == "history" and leading:
+                if _role(segment.value) in self.system_roles:
+                    family = "system"
+                else:
+                    leading = False
             out.append(family)
         return tuple(out)
+
+    def _families_by_name(self) -> dict[str, Family]:
+        """The family of each segment name seen, by the root of the name alone (a body's
+        segment names repeat in every body: ``messages[3]``)."""
+        held: dict[str, Family] | None = self.__dict__.get("_family_names")
+        if held is None:
+            held = self.__dict__["_family_names"] = {}
+        return held
+
+    def _named_family(self, name: str) -> Family:
+        root = name.split("[", 1)[0].split(".", 1)[0]
+        family = self.segment_families.get(root) or _guess_family(root)
+        by_name = self._families_by_name()
+        if len(by_name) >= _FAMILY_NAMES_MAX:
+            by_name.clear()
+        by_name[name] = family
+        return family
 
     def read_segments(self, message: Message) -> int | None:
         """How many prefix segments of its body ``message`` was read from, by its ``wire``
@@ -320,6 +340,10 @@ def answered_one_to_one(
     if all(c.id == r.id and c.name == r.name for c, r in zip(calls, responses, strict=True)):
         return True
     return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
+
+
+_FAMILY_NAMES_MAX = 8192
+"""Segment names whose family a dialect keeps: memory stays bounded."""
 
 
 def _guess_family(root: str) -> Family:
