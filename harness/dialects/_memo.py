@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from ..model import FunctionCall, Json, Message, freeze
+from ..model import FrozenDict, FunctionCall, Json, Message, Part, Role, freeze
 from ..model._messages import forget_memos
 from ._rendered import RENDERED
 
@@ -25,6 +25,7 @@ __all__ = [
     "each",
     "forget",
     "frozen_each",
+    "message_once",
     "on_forget",
     "taken_runs",
     "vouched",
@@ -206,3 +207,34 @@ def frozen_each(
         value = memo.get(key)
         frozen.append(memo.put(key, freeze(item)) if value is None else value)
     return tuple(frozen)
+
+
+def message_once(
+    memo: Memo[Message],
+    frozen: Memo[Json],
+    dialect: str,
+    role: Role,
+    parts: tuple[Part, ...],
+    run: Sequence[Any],
+    keys: Sequence[bytes | None],
+) -> Message:
+    """``Message(role, parts, {dialect: frozen_each(frozen, run, keys)})``: the message read
+    before from a run of the same bytes (``keys``, the items' ``Memo.key``s) when it has
+    this role and these very part objects, so a fork's bodies hold their parent's message
+    objects (and what those keep: ``Message.memo``). The run's compact JSON, item after
+    item, keys it: each item is one whole object, so the joined bytes name the run."""
+    key = None if None in keys else b"".join(keys)  # type: ignore[arg-type]
+    held = memo.get(key)
+    if (
+        held is not None
+        and held.role == role
+        and len(held.parts) == len(parts)
+        and all(map(_is, held.parts, parts))
+    ):
+        return held
+    message = Message(role, parts, FrozenDict({dialect: frozen_each(frozen, run, keys)}))
+    return memo.put(key, message)
+
+
+def _is(a: object, b: object) -> bool:
+    return a is b

@@ -51,7 +51,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, frozen_each, taken_runs
+from ._memo import Leading, Memo, call_names, each, message_once, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -263,6 +263,8 @@ def _is_system_text(message: Any) -> bool:
 
 _FROZEN: Memo[Json] = Memo()
 """Body messages already frozen for a wire form: a fork's bodies repeat the parent's."""
+_MESSAGES: Memo[Message] = Memo()
+"""Neutral messages already read, by the bytes of their run (``message_once``)."""
 _HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
 """The body messages ``to_request`` read last, the neutral history they gave and where
 each neutral message's run of body messages ends (see ``_history``)."""
@@ -301,8 +303,7 @@ def _history(
     last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run, keys)})
-        history.append(Message(role, parts, wire))
+        history.append(message_once(_MESSAGES, _FROZEN, OpenAIChat.name, role, parts, run, keys))
         ends.append(last + 1)
         run.clear()
         keys.clear()

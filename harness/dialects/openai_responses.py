@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, frozen_each, taken_runs
+from ._memo import Leading, Memo, call_names, each, message_once, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -505,8 +505,7 @@ def _history(
     last = 0  # the index of the last item in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        wire = FrozenDict({_NAME: frozen_each(_FROZEN, run, keys)})
-        history.append(Message(role, tuple(parts), wire))
+        history.append(message_once(_MESSAGES, _FROZEN, _NAME, role, tuple(parts), run, keys))
         ends.append(last + 1)
         run.clear()
         keys.clear()
@@ -605,6 +604,8 @@ def _image(part: dict[str, Any], path: str) -> Image | None:
 
 _PARTS: Memo[tuple[Part, ...]] = Memo()
 _OUTPUTS: Memo[Part] = Memo()
+_MESSAGES: Memo[Message] = Memo()
+"""Neutral messages already read, by the bytes of their run (``message_once``)."""
 _FROZEN: Memo[Json] = Memo()
 """Items already read (their parts, their frozen wire form): a fork's bodies repeat the
 parent's items, and an item reads the same wherever it is, but for the function name a

@@ -15,6 +15,7 @@ from harness.dialects._memo import (
     each,
     forget,
     frozen_each,
+    message_once,
     on_forget,
     taken_runs,
     vouched,
@@ -340,3 +341,37 @@ def _with_tools(dialect: Any, tools: list[Any]) -> dict[str, Any]:
     if dialect is ANTHROPIC:
         return {"max_tokens": 1, "tools": tools, "messages": []}
     return {"messages": [], "tools": tools}
+
+
+def test_message_once_gives_the_message_of_the_same_bytes_role_and_part_objects() -> None:
+    messages: Memo[Message] = Memo()
+    frozen: Memo[Json] = Memo()
+    run = [{"role": "user", "content": "hi"}, {"role": "user", "content": "there"}]
+    keys = [Memo.key(item) for item in run]
+    parts = (Text("hi"), Text("there"))
+    first = message_once(messages, frozen, "openai", "user", parts, run, keys)
+    assert first.wire == {"openai": freeze(run)}
+    assert message_once(messages, frozen, "openai", "user", parts, run, keys) is first
+    equal = (Text("hi"), Text("there"))  # equal parts, other objects: a message anew
+    assert message_once(messages, frozen, "openai", "user", equal, run, keys) is not first
+    again = message_once(messages, frozen, "openai", "user", equal, run, keys)
+    assert again.parts[0] is equal[0]
+    assert message_once(messages, frozen, "openai", "system", equal, run, keys).role == "system"
+    assert message_once(messages, frozen, "openai", "user", equal[:1], run, keys).parts == equal[:1]
+    split = [{"role": "user", "content": "hi"}]  # other bytes: another run
+    alone = message_once(messages, frozen, "openai", "user", equal, split, [Memo.key(split[0])])
+    assert alone.wire == {"openai": freeze(split)}
+    odd = [(1, 2)]  # no key: never kept
+    kept = message_once(messages, frozen, "openai", "user", parts, odd, [None])
+    assert message_once(messages, frozen, "openai", "user", parts, odd, [None]) is not kept
+
+
+@pytest.mark.parametrize("dialect", [OPENAI, RESPONSES])
+def test_a_fork_holds_its_parents_message_objects(dialect: Any) -> None:
+    body = _openai("search") if dialect is OPENAI else _responses("search")
+    first = dialect.to_request(body).history
+    again = dialect.to_request(_openai("search") if dialect is OPENAI else _responses("search"))
+    assert all(a is b for a, b in zip(again.history, first, strict=True))
+    other = dialect.to_request(_openai("read") if dialect is OPENAI else _responses("read"))
+    assert other.history[-1] is not first[-1]  # its result names another function
+    assert other.history[0] is first[0]
