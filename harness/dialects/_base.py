@@ -241,19 +241,16 @@ class Dialect(ABC):
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading
         run of history messages with a ``system_roles`` role counts as the system."""
-        out: list[Family] = []
-        leading = True
         by_name = self._families_by_name()
-        for segment in segments:
-            family = by_name.get(segment.name)
-            if family is None:
-                family = self._named_family(segment.name)
-            if family == "history" and leading:
-                if _role(segment.value) in self.system_roles:
-                    family = "system"
-                else:
-                    leading = False
-            out.append(family)
+        named = self._named_family
+        out = [by_name.get(s.name) or named(s.name) for s in segments]
+        if "history" in out:  # the leading run: up to the first other history message
+            roles = self.system_roles
+            for k in range(out.index("history"), len(out)):
+                if out[k] == "history":
+                    if _role(segments[k].value) not in roles:
+                        break
+                    out[k] = "system"
         return tuple(out)
 
     def _families_by_name(self) -> dict[str, Family]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import is_
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -96,12 +97,11 @@ class Leading(Generic[V]):
         unless ``items`` is an array ``vouched`` for)."""
         if not any(items is array for array in _VOUCHED):
             return 0
-        prior = self.items
-        limit = min(len(prior), len(items))
-        k = 0
-        while k < limit and items[k] is prior[k]:
-            k += 1
-        return k
+        same = list(map(is_, items, self.items))  # to the shorter's end, in C
+        try:
+            return same.index(False)
+        except ValueError:
+            return len(same)
 
     def keep(self, items: Sequence[Any], values: V) -> None:
         self.items, self.values = tuple(items), values
@@ -229,12 +229,8 @@ def message_once(
         held is not None
         and held.role == role
         and len(held.parts) == len(parts)
-        and all(map(_is, held.parts, parts))
+        and all(map(is_, held.parts, parts))
     ):
         return held
     message = Message(role, parts, FrozenDict({dialect: frozen_each(frozen, run, keys)}))
     return memo.put(key, message)
-
-
-def _is(a: object, b: object) -> bool:
-    return a is b

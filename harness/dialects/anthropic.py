@@ -849,7 +849,7 @@ def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[st
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name
-        out.append(_mark_message(body, join_path("messages", k), marks))
+        out.append(_mark_message(body, f"messages[{k}]", marks))
     return out
 
 

@@ -288,7 +288,7 @@ def _tool_segments(tools: list[Any] | None) -> list[Segment]:
     """One segment per function declaration; any other tool entry is one whole segment."""
     out: list[Segment] = []
     for i, entry in enumerate(tools or ()):
-        path = join_path("tools", i)
+        path = f"tools[{i}]"
         if not isinstance(entry, dict):
             raise DialectError(f"a tool is an object, not {json_kind(entry)}", path=path)
         decls = _field(entry, "functionDeclarations", list, path)
@@ -332,7 +332,7 @@ def _tools(tools: list[Any] | None) -> tuple[tuple[Tool, ...], tuple[Json, ...]]
     declared: list[Tool] = []
     others: list[Json] = []
     for i, entry in enumerate(tools or ()):
-        path = join_path("tools", i)
+        path = f"tools[{i}]"
         for j, decl in enumerate(_field(entry, "functionDeclarations", list, path) or ()):
             declared.append(_tool(decl, join_path(path, "functionDeclarations", j)))
         rest = {k: v for k, v in entry.items() if k != "functionDeclarations"}
@@ -360,7 +360,7 @@ def _content_segment(k: int, content: Any) -> Segment:
     """The segment of ``contents[k]``, its envelope checked."""
     if type(content) is dict and _plain(content.get("role"), content.get("parts")):
         return Segment(f"contents[{k}]", content)  # checked inline: see _plain
-    path = join_path("contents", k)
+    path = f"contents[{k}]"
     if not isinstance(content, dict):
         raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
     _role(content, path)
@@ -378,7 +378,7 @@ shares with it by object read as they did."""
 
 
 def _indexed_message(k: int, content: dict[str, Any]) -> Message:
-    return _message(content, join_path("contents", k))
+    return _message(content, f"contents[{k}]")
 
 
 def _message(content: dict[str, Any], path: str) -> Message:

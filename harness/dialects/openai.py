@@ -143,7 +143,7 @@ class OpenAIChat(Dialect):
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
         """Tools, then ``response_format``, then every message, as sent."""
         messages = _envelope(body)
-        out = [Segment(join_path("tools", i), t) for i, t in enumerate(body.get("tools") or ())]
+        out = [Segment(f"tools[{i}]", t) for i, t in enumerate(body.get("tools") or ())]
         if body.get("response_format") is not None:
             out.append(Segment("response_format", body["response_format"]))
         out.extend(each(_SEGMENTS, messages, _message_segment))  # raises at the first bad one
@@ -203,7 +203,7 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
     messages: list[Any] = _field(body, "messages", (list,), "an array of messages", required=True)
     _string(body, "model")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, join_path("tools", i))
+        _object(tool, f"tools[{i}]")
     _field(body, "response_format", (dict,), "an object")
     return messages
 
@@ -314,7 +314,7 @@ def _history(
                 system.extend(_texts(message.get("content"), f"messages[{k}].content"))
             continue
         role = _checked_role(message, k)
-        path, content = join_path("messages", k), message.get("content")
+        path, content = f"messages[{k}]", message.get("content")
         if k < start:
             system.extend(_texts(content, f"{path}.content"))
             continue

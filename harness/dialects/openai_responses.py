@@ -169,7 +169,7 @@ class OpenAIResponses(Dialect):
         if body.get("instructions") is not None:
             out.append(Segment("instructions", body["instructions"]))
         for i, tool in enumerate(body.get("tools") or ()):
-            out.append(Segment(join_path("tools", i), tool))
+            out.append(Segment(f"tools[{i}]", tool))
         text = body.get("text")
         if isinstance(text, dict) and text.get("format") is not None:
             out.append(Segment("text.format", text["format"]))
@@ -284,7 +284,7 @@ def _envelope(body: Mapping[str, Any]) -> list[Any] | str:
     _string(body, "instructions")
     _string(body, "previous_response_id")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, join_path("tools", i))
+        _object(tool, f"tools[{i}]")
     _field(body, "text", (dict,), "an object")
     _field(body, "reasoning", (dict,), "an object")
     text = body.get("text")

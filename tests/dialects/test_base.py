@@ -115,6 +115,7 @@ def test_families_kept_by_name_are_the_families_read_afresh(
         for k, role in enumerate(roles)
     ]
     monkeypatch.setattr("harness.dialects._base._FAMILY_NAMES_MAX", 5)  # overflows, clears
-    for segments in [*(d.segments(body) for body in bodies), made, made[::-1], made[4:]]:
+    mixed = [made[8], made[20], made[9], made[1], made[0], made[2]]  # other families between
+    for segments in [*(d.segments(body) for body in bodies), made, made[::-1], made[4:], mixed]:
         assert d.families(segments) == _families_read_afresh(d, segments)
         assert d.families(segments) == _families_read_afresh(d, segments)
