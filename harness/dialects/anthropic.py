@@ -526,11 +526,27 @@ def _output_schema(body: Mapping[str, Any]) -> OutputSchema | None:
     return OutputSchema(freeze(output["schema"]))
 
 
+def _rendered_settings(named: Settings) -> dict[str, Any]:
+    """The body of a request of ``named`` alone, decoded (read only); the one rendered for
+    settings of the same repr before (a repr tells 1, 1.0 and True apart, and a tuple from
+    a list: it is what ``named`` holds, field by field)."""
+    key = repr(named).encode()
+    held = _SETTINGS_RENDERED.get(key)
+    if held is None:
+        held = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
+        _SETTINGS_RENDERED.put(key, held)
+    return held
+
+
+_SETTINGS_RENDERED: Memo[dict[str, Any]] = Memo(limit=256)
+"""Named settings rendered alone, by their repr: a scenario's bodies repeat them."""
+
+
 def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
     """Unknown top-level fields in body order, and each named setting whose value renders
     back otherwise from the neutral settings (a tool_choice with options, a thinking object
     with fields of its own): render writes those as sent."""
-    rendered = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
+    rendered = _rendered_settings(named)
     fields = FrozenDict(
         (key, freeze(value))
         for key, value in body.items()

@@ -334,11 +334,22 @@ def _tools(tools: list[Any] | None) -> tuple[tuple[Tool, ...], tuple[Json, ...]]
     for i, entry in enumerate(tools or ()):
         path = f"tools[{i}]"
         for j, decl in enumerate(_field(entry, "functionDeclarations", list, path) or ()):
-            declared.append(_tool(decl, join_path(path, "functionDeclarations", j)))
+            declared.append(_declared(decl, path, j))
         rest = {k: v for k, v in entry.items() if k != "functionDeclarations"}
         if rest:
             others.append(freeze(rest))
     return tuple(declared), tuple(others)
+
+
+def _declared(decl: Any, path: str, j: int) -> Tool:
+    """``_tool`` of declaration ``j`` of the tool entry at ``path``; a declaration read
+    before (by its bytes: a scenario's bodies repeat their tools) is not read again (its
+    path names only a problem)."""
+    return _DECLARED.once(decl, lambda: _tool(decl, join_path(path, "functionDeclarations", j)))
+
+
+_DECLARED: Memo[Tool] = Memo()
+"""Function declarations already read, by their bytes."""
 
 
 def _tool(decl: Any, path: str) -> Tool:

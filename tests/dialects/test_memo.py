@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.dialects import _memo
+from harness.dialects import DialectError, _memo
 from harness.dialects._memo import (
     Leading,
     Memo,
@@ -375,3 +375,41 @@ def test_a_fork_holds_its_parents_message_objects(dialect: Any) -> None:
     other = dialect.to_request(_openai("read") if dialect is OPENAI else _responses("read"))
     assert other.history[-1] is not first[-1]  # its result names another function
     assert other.history[0] is first[0]
+
+
+def _anthropic_body(**fields: Any) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]} | fields
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [{"temperature": 1}, {"temperature": 1.0}, {"temperature": 1}],
+        [{"thinking": {"type": "enabled", "budget_tokens": 2}}, {"thinking": {"type": "enabled"}}],
+        [{"tool_choice": {"type": "auto"}}, {"tool_choice": {"type": "auto", "x": 1}}],
+        [{"top_k": 3}, {"top_k": 3, "stop_sequences": ["a"]}, {"top_k": 3}],
+    ],
+)
+def test_anthropic_settings_read_after_others_read_as_read_alone(
+    fields: list[dict[str, Any]],
+) -> None:
+    read = [ANTHROPIC.to_request(_anthropic_body(**f)).preset.settings for f in fields]
+    alone = []
+    for f in fields:
+        forget()
+        alone.append(ANTHROPIC.to_request(_anthropic_body(**f)).preset.settings)
+    assert [repr(s) for s in read] == [repr(s) for s in alone]
+
+
+def test_gemini_a_declaration_read_before_is_the_same_tool_and_a_bad_one_still_names_its_path() -> (
+    None
+):
+    decl = {"name": "f", "parameters": {"type": "object"}}
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    first = GEMINI.to_request(body | {"tools": [{"functionDeclarations": [decl]}]})
+    other = {"name": "g"}
+    again = GEMINI.to_request(body | {"tools": [{"functionDeclarations": [other, dict(decl)]}]})
+    assert again.preset.tools[1] is first.preset.tools[0]
+    with pytest.raises(DialectError) as raised:
+        GEMINI.to_request(body | {"tools": [{"functionDeclarations": [dict(decl), {"x": 1}]}]})
+    assert raised.value.path == "tools[0].functionDeclarations[1].name"
