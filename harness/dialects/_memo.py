@@ -22,6 +22,7 @@ from ._rendered import RENDERED
 __all__ = [
     "Leading",
     "Memo",
+    "PerBody",
     "call_names",
     "each",
     "forget",
@@ -35,7 +36,7 @@ __all__ = [
 V = TypeVar("V")
 
 
-_ALL: list[Memo[Any] | Leading[Any]] = []
+_ALL: list[Memo[Any] | Leading[Any] | PerBody[Any]] = []
 _HOOKS: list[Callable[[], None]] = []
 
 
@@ -69,10 +70,40 @@ def vouched(arrays: Iterable[list[Any]]) -> Iterator[None]:
     that is the very object read before read as it did: an array handed to a reader from
     elsewhere may have been changed in place since, and is read anew."""
     _VOUCHED[:] = arrays
+    _READING[:] = [object()]
     try:
         yield
     finally:
         _VOUCHED.clear()
+        _READING.clear()
+
+
+_READING: list[object] = []
+"""A token of the reading under way (``vouched``): one body, read by several readers."""
+
+
+class PerBody(Generic[V]):
+    """What a reader gave for a body, given again for that very body object in the same
+    reading (``vouched``): its segments, its markers and its request each walk the body,
+    which is not changed meanwhile. Outside such a reading the body is read anew."""
+
+    def __init__(self) -> None:
+        self._held: tuple[object, object, V] | None = None
+        _ALL.append(self)
+
+    def clear(self) -> None:
+        self._held = None
+
+    def once(self, body: object, read: Callable[[], V]) -> V:
+        """``read()``, or what it gave for ``body`` earlier in this reading."""
+        if not _READING:
+            return read()
+        held = self._held
+        if held is not None and held[0] is body and held[1] is _READING[0]:
+            return held[2]
+        value = read()
+        self._held = (body, _READING[0], value)
+        return value
 
 
 class Leading(Generic[V]):

@@ -72,7 +72,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each
+from ._memo import Leading, Memo, PerBody, call_names, each
 from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
@@ -341,7 +341,15 @@ def _block_features(block: dict[str, Any]) -> Iterator[str]:
         yield _MARKER
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
+def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any, str], ...]:
+    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
+    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
+
+
+_MARKED: PerBody[tuple[tuple[str, int, Any, str], ...]] = PerBody()
+
+
+def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
     """(segment, block index, marker, breakpoint name) of each marked block, in cache order.
 
     Blocks are counted as the module docstring says; the breakpoint name is the segment's

@@ -55,7 +55,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each
+from ._memo import Leading, Memo, PerBody, each
 from ._per_message import alone
 
 __all__ = ["DIALECT", "GeminiDialect"]
@@ -153,20 +153,9 @@ class GeminiDialect(Dialect):
         return score + saw_model
 
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
-        """systemInstruction, each function declaration, toolConfig, then each content."""
-        contents: list[Any] = _required(body, "contents", list, "")
-        out: list[Segment] = []
-        system = _field(body, "systemInstruction", dict, "")
-        if system is not None:
-            _required(system, "parts", list, "systemInstruction")
-            out.append(Segment("systemInstruction", system))
-        out.extend(_tool_segments(_field(body, "tools", list, "")))
-        tool_config = _field(body, "toolConfig", dict, "")
-        if tool_config is not None:
-            out.append(Segment("toolConfig", tool_config))
-        _field(body, "generationConfig", dict, "")
-        out.extend(each(_SEGMENTS, contents, _content_segment))
-        return tuple(out)
+        """systemInstruction, each function declaration, toolConfig, then each content
+        (once per reading of the body: ``to_request`` checks them too)."""
+        return _BODY_SEGMENTS.once(body, lambda: _segments(body))
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Every ``generationConfig.<field>`` as sent, plus ``cachedContent``."""
@@ -217,6 +206,27 @@ class GeminiDialect(Dialect):
             body["generationConfig"] = config
         body.update((k, v) for k, v in extra.items() if k not in _MERGED)
         return dumps(body)
+
+
+def _segments(body: Mapping[str, Any]) -> tuple[Segment, ...]:
+    """``GeminiDialect.segments``, read afresh."""
+    contents: list[Any] = _required(body, "contents", list, "")
+    out: list[Segment] = []
+    system = _field(body, "systemInstruction", dict, "")
+    if system is not None:
+        _required(system, "parts", list, "systemInstruction")
+        out.append(Segment("systemInstruction", system))
+    out.extend(_tool_segments(_field(body, "tools", list, "")))
+    tool_config = _field(body, "toolConfig", dict, "")
+    if tool_config is not None:
+        out.append(Segment("toolConfig", tool_config))
+    _field(body, "generationConfig", dict, "")
+    out.extend(each(_SEGMENTS, contents, _content_segment))
+    return tuple(out)
+
+
+_BODY_SEGMENTS: PerBody[tuple[Segment, ...]] = PerBody()
+"""The segments of the body read last, for ``to_request`` in the same reading."""
 
 
 # --- typed field access --------------------------------------------------------------------

@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, message_once, taken_runs
+from ._memo import Leading, Memo, PerBody, call_names, each, message_once, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -396,7 +396,15 @@ def _has_marked_part(item: dict[str, Any]) -> bool:
     return False
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
+def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any], ...]:
+    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
+    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
+
+
+_MARKED: PerBody[tuple[tuple[str, int, Any], ...]] = PerBody()
+
+
+def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
     """(segment, block index, marker) of each breakpoint, in cache order. Never raises."""
     block = 1 if isinstance(body.get("instructions"), str) else 0
     tools = body.get("tools")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from harness.dialects import DialectError, _memo
@@ -24,7 +25,16 @@ from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
 from harness.dialects.openai_responses import DIALECT as RESPONSES
-from harness.model import FunctionCall, FunctionResponse, Json, Message, Text, freeze
+from harness.model import (
+    FunctionCall,
+    FunctionResponse,
+    Json,
+    Message,
+    Preset,
+    Request,
+    Text,
+    freeze,
+)
 
 
 def test_a_plain_object_is_kept_by_its_bytes_and_key_order() -> None:
@@ -413,3 +423,45 @@ def test_gemini_a_declaration_read_before_is_the_same_tool_and_a_bad_one_still_n
     with pytest.raises(DialectError) as raised:
         GEMINI.to_request(body | {"tools": [{"functionDeclarations": [dict(decl), {"x": 1}]}]})
     assert raised.value.path == "tools[0].functionDeclarations[1].name"
+
+
+HELLO_AGAIN = Message("user", (Text("hello"),))
+
+
+def test_per_body_gives_again_only_for_the_very_body_in_the_same_reading() -> None:
+    per: _memo.PerBody[int] = _memo.PerBody()
+    body: dict[str, Any] = {"a": 1}
+    seen: list[int] = []
+
+    def read(value: dict[str, Any]) -> int:
+        seen.append(1)
+        return int(value["a"])
+
+    assert per.once(body, lambda: read(body)) == 1  # no reading under way: not kept
+    body["a"] = 2
+    assert per.once(body, lambda: read(body)) == 2
+    with vouched([]):
+        assert per.once(body, lambda: read(body)) == 2
+        assert per.once(body, lambda: read(body)) == 2
+        other = dict(body)
+        assert per.once(other, lambda: read(other)) == 2  # another object: read
+    assert len(seen) == 4
+    body["a"] = 3  # changed between two readings
+    with vouched([]):
+        assert per.once(body, lambda: read(body)) == 3
+
+
+@pytest.mark.parametrize("dialect", [ANTHROPIC, GEMINI, OPENAI, RESPONSES])
+def test_a_body_changed_between_readings_parses_anew(dialect: Any) -> None:
+    body = orjson.loads(dialect.render(Request(Preset(system=("s",)), (HELLO_AGAIN,))))
+    for _ in range(2):
+        with vouched([]):
+            parsed = dialect.parse(body)
+            assert parsed.request.history == (HELLO_AGAIN,)
+    marked = orjson.loads(dialect.render(Request(Preset(), (HELLO_AGAIN, HELLO_AGAIN))))
+    body.clear()
+    body.update(marked)
+    with vouched([]):
+        parsed = dialect.parse(body)
+        assert parsed.request.history == (HELLO_AGAIN, HELLO_AGAIN)
+        assert len([s for s in parsed.segments if "[" in s.name]) == 2
