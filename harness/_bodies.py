@@ -209,8 +209,9 @@ _CHUNK = 1 << 20
 
 
 def _common_length(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``, compared in place
-    (``startswith`` of a memoryview slice at an offset: no copy of either)."""
+    """The length of the longest common prefix of ``a`` and ``b``: whole chunks compared in
+    place (``startswith`` of a memoryview slice at an offset), then the chunk they differ in
+    as two big-endian integers, whose xor's highest bit is in the first byte that differs."""
     limit = min(len(a), len(b))
     with memoryview(a) as view:
         at = 0
@@ -218,14 +219,9 @@ def _common_length(a: bytes, b: bytes) -> int:
             at += _CHUNK
         if at >= limit:
             return limit
-        lo, hi = at, min(at + _CHUNK, limit) - 1  # a[:lo] == b[:lo]; they differ before hi + 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if b.startswith(view[lo:mid], lo):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        end = min(at + _CHUNK, limit)  # a[:at] == b[:at]; they differ before end
+        differ = int.from_bytes(view[at:end], "big") ^ int.from_bytes(b[at:end], "big")
+        return end - (differ.bit_length() + 7) // 8  # the bytes after the first differing one
 
 
 _BOM = b"\xef\xbb\xbf"

@@ -284,8 +284,10 @@ def test_a_pair_is_read_in_order_and_errors_name_their_file(tmp_path: Path) -> N
 @example(b"abcdefgh", b"abcdefgX", 4)
 @example(b"abcdefgh", b"abcdefgh", 4)
 @example(b"abcd", b"abcdefgh", 2)
+@example(b"ab\x00\x00", b"ab\x00\x01", 8)
+@example(b"\x00\x00c", b"\x00\x01c", 3)
 def test_common_length_is_the_common_prefix(a: bytes, b: bytes, chunk: int) -> None:
-    """Chunk by chunk, then by halves within the chunk that differs."""
+    """Chunk by chunk, then within the chunk that differs (a zero byte differing included)."""
     shared = a[:8] + a  # a long common prefix, across chunks
     a, b = shared + a, shared + b
     expected = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)

@@ -241,17 +241,34 @@ class Dialect(ABC):
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading
         run of history messages with a ``system_roles`` role counts as the system."""
-        out: list[Family] = []
-        leading = True
-        for segment in segments:
-            root = segment.name.split("[", 1)[0].split(".", 1)[0]
-            family = self.segment_families.get(root) or _guess_family(root)
-            if family == "history" and leading and _role(segment.value) in self.system_roles:
-                family = "system"
-            elif family == "history":
-                leading = False
-            out.append(family)
+        by_name = self._families_by_name()
+        named = self._named_family
+        out = [by_name.get(s.name) or named(s.name) for s in segments]
+        if "history" in out:  # the leading run: up to the first other history message
+            roles = self.system_roles
+            for k in range(out.index("history"), len(out)):
+                if out[k] == "history":
+                    if _role(segments[k].value) not in roles:
+                        break
+                    out[k] = "system"
         return tuple(out)
+
+    def _families_by_name(self) -> dict[str, Family]:
+        """The family of each segment name seen, by the root of the name alone (a body's
+        segment names repeat in every body: ``messages[3]``)."""
+        held: dict[str, Family] | None = self.__dict__.get("_family_names")
+        if held is None:
+            held = self.__dict__["_family_names"] = {}
+        return held
+
+    def _named_family(self, name: str) -> Family:
+        root = name.split("[", 1)[0].split(".", 1)[0]
+        family = self.segment_families.get(root) or _guess_family(root)
+        by_name = self._families_by_name()
+        if len(by_name) >= _FAMILY_NAMES_MAX:
+            by_name.clear()
+        by_name[name] = family
+        return family
 
     def read_segments(self, message: Message) -> int | None:
         """How many prefix segments of its body ``message`` was read from, by its ``wire``
@@ -320,6 +337,10 @@ def answered_one_to_one(
     if all(c.id == r.id and c.name == r.name for c, r in zip(calls, responses, strict=True)):
         return True
     return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
+
+
+_FAMILY_NAMES_MAX = 8192
+"""Segment names whose family a dialect keeps: memory stays bounded."""
 
 
 def _guess_family(root: str) -> Family:

@@ -10,20 +10,24 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import is_
 from typing import Any, Generic, TypeVar
 
 import orjson
 
-from ..model import FunctionCall, Json, Message, freeze
+from ..model import FrozenDict, FunctionCall, Json, Message, Part, Role, freeze
+from ..model._messages import forget_memos
 from ._rendered import RENDERED
 
 __all__ = [
     "Leading",
     "Memo",
+    "PerBody",
     "call_names",
     "each",
     "forget",
     "frozen_each",
+    "message_once",
     "on_forget",
     "taken_runs",
     "vouched",
@@ -32,16 +36,17 @@ __all__ = [
 V = TypeVar("V")
 
 
-_ALL: list[Memo[Any] | Leading[Any]] = []
+_ALL: list[Memo[Any] | Leading[Any] | PerBody[Any]] = []
 _HOOKS: list[Callable[[], None]] = []
 
 
 def forget() -> None:
-    """Empty every memo, and the bodies rendered (and read) lately: a benchmark times a
-    reading (or a rendering) as a check of new scenarios sees it."""
+    """Empty every memo (the messages' own too), and the bodies rendered (and read) lately:
+    a benchmark times a reading (or a rendering) as a check of new scenarios sees it."""
     for memo in _ALL:
         memo.clear()
     RENDERED.clear()
+    forget_memos()
     for hook in _HOOKS:
         hook()
 
@@ -65,10 +70,40 @@ def vouched(arrays: Iterable[list[Any]]) -> Iterator[None]:
     that is the very object read before read as it did: an array handed to a reader from
     elsewhere may have been changed in place since, and is read anew."""
     _VOUCHED[:] = arrays
+    _READING[:] = [object()]
     try:
         yield
     finally:
         _VOUCHED.clear()
+        _READING.clear()
+
+
+_READING: list[object] = []
+"""A token of the reading under way (``vouched``): one body, read by several readers."""
+
+
+class PerBody(Generic[V]):
+    """What a reader gave for a body, given again for that very body object in the same
+    reading (``vouched``): its segments, its markers and its request each walk the body,
+    which is not changed meanwhile. Outside such a reading the body is read anew."""
+
+    def __init__(self) -> None:
+        self._held: tuple[object, object, V] | None = None
+        _ALL.append(self)
+
+    def clear(self) -> None:
+        self._held = None
+
+    def once(self, body: object, read: Callable[[], V]) -> V:
+        """``read()``, or what it gave for ``body`` earlier in this reading."""
+        if not _READING:
+            return read()
+        held = self._held
+        if held is not None and held[0] is body and held[1] is _READING[0]:
+            return held[2]
+        value = read()
+        self._held = (body, _READING[0], value)
+        return value
 
 
 class Leading(Generic[V]):
@@ -93,12 +128,11 @@ class Leading(Generic[V]):
         unless ``items`` is an array ``vouched`` for)."""
         if not any(items is array for array in _VOUCHED):
             return 0
-        prior = self.items
-        limit = min(len(prior), len(items))
-        k = 0
-        while k < limit and items[k] is prior[k]:
-            k += 1
-        return k
+        same = list(map(is_, items, self.items))  # to the shorter's end, in C
+        try:
+            return same.index(False)
+        except ValueError:
+            return len(same)
 
     def keep(self, items: Sequence[Any], values: V) -> None:
         self.items, self.values = tuple(items), values
@@ -204,3 +238,30 @@ def frozen_each(
         value = memo.get(key)
         frozen.append(memo.put(key, freeze(item)) if value is None else value)
     return tuple(frozen)
+
+
+def message_once(
+    memo: Memo[Message],
+    frozen: Memo[Json],
+    dialect: str,
+    role: Role,
+    parts: tuple[Part, ...],
+    run: Sequence[Any],
+    keys: Sequence[bytes | None],
+) -> Message:
+    """``Message(role, parts, {dialect: frozen_each(frozen, run, keys)})``: the message read
+    before from a run of the same bytes (``keys``, the items' ``Memo.key``s) when it has
+    this role and these very part objects, so a fork's bodies hold their parent's message
+    objects (and what those keep: ``Message.memo``). The run's compact JSON, item after
+    item, keys it: each item is one whole object, so the joined bytes name the run."""
+    key = None if None in keys else b"".join(keys)  # type: ignore[arg-type]
+    held = memo.get(key)
+    if (
+        held is not None
+        and held.role == role
+        and len(held.parts) == len(parts)
+        and all(map(is_, held.parts, parts))
+    ):
+        return held
+    message = Message(role, parts, FrozenDict({dialect: frozen_each(frozen, run, keys)}))
+    return memo.put(key, message)

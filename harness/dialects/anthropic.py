@@ -72,7 +72,8 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each
+from ._memo import Leading, Memo, PerBody, call_names, each
+from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -340,7 +341,15 @@ def _block_features(block: dict[str, Any]) -> Iterator[str]:
         yield _MARKER
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
+def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any, str], ...]:
+    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
+    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
+
+
+_MARKED: PerBody[tuple[tuple[str, int, Any, str], ...]] = PerBody()
+
+
+def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
     """(segment, block index, marker, breakpoint name) of each marked block, in cache order.
 
     Blocks are counted as the module docstring says; the breakpoint name is the segment's
@@ -525,11 +534,27 @@ def _output_schema(body: Mapping[str, Any]) -> OutputSchema | None:
     return OutputSchema(freeze(output["schema"]))
 
 
+def _rendered_settings(named: Settings) -> dict[str, Any]:
+    """The body of a request of ``named`` alone, decoded (read only); the one rendered for
+    settings of the same repr before (a repr tells 1, 1.0 and True apart, and a tuple from
+    a list: it is what ``named`` holds, field by field)."""
+    key = repr(named).encode()
+    held = _SETTINGS_RENDERED.get(key)
+    if held is None:
+        held = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
+        _SETTINGS_RENDERED.put(key, held)
+    return held
+
+
+_SETTINGS_RENDERED: Memo[dict[str, Any]] = Memo(limit=256)
+"""Named settings rendered alone, by their repr: a scenario's bodies repeat them."""
+
+
 def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
     """Unknown top-level fields in body order, and each named setting whose value renders
     back otherwise from the neutral settings (a tool_choice with options, a thinking object
     with fields of its own): render writes those as sent."""
-    rendered = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
+    rendered = _rendered_settings(named)
     fields = FrozenDict(
         (key, freeze(value))
         for key, value in body.items()
@@ -844,12 +869,18 @@ def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[st
     names: dict[str, str] = {}
     out = []
     for k, message in enumerate(history):
-        body = _kept_form(message, k, dict(names)) or _render_message(message)
+        body = once(message, _render_unmarked, names)
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name
-        out.append(_mark_message(body, join_path("messages", k), marks))
+        out.append(_mark_message(body, f"messages[{k}]", marks))
     return out
+
+
+def _render_unmarked(message: Message, names: dict[str, str]) -> dict[str, Any]:
+    """The message without markers: the same wherever it is (its index names only a
+    problem of its kept form, which is then not used), given the call ``names`` before it."""
+    return _kept_form(message, 0, names) or _render_message(message)
 
 
 def _kept_form(message: Message, k: int, names: dict[str, str]) -> dict[str, Any] | None:

@@ -55,7 +55,8 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each
+from ._memo import Leading, Memo, PerBody, each
+from ._per_message import alone
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -152,20 +153,9 @@ class GeminiDialect(Dialect):
         return score + saw_model
 
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
-        """systemInstruction, each function declaration, toolConfig, then each content."""
-        contents: list[Any] = _required(body, "contents", list, "")
-        out: list[Segment] = []
-        system = _field(body, "systemInstruction", dict, "")
-        if system is not None:
-            _required(system, "parts", list, "systemInstruction")
-            out.append(Segment("systemInstruction", system))
-        out.extend(_tool_segments(_field(body, "tools", list, "")))
-        tool_config = _field(body, "toolConfig", dict, "")
-        if tool_config is not None:
-            out.append(Segment("toolConfig", tool_config))
-        _field(body, "generationConfig", dict, "")
-        out.extend(each(_SEGMENTS, contents, _content_segment))
-        return tuple(out)
+        """systemInstruction, each function declaration, toolConfig, then each content
+        (once per reading of the body: ``to_request`` checks them too)."""
+        return _BODY_SEGMENTS.once(body, lambda: _segments(body))
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Every ``generationConfig.<field>`` as sent, plus ``cachedContent``."""
@@ -210,12 +200,33 @@ class GeminiDialect(Dialect):
         tool_config = _render_tool_config(settings.tool_choice, extra.get("toolConfig", {}))
         if tool_config:
             body["toolConfig"] = tool_config
-        body["contents"] = [_kept_form(m) or _render_message(m) for m in request.history]
+        body["contents"] = [alone(m, _rendered_content) for m in request.history]
         config = _render_config(settings, extra.get("generationConfig", {}))
         if config:
             body["generationConfig"] = config
         body.update((k, v) for k, v in extra.items() if k not in _MERGED)
         return dumps(body)
+
+
+def _segments(body: Mapping[str, Any]) -> tuple[Segment, ...]:
+    """``GeminiDialect.segments``, read afresh."""
+    contents: list[Any] = _required(body, "contents", list, "")
+    out: list[Segment] = []
+    system = _field(body, "systemInstruction", dict, "")
+    if system is not None:
+        _required(system, "parts", list, "systemInstruction")
+        out.append(Segment("systemInstruction", system))
+    out.extend(_tool_segments(_field(body, "tools", list, "")))
+    tool_config = _field(body, "toolConfig", dict, "")
+    if tool_config is not None:
+        out.append(Segment("toolConfig", tool_config))
+    _field(body, "generationConfig", dict, "")
+    out.extend(each(_SEGMENTS, contents, _content_segment))
+    return tuple(out)
+
+
+_BODY_SEGMENTS: PerBody[tuple[Segment, ...]] = PerBody()
+"""The segments of the body read last, for ``to_request`` in the same reading."""
 
 
 # --- typed field access --------------------------------------------------------------------
@@ -287,7 +298,7 @@ def _tool_segments(tools: list[Any] | None) -> list[Segment]:
     """One segment per function declaration; any other tool entry is one whole segment."""
     out: list[Segment] = []
     for i, entry in enumerate(tools or ()):
-        path = join_path("tools", i)
+        path = f"tools[{i}]"
         if not isinstance(entry, dict):
             raise DialectError(f"a tool is an object, not {json_kind(entry)}", path=path)
         decls = _field(entry, "functionDeclarations", list, path)
@@ -331,13 +342,24 @@ def _tools(tools: list[Any] | None) -> tuple[tuple[Tool, ...], tuple[Json, ...]]
     declared: list[Tool] = []
     others: list[Json] = []
     for i, entry in enumerate(tools or ()):
-        path = join_path("tools", i)
+        path = f"tools[{i}]"
         for j, decl in enumerate(_field(entry, "functionDeclarations", list, path) or ()):
-            declared.append(_tool(decl, join_path(path, "functionDeclarations", j)))
+            declared.append(_declared(decl, path, j))
         rest = {k: v for k, v in entry.items() if k != "functionDeclarations"}
         if rest:
             others.append(freeze(rest))
     return tuple(declared), tuple(others)
+
+
+def _declared(decl: Any, path: str, j: int) -> Tool:
+    """``_tool`` of declaration ``j`` of the tool entry at ``path``; a declaration read
+    before (by its bytes: a scenario's bodies repeat their tools) is not read again (its
+    path names only a problem)."""
+    return _DECLARED.once(decl, lambda: _tool(decl, join_path(path, "functionDeclarations", j)))
+
+
+_DECLARED: Memo[Tool] = Memo()
+"""Function declarations already read, by their bytes."""
 
 
 def _tool(decl: Any, path: str) -> Tool:
@@ -359,7 +381,7 @@ def _content_segment(k: int, content: Any) -> Segment:
     """The segment of ``contents[k]``, its envelope checked."""
     if type(content) is dict and _plain(content.get("role"), content.get("parts")):
         return Segment(f"contents[{k}]", content)  # checked inline: see _plain
-    path = join_path("contents", k)
+    path = f"contents[{k}]"
     if not isinstance(content, dict):
         raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
     _role(content, path)
@@ -377,7 +399,7 @@ shares with it by object read as they did."""
 
 
 def _indexed_message(k: int, content: dict[str, Any]) -> Message:
-    return _message(content, join_path("contents", k))
+    return _message(content, f"contents[{k}]")
 
 
 def _message(content: dict[str, Any], path: str) -> Message:
@@ -692,6 +714,12 @@ def _render_tool_config(choice: ToolChoice | None, rest: Mapping[str, Any]) -> d
         tool_config["functionCallingConfig"] = calling
     tool_config.update(rest)
     return tool_config
+
+
+def _rendered_content(message: Message) -> Any:
+    """The message's contents entry: its kept form, else from its parts (``alone`` keeps it:
+    it depends on the message alone)."""
+    return _kept_form(message) or _render_message(message)
 
 
 def _render_message(message: Message) -> dict[str, Any]:

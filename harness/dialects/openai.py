@@ -51,13 +51,14 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, frozen_each, taken_runs
+from ._memo import Leading, Memo, call_names, each, message_once, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
+from ._per_message import once
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
@@ -142,7 +143,7 @@ class OpenAIChat(Dialect):
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
         """Tools, then ``response_format``, then every message, as sent."""
         messages = _envelope(body)
-        out = [Segment(join_path("tools", i), t) for i, t in enumerate(body.get("tools") or ())]
+        out = [Segment(f"tools[{i}]", t) for i, t in enumerate(body.get("tools") or ())]
         if body.get("response_format") is not None:
             out.append(Segment("response_format", body["response_format"]))
         out.extend(each(_SEGMENTS, messages, _message_segment))  # raises at the first bad one
@@ -202,7 +203,7 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
     messages: list[Any] = _field(body, "messages", (list,), "an array of messages", required=True)
     _string(body, "model")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, join_path("tools", i))
+        _object(tool, f"tools[{i}]")
     _field(body, "response_format", (dict,), "an object")
     return messages
 
@@ -262,6 +263,8 @@ def _is_system_text(message: Any) -> bool:
 
 _FROZEN: Memo[Json] = Memo()
 """Body messages already frozen for a wire form: a fork's bodies repeat the parent's."""
+_MESSAGES: Memo[Message] = Memo()
+"""Neutral messages already read, by the bytes of their run (``message_once``)."""
 _HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
 """The body messages ``to_request`` read last, the neutral history they gave and where
 each neutral message's run of body messages ends (see ``_history``)."""
@@ -300,8 +303,7 @@ def _history(
     last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        wire = FrozenDict({OpenAIChat.name: frozen_each(_FROZEN, run, keys)})
-        history.append(Message(role, parts, wire))
+        history.append(message_once(_MESSAGES, _FROZEN, OpenAIChat.name, role, parts, run, keys))
         ends.append(last + 1)
         run.clear()
         keys.clear()
@@ -312,7 +314,7 @@ def _history(
                 system.extend(_texts(message.get("content"), f"messages[{k}].content"))
             continue
         role = _checked_role(message, k)
-        path, content = join_path("messages", k), message.get("content")
+        path, content = f"messages[{k}]", message.get("content")
         if k < start:
             system.extend(_texts(content, f"{path}.content"))
             continue
@@ -646,23 +648,31 @@ def _choice_name(tool: Any, i: int) -> str:
 # --- neutral -> body --------------------------------------------------------------------
 
 
-def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
+def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     """Body messages for neutral ones; a user message may become tool messages plus a user.
-    A message's ``wire`` form is used while it still reads back as the message."""
+    Each message's items are rendered once (``_per_message.once``): they depend on it and on
+    the names of the calls before it alone."""
     names: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
     for message in history:
-        kept = _kept_form(message, dict(names))
+        out.extend(once(message, _render_message, names))
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name
-        if kept is not None:
-            yield from kept
-        elif message.role == "model":
-            yield _render_assistant(message)
-        elif message.role == "system":
-            yield {"role": "system", "content": _render_content(message.parts)}
-        else:
-            yield from _render_user(message)
+    return out
+
+
+def _render_message(message: Message, names: dict[str, str]) -> tuple[dict[str, Any], ...]:
+    """The body messages of one neutral message: its ``wire`` form while it still reads back
+    as the message (with the call ``names`` before it), else from its parts."""
+    kept = _kept_form(message, names)
+    if kept is not None:
+        return tuple(kept)
+    if message.role == "model":
+        return (_render_assistant(message),)
+    if message.role == "system":
+        return ({"role": "system", "content": _render_content(message.parts)},)
+    return tuple(_render_user(message))
 
 
 def _kept_form(message: Message, names: dict[str, str]) -> list[Any] | None:

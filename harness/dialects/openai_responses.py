@@ -62,13 +62,14 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, frozen_each, taken_runs
+from ._memo import Leading, Memo, PerBody, call_names, each, message_once, taken_runs
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
+from ._per_message import alone
 
 __all__ = ["DIALECT", "OpenAIResponses"]
 
@@ -168,7 +169,7 @@ class OpenAIResponses(Dialect):
         if body.get("instructions") is not None:
             out.append(Segment("instructions", body["instructions"]))
         for i, tool in enumerate(body.get("tools") or ()):
-            out.append(Segment(join_path("tools", i), tool))
+            out.append(Segment(f"tools[{i}]", tool))
         text = body.get("text")
         if isinstance(text, dict) and text.get("format") is not None:
             out.append(Segment("text.format", text["format"]))
@@ -283,7 +284,7 @@ def _envelope(body: Mapping[str, Any]) -> list[Any] | str:
     _string(body, "instructions")
     _string(body, "previous_response_id")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, join_path("tools", i))
+        _object(tool, f"tools[{i}]")
     _field(body, "text", (dict,), "an object")
     _field(body, "reasoning", (dict,), "an object")
     text = body.get("text")
@@ -395,7 +396,15 @@ def _has_marked_part(item: dict[str, Any]) -> bool:
     return False
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
+def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any], ...]:
+    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
+    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
+
+
+_MARKED: PerBody[tuple[tuple[str, int, Any], ...]] = PerBody()
+
+
+def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
     """(segment, block index, marker) of each breakpoint, in cache order. Never raises."""
     block = 1 if isinstance(body.get("instructions"), str) else 0
     tools = body.get("tools")
@@ -504,8 +513,7 @@ def _history(
     last = 0  # the index of the last item in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        wire = FrozenDict({_NAME: frozen_each(_FROZEN, run, keys)})
-        history.append(Message(role, tuple(parts), wire))
+        history.append(message_once(_MESSAGES, _FROZEN, _NAME, role, tuple(parts), run, keys))
         ends.append(last + 1)
         run.clear()
         keys.clear()
@@ -604,6 +612,8 @@ def _image(part: dict[str, Any], path: str) -> Image | None:
 
 _PARTS: Memo[tuple[Part, ...]] = Memo()
 _OUTPUTS: Memo[Part] = Memo()
+_MESSAGES: Memo[Message] = Memo()
+"""Neutral messages already read, by the bytes of their run (``message_once``)."""
 _FROZEN: Memo[Json] = Memo()
 """Items already read (their parts, their frozen wire form): a fork's bodies repeat the
 parent's items, and an item reads the same wherever it is, but for the function name a
@@ -836,19 +846,27 @@ def _kept_system(kept: Any, system: list[str]) -> tuple[str | None, list[Any]]:
     return _render_system(system)
 
 
-def _render_history(history: tuple[Message, ...]) -> Iterator[dict[str, Any]]:
-    """Items for neutral messages; a message's ``wire`` form while it reads back as it."""
+def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Items for neutral messages, each message's rendered once (``_per_message.alone``):
+    they depend on it alone."""
+    out: list[dict[str, Any]] = []
     for message in history:
-        kept = _kept_form(message)
-        if kept is not None:
-            yield from kept
-        elif message.role == "model":
-            yield from _render_model(message)
-        elif message.role == "system":
-            content = [_render_part(p, "user") for p in message.parts if _is_content(p)]
-            yield {"type": "message", "role": "developer", "content": content}
-        else:
-            yield from _render_user(message)
+        out.extend(alone(message, _render_message))
+    return out
+
+
+def _render_message(message: Message) -> tuple[dict[str, Any], ...]:
+    """The items of one neutral message: its ``wire`` form while it reads back as it, else
+    from its parts (no call names are read: a lone re-read has none)."""
+    kept = _kept_form(message)
+    if kept is not None:
+        return tuple(kept)
+    if message.role == "model":
+        return tuple(_render_model(message))
+    if message.role == "system":
+        content = [_render_part(p, "user") for p in message.parts if _is_content(p)]
+        return ({"type": "message", "role": "developer", "content": content},)
+    return tuple(_render_user(message))
 
 
 def _kept_form(message: Message) -> list[Any] | None:

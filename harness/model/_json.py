@@ -74,6 +74,7 @@ class FrozenDict(dict[str, Any]):
 
 _LEAVES = frozenset({str, int, bool, float, type(None)})
 """The exact types of JSON leaves, which freeze as they are (checked before any call)."""
+_STR = frozenset({str})
 
 
 def freeze(value: Any) -> Json:
@@ -86,6 +87,12 @@ def freeze(value: Any) -> Json:
         leaf: Json = value
         return leaf
     if kind is dict:
+        if _STR.issuperset(map(type, value)):  # as decoded: no key to convert
+            if _LEAVES.issuperset(map(type, value.values())):
+                return FrozenDict(value)  # a copy, in C
+            return FrozenDict(
+                {k: (v if type(v) in _LEAVES else freeze(v)) for k, v in value.items()}
+            )
         return FrozenDict(
             {
                 (k if type(k) is str else str(k)): (v if type(v) in _LEAVES else freeze(v))
@@ -93,7 +100,9 @@ def freeze(value: Any) -> Json:
             }
         )
     if kind is list or kind is tuple:
-        return tuple(v if type(v) in _LEAVES else freeze(v) for v in value)
+        if _LEAVES.issuperset(map(type, value)):
+            return tuple(value)
+        return tuple([v if type(v) in _LEAVES else freeze(v) for v in value])
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, dict):

@@ -1,9 +1,12 @@
 """What every dialect states about its provider's cache: the settings it is keyed on."""
 
+from collections.abc import Sequence
+
 import orjson
 import pytest
 
-from harness.dialects import all_dialects, answered_one_to_one, get_dialect
+from harness.dialects import Dialect, Segment, all_dialects, answered_one_to_one, get_dialect
+from harness.dialects._base import _guess_family
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Request, Text, freeze
 
 
@@ -76,3 +79,43 @@ def test_answered_one_to_one_pairs_ids_and_names_in_any_order() -> None:
     assert not answered_one_to_one((a, b), (ra, ra))
     assert not answered_one_to_one((a,), (FunctionResponse("b", "x", id="1"),))
     assert get_dialect("openai").calls_answered((a, b), (rb, ra))
+
+
+def _families_read_afresh(d: Dialect, segments: Sequence[Segment]) -> tuple[str, ...]:
+    """``Dialect.families`` as it reads with no family kept by name."""
+    out = []
+    leading = True
+    for segment in segments:
+        root = segment.name.split("[", 1)[0].split(".", 1)[0]
+        family = d.segment_families.get(root) or _guess_family(root)
+        if family == "history" and leading and isinstance(segment.value, dict):
+            if segment.value.get("role") in d.system_roles:
+                family = "system"
+            else:
+                leading = False
+        elif family == "history":
+            leading = False
+        out.append(family)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("dialect", all_dialects())
+def test_families_kept_by_name_are_the_families_read_afresh(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = get_dialect(dialect)
+    history = (Message("system", (Text("s"),)), Message("user", (Text("u"),)))
+    system = Preset(system=("a", "b"))
+    bodies = [orjson.loads(d.render(Request(p, history))) for p in (Preset(), system)]
+    names = ("messages", "contents", "input", "systemInstruction", "tools", "odd", "x.y")
+    roles = ("system", "developer", "user", None)
+    made = [
+        Segment(f"{name}[{k}]", {"role": role} if role else "text")
+        for name in names
+        for k, role in enumerate(roles)
+    ]
+    monkeypatch.setattr("harness.dialects._base._FAMILY_NAMES_MAX", 5)  # overflows, clears
+    mixed = [made[8], made[20], made[9], made[1], made[0], made[2]]  # other families between
+    for segments in [*(d.segments(body) for body in bodies), made, made[::-1], made[4:], mixed]:
+        assert d.families(segments) == _families_read_afresh(d, segments)
+        assert d.families(segments) == _families_read_afresh(d, segments)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
-from harness.dialects import _memo
+from harness.dialects import DialectError, _memo
 from harness.dialects._memo import (
     Leading,
     Memo,
@@ -15,6 +16,7 @@ from harness.dialects._memo import (
     each,
     forget,
     frozen_each,
+    message_once,
     on_forget,
     taken_runs,
     vouched,
@@ -23,7 +25,16 @@ from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.gemini import DIALECT as GEMINI
 from harness.dialects.openai import DIALECT as OPENAI
 from harness.dialects.openai_responses import DIALECT as RESPONSES
-from harness.model import FunctionCall, FunctionResponse, Json, Message, Text, freeze
+from harness.model import (
+    FunctionCall,
+    FunctionResponse,
+    Json,
+    Message,
+    Preset,
+    Request,
+    Text,
+    freeze,
+)
 
 
 def test_a_plain_object_is_kept_by_its_bytes_and_key_order() -> None:
@@ -340,3 +351,117 @@ def _with_tools(dialect: Any, tools: list[Any]) -> dict[str, Any]:
     if dialect is ANTHROPIC:
         return {"max_tokens": 1, "tools": tools, "messages": []}
     return {"messages": [], "tools": tools}
+
+
+def test_message_once_gives_the_message_of_the_same_bytes_role_and_part_objects() -> None:
+    messages: Memo[Message] = Memo()
+    frozen: Memo[Json] = Memo()
+    run = [{"role": "user", "content": "hi"}, {"role": "user", "content": "there"}]
+    keys = [Memo.key(item) for item in run]
+    parts = (Text("hi"), Text("there"))
+    first = message_once(messages, frozen, "openai", "user", parts, run, keys)
+    assert first.wire == {"openai": freeze(run)}
+    assert message_once(messages, frozen, "openai", "user", parts, run, keys) is first
+    equal = (Text("hi"), Text("there"))  # equal parts, other objects: a message anew
+    assert message_once(messages, frozen, "openai", "user", equal, run, keys) is not first
+    again = message_once(messages, frozen, "openai", "user", equal, run, keys)
+    assert again.parts[0] is equal[0]
+    assert message_once(messages, frozen, "openai", "system", equal, run, keys).role == "system"
+    assert message_once(messages, frozen, "openai", "user", equal[:1], run, keys).parts == equal[:1]
+    split = [{"role": "user", "content": "hi"}]  # other bytes: another run
+    alone = message_once(messages, frozen, "openai", "user", equal, split, [Memo.key(split[0])])
+    assert alone.wire == {"openai": freeze(split)}
+    odd = [(1, 2)]  # no key: never kept
+    kept = message_once(messages, frozen, "openai", "user", parts, odd, [None])
+    assert message_once(messages, frozen, "openai", "user", parts, odd, [None]) is not kept
+
+
+@pytest.mark.parametrize("dialect", [OPENAI, RESPONSES])
+def test_a_fork_holds_its_parents_message_objects(dialect: Any) -> None:
+    body = _openai("search") if dialect is OPENAI else _responses("search")
+    first = dialect.to_request(body).history
+    again = dialect.to_request(_openai("search") if dialect is OPENAI else _responses("search"))
+    assert all(a is b for a, b in zip(again.history, first, strict=True))
+    other = dialect.to_request(_openai("read") if dialect is OPENAI else _responses("read"))
+    assert other.history[-1] is not first[-1]  # its result names another function
+    assert other.history[0] is first[0]
+
+
+def _anthropic_body(**fields: Any) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]} | fields
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [{"temperature": 1}, {"temperature": 1.0}, {"temperature": 1}],
+        [{"thinking": {"type": "enabled", "budget_tokens": 2}}, {"thinking": {"type": "enabled"}}],
+        [{"tool_choice": {"type": "auto"}}, {"tool_choice": {"type": "auto", "x": 1}}],
+        [{"top_k": 3}, {"top_k": 3, "stop_sequences": ["a"]}, {"top_k": 3}],
+    ],
+)
+def test_anthropic_settings_read_after_others_read_as_read_alone(
+    fields: list[dict[str, Any]],
+) -> None:
+    read = [ANTHROPIC.to_request(_anthropic_body(**f)).preset.settings for f in fields]
+    alone = []
+    for f in fields:
+        forget()
+        alone.append(ANTHROPIC.to_request(_anthropic_body(**f)).preset.settings)
+    assert [repr(s) for s in read] == [repr(s) for s in alone]
+
+
+def test_gemini_a_declaration_read_before_is_the_same_tool_and_a_bad_one_still_names_its_path() -> (
+    None
+):
+    decl = {"name": "f", "parameters": {"type": "object"}}
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    first = GEMINI.to_request(body | {"tools": [{"functionDeclarations": [decl]}]})
+    other = {"name": "g"}
+    again = GEMINI.to_request(body | {"tools": [{"functionDeclarations": [other, dict(decl)]}]})
+    assert again.preset.tools[1] is first.preset.tools[0]
+    with pytest.raises(DialectError) as raised:
+        GEMINI.to_request(body | {"tools": [{"functionDeclarations": [dict(decl), {"x": 1}]}]})
+    assert raised.value.path == "tools[0].functionDeclarations[1].name"
+
+
+HELLO_AGAIN = Message("user", (Text("hello"),))
+
+
+def test_per_body_gives_again_only_for_the_very_body_in_the_same_reading() -> None:
+    per: _memo.PerBody[int] = _memo.PerBody()
+    body: dict[str, Any] = {"a": 1}
+    seen: list[int] = []
+
+    def read(value: dict[str, Any]) -> int:
+        seen.append(1)
+        return int(value["a"])
+
+    assert per.once(body, lambda: read(body)) == 1  # no reading under way: not kept
+    body["a"] = 2
+    assert per.once(body, lambda: read(body)) == 2
+    with vouched([]):
+        assert per.once(body, lambda: read(body)) == 2
+        assert per.once(body, lambda: read(body)) == 2
+        other = dict(body)
+        assert per.once(other, lambda: read(other)) == 2  # another object: read
+    assert len(seen) == 4
+    body["a"] = 3  # changed between two readings
+    with vouched([]):
+        assert per.once(body, lambda: read(body)) == 3
+
+
+@pytest.mark.parametrize("dialect", [ANTHROPIC, GEMINI, OPENAI, RESPONSES])
+def test_a_body_changed_between_readings_parses_anew(dialect: Any) -> None:
+    body = orjson.loads(dialect.render(Request(Preset(system=("s",)), (HELLO_AGAIN,))))
+    for _ in range(2):
+        with vouched([]):
+            parsed = dialect.parse(body)
+            assert parsed.request.history == (HELLO_AGAIN,)
+    marked = orjson.loads(dialect.render(Request(Preset(), (HELLO_AGAIN, HELLO_AGAIN))))
+    body.clear()
+    body.update(marked)
+    with vouched([]):
+        parsed = dialect.parse(body)
+        assert parsed.request.history == (HELLO_AGAIN, HELLO_AGAIN)
+        assert len([s for s in parsed.segments if "[" in s.name]) == 2

@@ -1,6 +1,9 @@
+from enum import IntEnum
+from typing import Any
+
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 
 from harness.model import FrozenDict, freeze, thaw
 from harness.strategies import json_values
@@ -76,3 +79,43 @@ def test_freeze_rejects_non_json() -> None:
 def test_thaw_then_freeze_is_identity(value) -> None:  # type: ignore[no-untyped-def]
     assert freeze(thaw(value)) == value
     assert orjson.dumps(thaw(value)) == orjson.dumps(value)
+
+
+def _shape(value: Any) -> Any:
+    """A value with the exact type of every node and the order of every object's keys."""
+    if isinstance(value, dict):
+        return (type(value), tuple((type(k), k, _shape(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return (type(value), tuple(_shape(v) for v in value))
+    return (type(value), value)
+
+
+def _freeze_by_type(value: Any) -> Any:
+    """``freeze`` node by node, with no fast path for leaf-only objects and arrays."""
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, dict):
+        return FrozenDict((str(k), _freeze_by_type(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_freeze_by_type(v) for v in value)
+    return value
+
+
+class _Key(str):
+    pass
+
+
+class _Number(IntEnum):
+    ONE = 1
+
+
+@given(json_values())
+@example({"a": 1, "b": True, "c": 1.0, "d": None, "e": "x"})
+@example({1: "one", "a": [1, True, 1.0, None]})
+@example({_Key("k"): 1, "b": [_Number.ONE]})
+@example([[], {}, [1, [2]], {"a": {}}])
+@example({"a": _Number.ONE, "b": (1, 2)})
+def test_freeze_gives_each_node_its_type_and_order(value: Any) -> None:
+    frozen = freeze(value)
+    assert _shape(frozen) == _shape(_freeze_by_type(value))
+    assert freeze(frozen) is frozen or isinstance(frozen, tuple)
