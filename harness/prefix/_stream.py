@@ -187,20 +187,23 @@ class PrefixStream:
         """``_measure`` from frame ``i`` of a stream without a layout: each segment's
         encoding as ``encoded`` gives it (and keeps it), in one loop."""
         segments, ends, alone, kept = self.segments, self._ends, self._alone, self._kept
-        end = ends[-1] if ends else 0
+        end, dumps_ = (ends[-1] if ends else 0), orjson.dumps
         for k in range(i, count):
-            frame = alone.get(k)
-            if frame is not None:
-                data = frame.json
-            else:
-                held = kept.get(k)
-                if held is None:
-                    held = _encode(segments[k])
+            segment = segments[k]
+            held = kept.get(k)
+            if held is None:
+                frame = alone.get(k)
+                if frame is not None:
+                    held = frame.json
+                else:
+                    try:
+                        held = dumps_(segment.value)  # ``_encode``'s common case, inline
+                    except orjson.JSONEncodeError:
+                        held = _encode(segment)
                     if len(held) <= self._room:
                         kept[k] = held
                         self._room -= len(held)
-                data = held
-            end += len(segments[k].name.encode()) + len(data) + 2
+            end += len(segment.name.encode()) + len(held) + 2
             ends.append(end)
 
     @property
