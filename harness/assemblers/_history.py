@@ -9,7 +9,7 @@ response with the same id and name. Checking that up front turns bad input into 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NoReturn, TypeAlias
+from typing import Literal, TypeAlias
 
 from ..dialects import Dialect, answered_one_to_one
 from ..dialects._memo import on_forget
@@ -49,6 +49,11 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
     when the parent is in the middle of calling the fork tool. System-role messages (which
     some dialects allow between turns) take no part in the alternation.
     """
+    return tuple(_problems(history, open_calls)[0])
+
+
+def _problems(history: Sequence[object], open_calls: bool) -> tuple[list[str], Message | None, int]:
+    """``history_problems``, with the state its walk ended in (``_walk``)."""
     problems, previous, turn = _walk(history, 0, None, 0)
     if history and turn == 0:
         problems.append(
@@ -56,7 +61,7 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
         )
     if previous is not None and previous.function_calls and not open_calls:
         problems.append(f"history[{len(history) - 1}] ends with calls nobody answered")
-    return tuple(problems)
+    return problems, previous, turn
 
 
 def _walk(
@@ -111,9 +116,10 @@ def check_history(history: Sequence[Message], *, what: str = "history") -> tuple
         raise ValueError(f"{what} must be a sequence of Message, not a {type(history).__name__}")
     if type(history) is tuple and _known(history) is not None:
         return history
-    problems, previous, turn = _walk(history, 0, None, 0)
-    if problems or (history and turn == 0):
-        _raise(history, what)
+    problems, previous, turn = _problems(history, True)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ValueError(f"{what}: {problems[0]}{more}")
     checked = tuple(history)
     _remember(checked, previous, turn)
     return checked
@@ -133,12 +139,6 @@ def extended_history(
             _remember(checked, previous, turn)
             return checked
     return check_history((*history, *more), what=what)
-
-
-def _raise(history: Sequence[object], what: str) -> NoReturn:
-    problems = history_problems(history)
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    raise ValueError(f"{what}: {problems[0]}{more}")
 
 
 _CHECKED: dict[int, tuple[tuple[Message, ...], Message | None, int]] = {}

@@ -169,3 +169,9 @@ def test_extended_history_remembers_what_it_checked() -> None:
     assert third == (U, M, U, M_CALLS, U_ANSWERS, M)
     with pytest.raises(ValueError, match="history\\[6\\] has role 'model'"):
         extended_history(third, M)
+
+
+def test_check_history_of_an_iterator_says_its_first_problem() -> None:
+    """An iterator is walked once: its problems are said from that walk."""
+    with pytest.raises(ValueError, match=r"^history: history\[1\] has role 'user'"):
+        check_history(iter((U, U)))  # type: ignore[arg-type]
