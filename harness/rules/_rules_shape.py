@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from operator import is_
 
+from ..dialects._memo import on_forget
 from ..model import FunctionCall, FunctionResponse, Message
 from ..scenarios import Scenario
 from ._body import Body, message_frame
@@ -151,8 +152,10 @@ def _walk(
 _SPAN_BREAKS: dict[tuple[int, object], tuple[Scenario, int | None]] = {}
 """Where the pairing of a scenario's inherited span breaks (None: nowhere), by the scenario
 (held, so its id stays its own) and the dialect's pairing function: one walk of the span
-serves every dialect that pairs alike, and every body that copies the span."""
-_SPAN_BREAKS_MAX = 16
+serves every dialect that pairs alike (a check runs each dialect's scenarios in turn, so
+as many are held as a run has), and every body that copies the span."""
+_SPAN_BREAKS_MAX = 256
+on_forget(_SPAN_BREAKS.clear)
 
 
 def _span_break(ctx: Context, answered: Answered) -> int | None:

@@ -82,8 +82,9 @@ class _Plan:
 _PLANS: dict[int, tuple[Scenario, Wording, _Plan]] = {}
 """Plans made lately, by the ``id`` of their scenario, which each holds (so no other object
 has its id), with the wording they were made with: a check assembles each scenario once
-per dialect. The oldest is dropped first."""
-_PLANS_MAX = 64
+per dialect, a dialect's whole run (fixtures, then the generated scenarios) between two
+assemblies of one scenario. The oldest is dropped first."""
+_PLANS_MAX = 256
 on_forget(_PLANS.clear)
 
 
