@@ -21,6 +21,7 @@ from ._history import (
     calls_answered,
     check_history,
     completed_prefix,
+    extended_history,
     history_ending,
     history_problems,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "calls_answered",
     "check_history",
     "completed_prefix",
+    "extended_history",
     "follow_up",
     "has_send_message",
     "history_ending",

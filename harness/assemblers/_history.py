@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from ..dialects import Dialect, answered_one_to_one
+from ..dialects._memo import on_forget
 from ..model import FunctionCall, FunctionResponse, Message
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "calls_answered",
     "check_history",
     "completed_prefix",
+    "extended_history",
     "history_ending",
     "history_problems",
 ]
@@ -47,10 +49,29 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
     when the parent is in the middle of calling the fork tool. System-role messages (which
     some dialects allow between turns) take no part in the alternation.
     """
+    return tuple(_problems(history, open_calls)[0])
+
+
+def _problems(history: Sequence[object], open_calls: bool) -> tuple[list[str], Message | None, int]:
+    """``history_problems``, with the state its walk ended in (``_walk``)."""
+    problems, previous, turn = _walk(history, 0, None, 0)
+    if history and turn == 0:
+        problems.append(
+            "history holds only system-role messages: a history starts with a user message"
+        )
+    if previous is not None and previous.function_calls and not open_calls:
+        problems.append(f"history[{len(history) - 1}] ends with calls nobody answered")
+    return problems, previous, turn
+
+
+def _walk(
+    messages: Sequence[object], first: int, previous: Message | None, turn: int
+) -> tuple[list[str], Message | None, int]:
+    """The problems of ``messages``, the history's items from index ``first`` on, after a
+    walk that left the last user/model message ``previous`` and ``turn`` such messages
+    (or items not messages) seen; and the walk's state after them."""
     problems: list[str] = []
-    previous: Message | None = None
-    turn = 0
-    for i, message in enumerate(history):
+    for i, message in enumerate(messages, first):
         where = f"history[{i}]"
         if not isinstance(message, Message):
             problems.append(f"{where} is a {type(message).__name__}, not a Message")
@@ -79,13 +100,7 @@ def history_problems(history: Sequence[object], *, open_calls: bool = True) -> t
                 f"(calls {_describe(calls)}, responses {_describe(message.function_responses)})"
             )
         previous = message
-    if history and turn == 0:
-        problems.append(
-            "history holds only system-role messages: a history starts with a user message"
-        )
-    if previous is not None and previous.function_calls and not open_calls:
-        problems.append(f"history[{len(history) - 1}] ends with calls nobody answered")
-    return tuple(problems)
+    return problems, previous, turn
 
 
 def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
@@ -93,14 +108,57 @@ def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
 
 
 def check_history(history: Sequence[Message], *, what: str = "history") -> tuple[Message, ...]:
-    """``history`` as a tuple, or ``ValueError`` naming its first problem."""
+    """``history`` as a tuple, or ``ValueError`` naming its first problem.
+
+    A tuple found without problems is remembered (``_CHECKED``): each child of a scenario,
+    in each dialect, checks the same history object again."""
     if isinstance(history, str | bytes | Message):
         raise ValueError(f"{what} must be a sequence of Message, not a {type(history).__name__}")
-    problems = history_problems(history)
+    if type(history) is tuple and _known(history) is not None:
+        return history
+    problems, previous, turn = _problems(history, True)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ValueError(f"{what}: {problems[0]}{more}")
-    return tuple(history)
+    checked = tuple(history)
+    _remember(checked, previous, turn)
+    return checked
+
+
+def extended_history(
+    history: tuple[Message, ...], *more: Message, what: str = "history"
+) -> tuple[Message, ...]:
+    """``check_history((*history, *more))``: only ``more`` is walked when ``history`` is a
+    tuple checked lately (the walk goes on from where that one ended, so it finds what a
+    walk of the whole would find there, and nothing before)."""
+    held = _known(history) if type(history) is tuple else None
+    if held is not None:
+        problems, previous, turn = _walk(more, len(history), *held)
+        if not problems and turn:
+            checked = (*history, *more)
+            _remember(checked, previous, turn)
+            return checked
+    return check_history((*history, *more), what=what)
+
+
+_CHECKED: dict[int, tuple[tuple[Message, ...], Message | None, int]] = {}
+"""Histories checked lately, by ``id``, each held (so no other object has its id) with the
+state its walk ended in; the oldest is dropped first."""
+_CHECKED_MAX = 256
+on_forget(_CHECKED.clear)
+
+
+def _known(history: tuple[Message, ...]) -> tuple[Message | None, int] | None:
+    held = _CHECKED.get(id(history))
+    if held is None or held[0] is not history:
+        return None
+    return held[1], held[2]
+
+
+def _remember(history: tuple[Message, ...], previous: Message | None, turn: int) -> None:
+    if len(_CHECKED) >= _CHECKED_MAX:
+        del _CHECKED[next(iter(_CHECKED))]
+    _CHECKED[id(history)] = (history, previous, turn)
 
 
 def history_ending(history: Sequence[Message]) -> HistoryEnding:

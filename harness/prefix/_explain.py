@@ -50,7 +50,13 @@ def _char_start(data: bytes, i: int) -> int:
     return i
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""The characters ``_printable`` escapes: a text without any is printable as it is."""
+
+
 def _printable(text: str) -> str:
+    if _CONTROL.search(text) is None:
+        return text
     return "".join(
         _ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in text
     )

@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+KEPT_BYTES = 4 << 20
+"""The most bytes of segment encodings one stream keeps for comparisons and frames to come."""
+
+
 class StreamError(ValueError):
     """A segment that cannot be re-encoded as JSON (an integer too long to print)."""
 
@@ -71,16 +75,21 @@ class PrefixStream:
     """A request's segments in cache order, each encoded when first needed.
 
     Two streams are compared segment by segment (``common_segments``), each segment's
-    encoding made, compared and dropped, and the comparison stops at the first segment that
-    differs: the stream is never joined into one blob, so a comparison holds one segment's
-    encoding at a time besides the decoded bodies. Frame sizes are remembered as segments
+    encoding made (or taken from those kept) and compared, and the comparison stops at the
+    first segment that differs: the stream is never joined into one blob, and beyond the
+    encodings kept (at most ``KEPT_BYTES``) a comparison holds one segment's encoding at a
+    time besides the decoded bodies. Frame sizes are remembered as segments
     are encoded, or read from the body's ``layout`` for segments that are its own array
     items, for ``length`` and for the offsets of a frame built alone (``frame``, a
     divergence's). ``frames`` encodes and keeps every frame, for the rules' evidence; a frame
     built alone before is reused there, so frames stay the same objects.
+
+    Encodings made to compare or measure are kept up to ``KEPT_BYTES`` per stream
+    (``_kept``), so that the next comparison with another stream, and ``frames``, do not
+    encode those segments again; past that, each is made and dropped as before.
     """
 
-    __slots__ = ("_alone", "_ends", "_frames", "_layout", "segments")
+    __slots__ = ("_alone", "_ends", "_frames", "_kept", "_layout", "_room", "segments")
 
     def __init__(self, segments: tuple[Segment, ...], layout: Layout | None = None) -> None:
         self.segments = segments
@@ -90,30 +99,54 @@ class PrefixStream:
         self._alone: dict[int, Frame] = {}
         self._ends: list[int] = []
         """The end offsets of the first ``len(_ends)`` frames."""
+        self._kept: dict[int, bytes] = {}
+        """Segment encodings made lately, by index (``keep``)."""
+        self._room = KEPT_BYTES
+        """How many more bytes of encodings ``_kept`` may hold."""
+
+    def keep(self, index: int, data: bytes) -> None:
+        """Keep segment ``index``'s encoding ``data`` while there is room for it (none once
+        ``frames`` holds every encoding)."""
+        if len(data) <= self._room and self._frames is None:
+            self._kept[index] = data
+            self._room -= len(data)
 
     @property
     def frames(self) -> tuple[Frame, ...]:
         if self._frames is None:
             frames: list[Frame] = []
             start = 0
+            alone, kept = self._alone, self._kept
             for i, segment in enumerate(self.segments):
-                frame = self._alone.get(i) or Frame(
-                    segment.name, segment.value, start, _encode(segment)
-                )
+                frame = alone.get(i)
+                if frame is None:
+                    data = kept.get(i)
+                    if data is None:
+                        data = _encode(segment)
+                    frame = Frame(segment.name, segment.value, start, data)
+                    start += len(segment.name.encode()) + len(data) + 2  # its ``end``
+                else:
+                    start = frame.end
                 frames.append(frame)
-                start = frame.end
             self._frames = tuple(frames)
-            self._alone = {}
+            self._alone, self._kept = {}, {}
         return self._frames
 
     def encoded(self, index: int) -> bytes:
-        """Segment ``index``'s compact JSON; kept only where its frame is."""
+        """Segment ``index``'s compact JSON, kept (``keep``) for the next time."""
         frames = self._frames
         if frames is not None:
             data = frames[index].json
         else:
             frame = self._alone.get(index)
-            data = _encode(self.segments[index]) if frame is None else frame.json
+            if frame is not None:
+                data = frame.json
+            else:
+                kept = self._kept.get(index)
+                if kept is None:
+                    kept = _encode(self.segments[index])
+                    self.keep(index, kept)
+                data = kept
         ends = self._ends
         if index == len(ends):
             name = self.segments[index].name
@@ -137,6 +170,9 @@ class PrefixStream:
         """Learn the sizes of the first ``count`` frames, encoding those not yet encoded
         (but runs of array items the layout measures)."""
         i = len(self._ends)
+        if i < count and self._layout is None:
+            self._measure_plain(i, count)
+            return
         while i < count:
             run = _run(self, i, count)
             if run is None:
@@ -147,9 +183,32 @@ class PrefixStream:
                 _extend_ends(self, [s.name for s in self.segments[i : i + n]], bounds, k)
                 i += n
 
+    def _measure_plain(self, i: int, count: int) -> None:
+        """``_measure`` from frame ``i`` of a stream without a layout: each segment's
+        encoding as ``encoded`` gives it (and keeps it), in one loop."""
+        segments, ends, alone, kept = self.segments, self._ends, self._alone, self._kept
+        end, dumps_ = (ends[-1] if ends else 0), orjson.dumps
+        for k in range(i, count):
+            segment = segments[k]
+            held = kept.get(k)
+            if held is None:
+                frame = alone.get(k)
+                if frame is not None:
+                    held = frame.json
+                else:
+                    try:
+                        held = dumps_(segment.value)  # ``_encode``'s common case, inline
+                    except orjson.JSONEncodeError:
+                        held = _encode(segment)
+                    if len(held) <= self._room:
+                        kept[k] = held
+                        self._room -= len(held)
+            end += len(segment.name.encode()) + len(held) + 2
+            ends.append(end)
+
     @property
     def length(self) -> int:
-        """The stream's length in bytes (each segment encoded once to learn it, not kept)."""
+        """The stream's length in bytes (each segment encoded once to learn it)."""
         if self._frames is not None:
             return self._frames[-1].end if self._frames else 0
         self._measure(len(self.segments))
@@ -219,13 +278,15 @@ def common_via(a: PrefixStream, b: PrefixStream, shared_a: int, shared_b: int) -
 def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
     """``common_segments`` from ``start`` in one tight loop: names compared first, then
     each pair of segments encoded (as ``encoded`` would: the same bytes, whatever a stream
-    keeps), measured where a stream's ``_ends`` reach it and compared, then dropped.
+    keeps) unless a stream has it already, measured where a stream's ``_ends`` reach it and
+    compared, and kept where the stream has room (``keep``).
 
     Returns where the general loop goes on: the first segment that differs, one orjson
     refuses (not measured), or the end of the shorter stream.
     """
     sa, sb = a.segments, b.segments
     ends_a, ends_b, dumps_ = a._ends, b._ends, orjson.dumps
+    kept_a, kept_b, frames_a, frames_b = a._kept, b._kept, a._frames, b._frames
     count = min(len(sa), len(sb))
     for i in range(start, count):
         x, y = sa[i], sb[i]
@@ -243,8 +304,19 @@ def _tight_common_segments(a: PrefixStream, b: PrefixStream, start: int) -> int:
             elif not _measure_same(ends_a, ends_b, i, name, x.value):
                 return i
             continue
+        json_a = kept_a.get(i) if frames_a is None else frames_a[i].json
+        json_b = kept_b.get(i) if frames_b is None else frames_b[i].json
         try:
-            json_a, json_b = dumps_(x.value), dumps_(y.value)
+            if json_a is None:
+                json_a = dumps_(x.value)
+                if len(json_a) <= a._room:
+                    kept_a[i] = json_a
+                    a._room -= len(json_a)
+            if json_b is None:
+                json_b = dumps_(y.value)
+                if len(json_b) <= b._room:
+                    kept_b[i] = json_b
+                    b._room -= len(json_b)
         except orjson.JSONEncodeError:
             return i
         if len(ends_a) == i:

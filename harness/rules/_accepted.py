@@ -18,9 +18,10 @@ from ._layout import Family
 __all__ = ["accepted_head", "accepted_system", "accepted_tools", "same_frames"]
 
 
-def same_frames(parent: Body, child: Body, family: Family) -> bool:
+def same_frames(ctx: Context, parent: Body, child: Body, family: Family) -> bool:
     """Whether the two bodies' frames of ``family`` hold the same JSON, in order."""
-    return [f.json for f in parent.frames_of(family)] == [f.json for f in child.frames_of(family)]
+    mine, theirs = ctx.frames_of(parent, family), ctx.frames_of(child, family)
+    return [f.json for f in mine] == [f.json for f in theirs]
 
 
 def accepted_system(ctx: Context, child: Body) -> str | None:
@@ -76,7 +77,7 @@ def accepted_head(ctx: Context, child: Body) -> str | None:
         ("tools", accepted_tools),
     )
     for family, accepted in checks:
-        if same_frames(ctx.parent, child, family):
+        if same_frames(ctx, ctx.parent, child, family):
             continue
         name = accepted(ctx, child)
         if name is None:

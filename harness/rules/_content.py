@@ -18,7 +18,14 @@ import orjson
 
 from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking, thaw
 
-__all__ = ["Item", "Loss", "content_items", "content_lost", "rendering_differences"]
+__all__ = [
+    "Item",
+    "Loss",
+    "content_items",
+    "content_lost",
+    "rendering_differences",
+    "same_messages",
+]
 
 _WRAPPERS = ("output", "content", "result")
 """Keys a dialect or a runtime wraps a bare tool result in: ``{"output": "..."}``."""
@@ -130,7 +137,7 @@ def content_lost(
     The same messages, or ones equal with equal reprs, hold the same items and are not
     itemised. Equality alone is not enough: it takes ``1``, ``1.0`` and ``true`` for one
     value, which an item's JSON tells apart."""
-    if len(expected) == len(actual) and all(map(_identical, expected, actual)):
+    if same_messages(expected, actual):
         return None
     theirs = content_items(actual, first=first)
     j = 0
@@ -145,6 +152,12 @@ def content_lost(
         at = changed.message if changed is not None else first + len(actual)
         return Loss(mine, at, changed)
     return None
+
+
+def same_messages(expected: Sequence[Message], actual: Sequence[Message]) -> bool:
+    """Whether the two runs hold the very same messages (``_identical``, one by one): then
+    nothing is lost and nothing is rendered differently (the two are equal)."""
+    return len(expected) == len(actual) and all(map(_identical, expected, actual))
 
 
 def _identical(a: Message, b: Message) -> bool:

@@ -18,12 +18,13 @@ import orjson
 from ..assemblers import completed_prefix
 from ..dialects import CacheScope, Dialect
 from ..model import FunctionCall, Message
-from ..prefix import Divergence, locate
+from ..prefix import Divergence, Frame, locate
 from ..prefix._stream import common_segments
 from ..scenarios import CAPTURED, Scenario
 from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
+from ._layout import Family
 from ._report import Cost
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
@@ -77,6 +78,9 @@ class Context:
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
     _names: dict[str, tuple[Body, dict[str, int]]] = field(default_factory=dict, repr=False)
+    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]]]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -230,6 +234,19 @@ class Context:
                 names.setdefault(segment.name, i)
             held = self._names[body.label] = (body, names)
         return held[1].get(name)
+
+    def frames_of(self, body: Body, family: Family) -> tuple[Frame, ...]:
+        """``body.frames_of(family)``: the frames of one family, in stream order, found by
+        an index of the body's families made once (several rules ask for the head's)."""
+        held = self._families.get(body.label)
+        if held is None or held[0] is not body:
+            index: dict[str, list[int]] = {}
+            for i, fam in enumerate(body.families):
+                index.setdefault(fam, []).append(i)
+            found = {fam: tuple(indexes) for fam, indexes in index.items()}
+            held = self._families[body.label] = (body, found)
+        frame = body.stream.frame
+        return tuple(frame(i) for i in held[1].get(family, ()))
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ..dialects import get_dialect
-from ..scenarios import Scenario
+from ..scenarios import Lifecycle, Scenario
 from ..subjects import Outcome, Subject
-from ._catalog import catalog
+from ._catalog import RuleInfo, catalog
 from ._checks import CHECKS
 from ._context import Context
 from ._report import Finding, ScenarioReport
@@ -67,8 +67,8 @@ def evaluate(
         if ctx.problems:
             only = ("well-formed", "a body does not parse; see well-formed")
     findings = []
-    for info in catalog():
-        scope = info.scope_problem(dialect, scenario.lifecycle)
+    rules = catalog()
+    for info, scope in zip(rules, _scopes(rules, dialect, scenario.lifecycle), strict=True):
         if scope is not None:
             findings.append(Finding(info.id, "not-applicable", scope))
         elif only is not None and info.id != only[0]:
@@ -79,6 +79,24 @@ def evaluate(
             except Exception as e:  # a check that tripped on what the subject sent
                 raise EvaluationError(f"rule {info.id}", e) from e
     return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
+
+
+_SCOPES: dict[tuple[str, str], tuple[tuple[RuleInfo, ...], tuple[str | None, ...]]] = {}
+"""Each catalog rule's ``scope_problem`` by dialect and lifecycle (with the catalog it was
+found for): the same for every run."""
+_SCOPES_MAX = 64
+
+
+def _scopes(
+    rules: tuple[RuleInfo, ...], dialect: str, lifecycle: Lifecycle
+) -> tuple[str | None, ...]:
+    held = _SCOPES.get((dialect, lifecycle))
+    if held is None or held[0] is not rules:
+        if len(_SCOPES) >= _SCOPES_MAX:
+            _SCOPES.clear()
+        scopes = tuple(info.scope_problem(dialect, lifecycle) for info in rules)
+        held = _SCOPES[dialect, lifecycle] = (rules, scopes)
+    return held[1]
 
 
 def by_cost(finding: Finding) -> Finding:

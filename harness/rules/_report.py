@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
@@ -103,12 +103,13 @@ def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
     """
     if not findings:
         return Finding(rule, "not-applicable", none)
-    first = worst(findings)
     if len(findings) == 1:
-        return first
+        return findings[0]
+    first = worst(findings)
     same = sum(f.status == first.status for f in findings)
     which = "all" if same == len(findings) else f"{same} of"
-    return replace(first, message=f"{first.message} ({which} {len(findings)} bodies)")
+    message = f"{first.message} ({which} {len(findings)} bodies)"
+    return Finding(first.rule, first.status, message, first.evidence, first.cost)
 
 
 @dataclass(frozen=True, slots=True)

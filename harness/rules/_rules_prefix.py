@@ -66,7 +66,8 @@ def _prefix(ctx: Context, child: Body) -> Finding:
 
 
 def task_after_prefix(ctx: Context) -> Finding:
-    findings = [_task(ctx, i, c) for i, c in enumerate(ctx.children)]
+    known = _known_texts(ctx) if ctx.children else []
+    findings = [_task(ctx, i, c, known) for i, c in enumerate(ctx.children)]
     return combine("task-after-prefix", findings, none="no child body to check")
 
 
@@ -158,13 +159,21 @@ def _head_place(child: Body, text: str, own: str, task: str) -> tuple[int | None
     return None, None
 
 
-def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int | None, str]:
+def _known_texts(ctx: Context) -> list[str]:
+    """The non-empty ``_head_texts``, longest first (the order they are taken out in)."""
+    return sorted((k for k in _head_texts(ctx) if k), key=len, reverse=True)
+
+
+def _misplaced(
+    ctx: Context, child: Body, task: str, known: list[str]
+) -> tuple[Frame | None, int | None, str]:
     """Where the task is before the end of the inherited span, with the reason; or a
     reason of "" when it is not: in a child-only head text, or in an inherited message more
-    often than the scenario's message holds it."""
-    known = sorted((k for k in _head_texts(ctx) if k), key=len, reverse=True)
-    head = child.request.preset
+    often than the scenario's message holds it. ``known`` is ``_known_texts``."""
+    head, whole = child.request.preset, set(known)
     for text in (*head.system, *(t.description or "" for t in head.tools)):
+        if text in whole:  # taken out whole: no longer text is in it, "\n" is all it leaves
+            continue
         own = text
         for theirs in known:  # a block may join a known text with the child's own
             own = own.replace(theirs, "\n")
@@ -189,14 +198,14 @@ def _misplaced(ctx: Context, child: Body, task: str) -> tuple[Frame | None, int 
     return None, None, ""
 
 
-def _task(ctx: Context, index: int, child: Body) -> Finding:
+def _task(ctx: Context, index: int, child: Body, known: list[str]) -> Finding:
     rule, task = "task-after-prefix", ctx.task(index)
     if not task:
         return Finding(rule, "not-applicable", f"the scenario gives no task text for {child.label}")
-    cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
     boundary = f"the end of the inherited prefix (byte {ctx.inherited_offset(child):,})"
-    frame, offset, where = _misplaced(ctx, child, task)
+    frame, offset, where = _misplaced(ctx, child, task, known)
     if where:
+        cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
         reason = f"{where}, before {boundary}"
         evidence = at(frame, offset, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)

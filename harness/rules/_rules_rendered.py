@@ -15,7 +15,7 @@ import orjson
 
 from ..model import Request
 from ._body import Body
-from ._content import content_lost, rendering_differences
+from ._content import content_lost, rendering_differences, same_messages
 from ._context import Context, parent_span
 from ._evidence import at
 from ._report import Finding
@@ -43,10 +43,12 @@ def parent_renders_scenario(ctx: Context) -> Finding:
         why = "the scenario was rebuilt from the parent's own recorded request"
         return Finding(RULE, "not-applicable", why)
     parent, want = ctx.parent, _expressed(ctx)
-    lost = _history(ctx, want, parent) or _tools(want, parent) or _system(want, parent)
+    same = same_messages(want.history, parent.request.history)  # nothing lost, nor said
+    lost = None if same else _history(ctx, want, parent)
+    lost = lost or _tools(want, parent) or _system(want, parent)
     if lost is not None:
         return lost
-    said = rendering_differences(want.history, parent.request.history)
+    said = [] if same else rendering_differences(want.history, parent.request.history)
     said += _tool_order(want, parent) + _system_rendering(want, parent)
     if said:
         message = (

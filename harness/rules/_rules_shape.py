@@ -9,7 +9,9 @@ are optional, by name and position when a side carries none).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import is_
 
+from ..dialects._memo import on_forget
 from ..model import FunctionCall, FunctionResponse, Message
 from ..scenarios import Scenario
 from ._body import Body, message_frame
@@ -78,8 +80,29 @@ def _repeats(parent: Body | None) -> set[tuple[int, str]]:
 
 
 def call_pairing(ctx: Context) -> Finding:
-    findings = [_pairing(ctx, b) for b in _bodies(ctx)]
+    findings, walked = [], None
+    for body in _bodies(ctx):
+        finding, walked = _pairing(ctx, body, walked)
+        findings.append(finding)
     return combine("call-pairing", findings, none="no child body to check")
+
+
+Walked = tuple[tuple[Message, ...], int]
+"""A history whose every call is answered (walked whole, none open at its end), with how
+many calls it holds."""
+
+
+def _extends(history: tuple[Message, ...], walked: Walked | None) -> int:
+    """How many leading messages of ``history`` are those of the history ``walked``, the
+    very objects (a follow-up read in a dialect that gives equal messages as one object):
+    all of them, or -1. The walk goes on after them as a walk of them ended."""
+    if walked is None:
+        return -1
+    before = walked[0]
+    n = len(before)
+    if n > len(history) or not all(map(is_, history[:n], before)):
+        return -1
+    return n
 
 
 def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
@@ -129,8 +152,10 @@ def _walk(
 _SPAN_BREAKS: dict[tuple[int, object], tuple[Scenario, int | None]] = {}
 """Where the pairing of a scenario's inherited span breaks (None: nowhere), by the scenario
 (held, so its id stays its own) and the dialect's pairing function: one walk of the span
-serves every dialect that pairs alike, and every body that copies the span."""
-_SPAN_BREAKS_MAX = 16
+serves every dialect that pairs alike (a check runs each dialect's scenarios in turn, so
+as many are held as a run has), and every body that copies the span."""
+_SPAN_BREAKS_MAX = 256
+on_forget(_SPAN_BREAKS.clear)
 
 
 def _span_break(ctx: Context, answered: Answered) -> int | None:
@@ -166,18 +191,28 @@ def _open_calls(history: Sequence[Message], start: int) -> tuple[FunctionCall, .
     return history[k].function_calls if k >= 0 and history[k].role == "model" else ()
 
 
-def _pairing(ctx: Context, body: Body) -> Finding:
+def _pairing(ctx: Context, body: Body, walked: Walked | None) -> tuple[Finding, Walked | None]:
+    """The body's finding, and the history walked whole lately (``walked``, or this one)."""
     rule, history = "call-pairing", body.request.history
     answered = ctx.dialect.calls_answered  # what ``calls_answered`` asks of a dialect
-    start = _settled(ctx, body, answered)
-    at, found = _walk(history, answered, start, _open_calls(history, start))
+    start = _extends(history, walked)
+    calls: tuple[FunctionCall, ...] = ()
+    if start >= 0:
+        assert walked is not None
+        counted = walked[1]
+    else:
+        start = _settled(ctx, body, answered)
+        calls, counted = _open_calls(history, start), ctx.inherited_calls.before[start]
+    at, found = _walk(history, answered, start, calls)
     if isinstance(at, int):
         assert isinstance(found, str)
-        return _flag(ctx, rule, body, at, found)
+        return _flag(ctx, rule, body, at, found), walked
     if found:
-        return _flag(ctx, rule, body, len(history) - 1, "ends the request with open calls")
-    total = ctx.inherited_calls.before[start] + _calls(history, start)
-    return Finding(rule, "pass", f"{body.label}: each of its {total} calls has one response")
+        problem = "ends the request with open calls"
+        return _flag(ctx, rule, body, len(history) - 1, problem), walked
+    total = counted + _calls(history, start)
+    message = f"{body.label}: each of its {total} calls has one response"
+    return Finding(rule, "pass", message), (history, total)
 
 
 def _calls(history: Sequence[Message], start: int) -> int:

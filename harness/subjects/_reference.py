@@ -18,9 +18,10 @@ from ..assemblers import (
     with_send_message,
 )
 from ..dialects import all_dialects, get_dialect
+from ..dialects._memo import on_forget
 from ..model import FunctionCall, Message, Preset, Request
 from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome
+from ._base import Outcome, OutcomeStatus
 
 __all__ = ["ReferenceSubject", "inherited_parent_request", "parent_preset"]
 
@@ -50,6 +51,43 @@ def _fork_calls(scenario: Scenario) -> list[FunctionCall] | None:
     return calls if len(calls) == len(scenario.directives) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A scenario's requests, the same in every dialect (only their rendering differs), in
+    the order the bodies are rendered: follow-ups, parent, children, parent_next. ``error``
+    is what a follow-up raised, after those before it (which are still rendered first)."""
+
+    status: OutcomeStatus
+    parent: Request | None = None
+    children: tuple[Request, ...] = ()
+    follow_ups: tuple[Request, ...] = ()
+    parent_next: Request | None = None
+    message: str | None = None
+    error: Exception | None = None
+
+    def outcome(self, render: _Render) -> Outcome:
+        follow_ups = tuple(render(r) for r in self.follow_ups)
+        if self.error is not None:
+            raise self.error
+        return Outcome(
+            self.status,
+            parent=render(self.parent) if self.parent is not None else None,
+            children=tuple(render(r) for r in self.children),
+            follow_ups=follow_ups,
+            parent_next=render(self.parent_next) if self.parent_next is not None else None,
+            message=self.message,
+        )
+
+
+_PLANS: dict[int, tuple[Scenario, Wording, _Plan]] = {}
+"""Plans made lately, by the ``id`` of their scenario, which each holds (so no other object
+has its id), with the wording they were made with: a check assembles each scenario once
+per dialect, a dialect's whole run (fixtures, then the generated scenarios) between two
+assemblies of one scenario. The oldest is dropped first."""
+_PLANS_MAX = 256
+on_forget(_PLANS.clear)
+
+
 @dataclass(frozen=True)
 class ReferenceSubject:
     """What a conforming runtime sends, for every scenario in every dialect."""
@@ -67,13 +105,27 @@ class ReferenceSubject:
 
     def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
         render = get_dialect(dialect).render
-        if scenario.action in ("fork", "siblings"):
-            return self._forks(scenario, render)
-        if scenario.action == "continuable":
-            return self._continuable(scenario, render)
-        return self._spawn(scenario, render)
+        return self._plan(scenario).outcome(render)
 
-    def _forks(self, scenario: Scenario, render: _Render) -> Outcome:
+    def _plan(self, scenario: Scenario) -> _Plan:
+        """The scenario's requests, made once for all dialects (a plan with an error is
+        made again: each assembly raises an exception of its own)."""
+        held = _PLANS.get(id(scenario))
+        if held is not None and held[0] is scenario and held[1] is self.wording:
+            return held[2]
+        if scenario.action in ("fork", "siblings"):
+            plan = self._forks(scenario)
+        elif scenario.action == "continuable":
+            plan = self._continuable(scenario)
+        else:
+            plan = self._spawn(scenario)
+        if plan.error is None:
+            if len(_PLANS) >= _PLANS_MAX:
+                del _PLANS[next(iter(_PLANS))]
+            _PLANS[id(scenario)] = (scenario, self.wording, plan)
+        return plan
+
+    def _forks(self, scenario: Scenario) -> _Plan:
         results = assemble_siblings(
             scenario.history,
             scenario.directives,
@@ -84,15 +136,14 @@ class ReferenceSubject:
         )
         first = results[0]
         parent = inherited_parent_request(scenario.preset, first.inherited or scenario.history)
-        parent_body = render(parent) if parent is not None and scenario.snapshot else None
+        sent = parent if scenario.snapshot else None
         if first.rejected or scenario.known_fork_child:
-            return Outcome(
-                "rejected", parent=parent_body, message=first.error or self.wording.recursion_error
-            )
-        children = tuple(render(r.request) for r in results if r.request is not None)
-        return Outcome("assembled", parent=parent_body, children=children)
+            message = first.error or self.wording.recursion_error
+            return _Plan("rejected", parent=sent, message=message)
+        children = tuple(r.request for r in results if r.request is not None)
+        return _Plan("assembled", parent=sent, children=children)
 
-    def _continuable(self, scenario: Scenario, render: _Render) -> Outcome:
+    def _continuable(self, scenario: Scenario) -> _Plan:
         spec = scenario.continuation
         assert spec is not None  # a Scenario checks this on creation
         preset = parent_preset(scenario)
@@ -114,23 +165,29 @@ class ReferenceSubject:
         )
         parent = inherited_parent_request(preset, completed_prefix(scenario.history))
         request = child.request
-        follow_ups = []
+        follow_ups: list[Request] = []
+        error: Exception | None = None
         for step in spec.follow_ups:
-            request = follow_up(request, step.reply, step.message)
-            follow_ups.append(render(request))
-        return Outcome(
+            try:
+                request = follow_up(request, step.reply, step.message)
+            except Exception as e:  # raised once the follow-ups before it are rendered
+                error = e
+                break
+            follow_ups.append(request)
+        return _Plan(
             "assembled",
-            parent=render(parent) if parent is not None else None,
-            children=(render(child.request),),
+            parent=parent,
+            children=(child.request,),
             follow_ups=tuple(follow_ups),
+            error=error,
         )
 
-    def _spawn(self, scenario: Scenario, render: _Render) -> Outcome:
+    def _spawn(self, scenario: Scenario) -> _Plan:
         assert scenario.prompt is not None  # a Scenario checks this on creation
         calls = scenario.history[-1].function_calls if scenario.history else ()
         call = next((c for c in calls if c.name == scenario.fork_tool), None)
         if call is None:
-            return Outcome(
+            return _Plan(
                 "skipped",
                 message=f"the history's last message does not call {scenario.fork_tool!r}",
             )
@@ -142,9 +199,4 @@ class ReferenceSubject:
             scenario.preset,
             (*scenario.history, spawn.result_message(scenario.answer or "")),
         )
-        return Outcome(
-            "assembled",
-            parent=render(parent) if parent is not None else None,
-            children=(render(spawn.request),),
-            parent_next=render(after),
-        )
+        return _Plan("assembled", parent=parent, children=(spawn.request,), parent_next=after)

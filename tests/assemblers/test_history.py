@@ -5,9 +5,11 @@ from harness.assemblers import (
     calls_answered,
     check_history,
     completed_prefix,
+    extended_history,
     history_ending,
     history_problems,
 )
+from harness.assemblers._history import _CHECKED
 from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
 from harness.strategies import histories
 
@@ -111,3 +113,65 @@ def test_generated_histories_pass_and_their_completed_prefix_too(
     assert history[: len(done)] == done
     assert history_problems(done, open_calls=False) == ()
     assert history_ending(done) in ("empty", "model")
+
+
+EXTENDED_CASES = [
+    ((U, M_CALLS), (U_ANSWERS, M)),
+    ((U, M), (U, M)),
+    ((U, M), (U_ANSWERS,)),
+    ((U, M_CALLS), (U,)),
+    ((U,), (U,)),
+    ((U, M), (Message("user", ()),)),
+    ((U, M), (Message("system", (Text("s"),)), U)),
+    ((Message("system", (Text("s"),)),), ()),
+    ((), (M,)),
+    ((), ()),
+    ((U, M), ()),
+]
+
+
+@pytest.mark.parametrize(("base", "more"), EXTENDED_CASES)
+def test_extended_history_is_check_history_of_the_whole(
+    base: tuple[Message, ...], more: tuple[Message, ...]
+) -> None:
+    """The walk of the tail alone (from a base checked lately) finds what a walk of the
+    whole does: the same tuple, or the same error."""
+
+    def outcome(f, *args):  # type: ignore[no-untyped-def]
+        try:
+            return f(*args)
+        except ValueError as e:
+            return str(e)
+
+    whole = outcome(check_history, (*base, *more))
+    _CHECKED.clear()
+    assert outcome(extended_history, base, *more) == whole  # the base not known: walked whole
+    if outcome(check_history, base) == base:  # now the base is known
+        assert outcome(extended_history, base, *more) == whole
+        assert outcome(extended_history, base, *more) == whole
+
+
+def test_check_history_gives_a_checked_tuple_again_and_walks_a_list_each_time() -> None:
+    history = (U, M_CALLS, U_ANSWERS, M)
+    assert check_history(history) is history
+    assert check_history(history) is history
+    listed = [U, M]
+    assert check_history(listed) == (U, M)
+    listed.append(M)
+    with pytest.raises(ValueError, match="history\\[2\\]"):
+        check_history(listed)
+
+
+def test_extended_history_remembers_what_it_checked() -> None:
+    first = check_history((U, M))
+    second = extended_history(first, U, M_CALLS)
+    third = extended_history(second, U_ANSWERS, M)
+    assert third == (U, M, U, M_CALLS, U_ANSWERS, M)
+    with pytest.raises(ValueError, match="history\\[6\\] has role 'model'"):
+        extended_history(third, M)
+
+
+def test_check_history_of_an_iterator_says_its_first_problem() -> None:
+    """An iterator is walked once: its problems are said from that walk."""
+    with pytest.raises(ValueError, match=r"^history: history\[1\] has role 'user'"):
+        check_history(iter((U, U)))  # type: ignore[arg-type]

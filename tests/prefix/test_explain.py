@@ -269,3 +269,20 @@ def test_the_default_structural_diff_does_not_load_deepdiff() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_window_text_without_control_characters_is_shown_as_it_is() -> None:
+    """The shortcut for text with nothing to escape gives what escaping each character does."""
+    from harness.prefix._explain import _ESCAPES, _printable
+
+    def slow(text: str) -> str:
+        return "".join(
+            _ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+            for c in text
+        )
+
+    for code in (*range(0x00, 0x100), 0x85, 0x2028, 0x3000, 0x1F600):
+        text = f"a{chr(code)}b"
+        assert _printable(text) == slow(text)
+    assert _printable("") == ""
+    assert _printable("plain é text") == "plain é text"

@@ -448,3 +448,32 @@ def test_shared_segment_objects_with_names_beyond_ascii_measure_as_plain_ones() 
     for a, b in zip((shared, plain), expected, strict=True):
         assert a.length == b.length
         assert [(f.start, f.end) for f in a.frames] == [(f.start, f.end) for f in b.frames]
+
+
+def _framed(pair: Pair) -> tuple[PrefixStream, PrefixStream]:
+    """The pair's streams with every frame built first: nothing kept is ever asked for."""
+    streams = _streams(pair)
+    for stream in streams:
+        assert stream.frames is not None
+    return streams
+
+
+@pytest.mark.parametrize("room", [0, 60, None])
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_streams_that_kept_encodings_compare_measure_and_frame_as_plain_ones(
+    pair: Pair, room: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Encodings a stream kept from one comparison (all, some, or none of them, as its
+    room allows) serve the next comparison, its length and its frames: the same counts,
+    offsets and bytes as streams whose frames were built before anything was kept."""
+    if room is not None:
+        monkeypatch.setattr(stream_module, "KEPT_BYTES", room)
+    parent, fork = _streams(pair)
+    other_parent, other_fork = _streams(pair)
+    common_segments(parent, fork)
+    assert fork.length == _framed(pair)[1].length
+    _assert_alike((parent, other_fork), _framed(pair))
+    _assert_alike((other_parent, fork), _framed(pair))
+    third = _streams(pair)[1]
+    third.frame(len(third.segments) - 1)
+    _assert_alike((_streams(pair)[0], third), _framed(pair))

@@ -32,7 +32,7 @@ def test_nothing_is_accepted_outside_continuable_forks_or_without_a_change() -> 
     assert accepted_tools(fork, fork.children[0]) is None
     plain = context(REFERENCE, "continuable", "openai")
     assert accepted_head(plain, plain.children[0]) is None
-    assert same_frames(plain.parent, plain.children[0], "tools")  # type: ignore[arg-type]
+    assert same_frames(plain, plain.parent, plain.children[0], "tools")  # type: ignore[arg-type]
 
 
 def _renamed_persona(request: Request, *_: object) -> Request:

@@ -87,3 +87,29 @@ def test_identical_messages_are_those_equal_with_equal_reprs() -> None:
     for a in _EDGE:
         for b in _EDGE:
             assert _identical(a, b) is (a is b or (a == b and repr(a) == repr(b))), (a, b)
+
+
+def test_the_same_messages_lose_nothing_and_render_alike() -> None:
+    """``same_messages`` lets parent-faithful skip both comparisons: where it holds,
+    nothing is lost and no rendering difference is said; values equal in Python but
+    written apart (1, 1.0, true) are not the same messages."""
+    from harness.rules._content import content_lost, rendering_differences, same_messages
+
+    def call(value: object) -> Message:
+        return Message("model", (FunctionCall("f", freeze({"n": value}), id="c"),))
+
+    runs = [
+        (),
+        (Message("user", (Text("hi"),)),),
+        (Message("user", (Text("hi "),)),),
+        (call(1),),
+        (call(1.0),),
+        (call(True),),
+        (Message("user", (Text("hi"),)), call(1)),
+    ]
+    for a in runs:
+        for b in runs:
+            if same_messages(a, b):
+                assert content_lost(a, b) is None
+                assert rendering_differences(a, b) == []
+            assert same_messages(a, b) == (a is b or repr(a) == repr(b))

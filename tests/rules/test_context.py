@@ -1,3 +1,4 @@
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,9 +22,16 @@ from harness.rules import Cost, Finding
 from harness.rules._body import Body, message_frames
 from harness.rules._context import Context, _kept, encoded, inherited_span, parent_span
 from harness.rules._evidence import json_start
+from harness.rules._report import combine
 from harness.rules._rules_history import _args, _redacted
-from harness.rules._rules_prefix import _count, _directive_at, _misplaced, holds_task
-from harness.rules._rules_shape import _describe, _flag, _pairing
+from harness.rules._rules_prefix import (
+    _count,
+    _directive_at,
+    _known_texts,
+    _misplaced,
+    holds_task,
+)
+from harness.rules._rules_shape import _describe, _flag, _pairing, call_pairing
 from harness.scenarios import Scenario
 from harness.subjects import Outcome
 
@@ -351,6 +359,11 @@ def _old_directive_at(ctx: Context, index: int, child: Body) -> int | None:
     return None
 
 
+def _alone(ctx: Context, body: Body) -> Finding:
+    """``_pairing`` of a body with no history walked before it."""
+    return _pairing(ctx, body, None)[0]
+
+
 def _outcome(walk: Callable[[Context, Body], Finding], ctx: Context, body: Body) -> object:
     try:
         return walk(ctx, body)
@@ -410,7 +423,7 @@ def _walks_agree(
         while run < min(len(span), len(shown)) and span[run] == shown[run]:
             run += 1
         assert ctx.aligned(body) == ctx.known_aligned(body) == run
-        assert _outcome(_pairing, ctx, body) == _outcome(_old_pairing, ctx, body)
+        assert _outcome(_alone, ctx, body) == _outcome(_old_pairing, ctx, body)
     found = _args(ctx, child)
     plain = _old_args(ctx, child)
     assert found.status == plain.status
@@ -420,7 +433,7 @@ def _walks_agree(
         assert f"inherited message {plain.message.split()[0]} " in found.message
     task = ctx.task(0)
     assert task
-    _, _, where = _misplaced(ctx, child, task)
+    _, _, where = _misplaced(ctx, child, task, _known_texts(ctx))
     k = _old_misplaced_at(ctx, child, task)
     if not where.startswith("the task text is in the "):  # not in the head
         assert (k is None) == (not where)
@@ -434,3 +447,61 @@ def test_segment_indexes_are_the_frames_indexes() -> None:
     for ctx, body in _contexts():
         for name in {s.name for s in body.stream.segments} | {"absent"}:
             assert ctx.segment_index(body, name) == body.frame_index(name), (body.label, name)
+
+
+_TAILS: tuple[tuple[Message, ...], ...] = (
+    (),
+    (Message("model", (Text("done"),)), Message("user", (Text("next"),))),
+    (
+        Message("model", (FunctionCall("search", freeze({"q": "x"}), id="t1"),)),
+        Message("user", (FunctionResponse("search", "r", id="t1"),)),
+    ),
+    (Message("model", (FunctionCall("search", freeze({"q": "x"}), id="t2"),)),),
+    (
+        Message("model", (FunctionCall("search", freeze({"q": "x"}), id="t3"),)),
+        Message("user", (FunctionResponse("search", "r", id="zz"),)),
+    ),
+    (Message("user", (Text("again"),)),),
+)
+
+
+@pytest.mark.parametrize("scenario", ["continuable-follow-ups", "continuable-steered"])
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_follow_up_of_the_very_messages_walked_pairs_as_a_walk_of_it_all(
+    scenario: str, dialect: str
+) -> None:
+    """A follow-up whose history starts with the very messages of a body walked whole
+    before it is walked from there on: every body's finding is the one a walk of its whole
+    history gives, whatever the follow-ups append (calls answered, open, mispaired)."""
+    real = context(REFERENCE, scenario, dialect)
+    assert real.children
+    child = real.children[0]
+    for first, second in itertools.product(_TAILS, repeat=2):
+        ups, history = [], child.request.history
+        for i, tail in enumerate((first, second)):
+            history = (*history, *tail)
+            up = replace(child, label=f"follow_ups[{i}]")
+            ups.append(replace(up, request=replace(child.request, history=history)))
+        for before in ((), real.follow_ups):
+            ctx = replace(real, children=(child,), follow_ups=(*before, *ups))
+            bodies = (child, *ctx.follow_ups)
+            each = [_outcome(_old_pairing, ctx, b) for b in bodies]
+            if not all(isinstance(e, Finding) for e in each):
+                continue  # a message no dialect renders alone
+            walked = None
+            for body, want in zip(bodies, each, strict=True):
+                found, walked = _pairing(ctx, body, walked)
+                assert found == want, body.label
+            assert call_pairing(ctx) == combine("call-pairing", each, none="")  # type: ignore[arg-type]
+
+
+def test_frames_of_a_family_are_the_bodys_own() -> None:
+    """The frames the context finds by its index of families are the very frames
+    ``Body.frames_of`` gives, in order, for every family (and none for one it lacks)."""
+    for ctx, body in _contexts():
+        for family in (*dict.fromkeys(body.families), "no-such-family"):
+            mine = ctx.frames_of(body, family)  # type: ignore[arg-type]
+            assert mine == body.frames_of(family)  # type: ignore[arg-type]
+            assert all(a is b for a, b in zip(mine, body.frames_of(family), strict=True))  # type: ignore[arg-type]
+        other = replace(body, families=tuple(reversed(body.families)))
+        assert ctx.frames_of(other, "history") == other.frames_of("history")

@@ -1,6 +1,8 @@
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.model import FunctionCall, Message, Request, Text, freeze
 from harness.rules import evaluate
@@ -226,3 +228,23 @@ def test_a_known_text_joined_with_the_childs_own_is_not_the_task() -> None:
     assert found.evidence is not None
     assert found.evidence.window is not None
     assert found.evidence.window.text[: found.evidence.window.caret].endswith("Your task: ")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab \n:", max_size=6), max_size=5, unique=True),
+    st.integers(0, 4),
+    st.text(alphabet="ab \n:", max_size=9),
+)
+def test_a_head_text_known_whole_holds_no_task(known: list[str], pick: int, task: str) -> None:
+    """``_misplaced`` skips a head text that is one of the known texts: taking the known
+    texts out of it, longest first, leaves "\\n", which holds no task."""
+    known = sorted((k for k in known if k), key=len, reverse=True)
+    if not known:
+        return
+    own = text = known[pick % len(known)]
+    for theirs in known:
+        own = own.replace(theirs, "\n")
+    assert own == "\n"
+    assert not holds_task(own, task)
+    assert not holds_task(own, text)
