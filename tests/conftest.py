@@ -1,6 +1,8 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import providers
 
 from harness.strategies import DEPTH_VARIABLE
 
@@ -26,3 +28,18 @@ _profile = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI")
 if _profile == "nightly":
     os.environ.setdefault(DEPTH_VARIABLE, "4")
 settings.load_profile(_profile)
+
+
+@pytest.fixture
+def local_constants_asked(monkeypatch: pytest.MonkeyPatch) -> list[None]:
+    """One entry per time Hypothesis reads the constants of the local modules loaded (it
+    does on the first constant it draws in a test case) while the test runs."""
+    asked: list[None] = []
+    real = providers._get_local_constants
+
+    def spy() -> object:
+        asked.append(None)
+        return real()
+
+    monkeypatch.setattr(providers, "_get_local_constants", spy)
+    return asked

@@ -10,19 +10,12 @@ from harness.check._constants import no_local_constants
 from harness.scenarios import ACTIONS
 
 
-def test_a_check_reads_no_local_constants(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hypothesis reads the constants of local modules on the first constant it draws in a
-    test case; a check's generation (and so its shrinking, the same run) never asks."""
-    asked: list[object] = []
-    real = providers._get_local_constants
-
-    def spy() -> object:
-        asked.append(None)
-        return real()
-
-    monkeypatch.setattr(providers, "_get_local_constants", spy)
+def test_a_check_reads_no_local_constants(local_constants_asked: list[None]) -> None:
+    """A check's generation (and so its shrinking, the same run) never asks Hypothesis for
+    the constants of the local modules loaded."""
+    spy = providers._get_local_constants
     assert generate(ACTIONS, 6)
-    assert asked == []
+    assert local_constants_asked == []
     with no_local_constants():
         pass
     assert providers._get_local_constants is spy  # what was there is put back

@@ -1,8 +1,5 @@
 """Generated scenarios of the suite: a fixed number, the same for the same seed."""
 
-import pytest
-from hypothesis.internal.conjecture import providers
-
 from harness.scenarios import ACTIONS, lifecycle_of
 from harness.suite import generated_scenarios
 
@@ -21,16 +18,8 @@ def test_as_many_distinct_scenarios_as_asked_of_every_lifecycle() -> None:
     assert generated_scenarios(-1) == ()
 
 
-def test_the_suite_reads_no_local_constants(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_suite_reads_no_local_constants(local_constants_asked: list[None]) -> None:
     """The test modules collected beside the suite cannot change its items: Hypothesis is
     never asked for the constants of the local modules loaded."""
-    asked: list[object] = []
-    real = providers._get_local_constants
-
-    def spy() -> object:
-        asked.append(None)
-        return real()
-
-    monkeypatch.setattr(providers, "_get_local_constants", spy)
     assert generated_scenarios(6, 5)
-    assert asked == []
+    assert local_constants_asked == []
