@@ -29,6 +29,7 @@ __all__ = [
     "frozen_each",
     "message_once",
     "on_forget",
+    "resume_taken",
     "taken_runs",
     "vouched",
 ]
@@ -166,6 +167,23 @@ def taken_runs(
     before, ends = leading.values
     taken = bisect_left(ends, leading.shared(items))
     return before[:taken], ends[:taken]
+
+
+def resume_taken(
+    leading: Leading[tuple[tuple[Message, ...], tuple[int, ...]]],
+    items: Sequence[Any],
+    history: list[Message],
+    ends: list[int],
+    names: dict[str, str],
+) -> int:
+    """Take the runs ``taken_runs`` gives as read: their messages and ends appended to
+    ``history`` and ``ends``, their calls' names learnt into ``names``; the index of the item
+    reading goes on from (0 with none taken)."""
+    taken, taken_ends = taken_runs(leading, items)
+    history.extend(taken)
+    ends.extend(taken_ends)
+    names.update(call_names(taken))
+    return taken_ends[-1] if taken_ends else 0
 
 
 def call_names(history: Iterable[Message]) -> dict[str, str]:

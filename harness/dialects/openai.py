@@ -51,7 +51,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, call_names, each, message_once, taken_runs
+from ._memo import Leading, Memo, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -293,13 +293,7 @@ def _history(
     keys: list[bytes | None] = []  # their compact JSON, which keys every memo of a message
     names = {} if names is None else names
     start = _leading_count(messages) if leading else 0
-    resume = 0
-    if reuse:
-        taken, taken_ends = taken_runs(_HISTORY, messages)
-        history.extend(taken)
-        ends.extend(taken_ends)
-        resume = taken_ends[-1] if taken_ends else 0
-        names.update(call_names(taken))
+    resume = resume_taken(_HISTORY, messages, history, ends, names) if reuse else 0
     last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:

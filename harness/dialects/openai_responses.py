@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, call_names, each, message_once, taken_runs
+from ._memo import Leading, Memo, PerBody, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -503,13 +503,7 @@ def _history(
     keys: list[bytes | None] = []  # the run's compact JSON, which keys every memo of an item
     names: dict[str, str] = {}
     start = _leading_count(items) if leading else 0
-    resume = 0
-    if reuse:
-        taken, taken_ends = taken_runs(_HISTORY, items)
-        history.extend(taken)
-        ends.extend(taken_ends)
-        resume = taken_ends[-1] if taken_ends else 0
-        names.update(call_names(taken))
+    resume = resume_taken(_HISTORY, items, history, ends, names) if reuse else 0
     last = 0  # the index of the last item in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:

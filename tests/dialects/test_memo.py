@@ -18,6 +18,7 @@ from harness.dialects._memo import (
     frozen_each,
     message_once,
     on_forget,
+    resume_taken,
     taken_runs,
     vouched,
 )
@@ -288,6 +289,24 @@ def test_taken_runs_are_those_ending_before_the_last_item_shared() -> None:
         assert taken_runs(leading, later) == ((), ())  # not vouched for
         with vouched([later]):
             assert taken_runs(leading, later) == (read[:taken], (1, 3, 5)[:taken])
+
+
+def test_resume_taken_appends_the_runs_taken_and_learns_their_calls() -> None:
+    leading: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
+    items: list[Any] = [{"n": k} for k in range(4)]
+    call = FunctionCall("f", None, "c1")
+    read = (Message("model", (call,)), Message("user", (FunctionResponse("f", "r", "c1"),)))
+    leading.keep(items, (read, (1, 4)))  # the second run ends at the last item shared
+    history: list[Message] = [Message("user", (Text("before"),))]
+    ends, names = [0], {"c0": "g"}
+    with vouched([items]):
+        assert resume_taken(leading, items, history, ends, names) == 1  # the last run goes on
+    assert history[1:] == [read[0]]
+    assert history[1] is read[0]
+    assert ends == [0, 1]
+    assert names == {"c0": "g", "c1": "f"}
+    assert resume_taken(Leading(), items, history, ends, names) == 0  # none taken
+    assert len(history) == 2
 
 
 def test_call_names_are_those_of_calls_with_an_id_the_last_one_winning() -> None:
