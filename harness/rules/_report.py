@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
@@ -108,8 +108,7 @@ def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
     first = worst(findings)
     same = sum(f.status == first.status for f in findings)
     which = "all" if same == len(findings) else f"{same} of"
-    message = f"{first.message} ({which} {len(findings)} bodies)"
-    return Finding(first.rule, first.status, message, first.evidence, first.cost)
+    return replace(first, message=f"{first.message} ({which} {len(findings)} bodies)")
 
 
 @dataclass(frozen=True, slots=True)
