@@ -23,14 +23,20 @@ request, the pipe both ways, reading the reply line) and the subject's own floor
 ``orjson.loads`` of that very request line and its encoding of its reply, timed in process):
 a subject must do both, so no change to the harness moves that part. Likewise the harness's
 decoding of the reply line (``orjson.loads`` and the reply's checks, timed in process) is
-printed as the part of its CPU that no change to the pipes or the waiting moves.
+printed as the part of its CPU that no change to the pipes or the waiting moves. Last, the
+transport's floor: the same number of bytes each way (the request line, the longest reply
+line) between this process and a child that only reads and writes raw bytes (``--echo``:
+``os.read``/``os.write``, no JSON, the pipes widened as the harness widens them), and the
+sum of the floors, against which the target can be read.
 ``--small`` is a smoke for CI: one repeat, the ``reference`` and ``canned`` subjects only.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,6 +103,54 @@ def serve_canned(path: str) -> None:
             reply = {"seq": request["seq"], **replies[key]}
         out.write(encode_line(reply))
         out.flush()
+
+
+def serve_echo(request_size: int, reply_size: int) -> None:
+    """Be the ``--echo`` child: read ``request_size`` bytes, write ``reply_size``, until the
+    end of input; raw bytes, no JSON."""
+    reply = b"x" * reply_size
+    while True:
+        got = 0
+        while got < request_size:
+            chunk = os.read(0, 1 << 20)
+            if not chunk:
+                return
+            got += len(chunk)
+        pending = memoryview(reply)
+        while pending:
+            pending = pending[os.write(1, pending) :]
+
+
+def transport_floor(request_size: int, reply_size: int, repeats: int) -> float:
+    """Seconds of one exchange of raw bytes, ``request_size`` there and ``reply_size`` back,
+    with an ``--echo`` child over pipes widened as ``SubjectProcess`` widens them: what moving
+    a round trip's bytes costs here before anything is encoded or decoded."""
+    args = [sys.executable, __file__, "--echo", f"{request_size},{reply_size}"]
+    child = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert child.stdin is not None
+    assert child.stdout is not None
+    send, receive = child.stdin.fileno(), child.stdout.fileno()
+    if sys.platform == "linux":
+        import fcntl
+
+        for fd in (send, receive):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 256 << 10)
+    request = b"y" * request_size
+
+    def exchange() -> None:
+        for _ in range(20):
+            pending = memoryview(request)
+            while pending:
+                pending = pending[os.write(send, pending) :]
+            got = 0
+            while got < reply_size:
+                got += len(os.read(receive, 1 << 20))
+
+    try:
+        return best_of(max(20, repeats), exchange) / 20
+    finally:
+        child.stdin.close()
+        child.wait()
 
 
 def canned_replies(workloads: dict[str, Work]) -> bytes:
@@ -191,12 +245,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--long-messages", type=int, default=400)
     parser.add_argument("--canned", metavar="FILE", help=argparse.SUPPRESS)
+    parser.add_argument("--echo", metavar="SIZES", help=argparse.SUPPRESS)
     parser.add_argument("--small", action="store_true", help="a quick smoke (CI)")
     args = parser.parse_args()
     if args.small:
         args.repeats = 1
     if args.canned:
         serve_canned(args.canned)
+        return
+    if args.echo:
+        request_size, reply_size = map(int, args.echo.split(","))
+        serve_echo(request_size, reply_size)
         return
 
     fixtures = corpus()
@@ -268,6 +327,21 @@ def main() -> None:
         best_of(max(5, args.repeats), lambda: orjson.dumps(scenario_to_json(long))),
         len(dialects),
     )
+    sizes = line_sizes(workloads[long_name], replies)
+    floors = (
+        sum(subject_floor(workloads[long_name], replies, args.repeats)),
+        harness_floor(workloads[long_name], replies, args.repeats),
+    )
+    print_transport(sizes, transport_floor(*sizes, args.repeats), floors)
+
+
+def line_sizes(work: Work, replies: bytes) -> tuple[int, int]:
+    """The bytes of the request line of ``work``'s scenario and of its longest reply line."""
+    canned = orjson.loads(replies)
+    scenario, dialect = work[0]
+    request = encode_assemble(1, dialect, orjson.dumps(scenario_to_json(scenario)))
+    longest = max(len(encode_line({"seq": 1, **canned[f"{s.id}/{d}"]})) for s, d in work)
+    return len(request), longest
 
 
 def print_long_fork(
@@ -313,6 +387,24 @@ def print_long_fork(
     print(
         f"  encoding the scenario: {encoding * ms:.3f} ms, once for its {dialects} dialect runs "
         "(not in the round trip: its request line reuses it)"
+    )
+
+
+def print_transport(sizes: tuple[int, int], transport: float, floors: tuple[float, float]) -> None:
+    """The transport's floor for a round trip of ``sizes`` bytes, and the sum of it, the
+    subject's and the harness's floors (``floors``), against the target."""
+    subject, decoding = floors
+    least = transport + subject + decoding
+    ms = 1e3
+    print(
+        f"  the transport alone: {transport * ms:.3f} ms for {sizes[0]} bytes there and "
+        f"{sizes[1]} back (raw bytes, no JSON, through the same pipes)"
+    )
+    print(
+        f"  the floors together: {least * ms:.3f} ms = transport {transport * ms:.3f} + subject "
+        f"{subject * ms:.3f} + harness decoding {decoding * ms:.3f}; target <= "
+        f"{LONG_TARGET_MS:g} ms: ratio {least * ms / LONG_TARGET_MS:.2f} of the target for the "
+        "floors alone"
     )
 
 
