@@ -29,6 +29,7 @@ __all__ = [
     "frozen_each",
     "message_once",
     "on_forget",
+    "plain_key",
     "resume_taken",
     "taken_runs",
     "vouched",
@@ -239,6 +240,40 @@ class Memo(Generic[V]):
             self._values[key] = value
             self._bytes += len(key)
         return value
+
+
+_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
+"""Leaves orjson encodes as only a value of that very type decodes (a float is checked
+apart: orjson writes NaN and the infinities as ``null``)."""
+
+
+def plain_key(value: Any) -> bytes | None:
+    """``value``'s compact JSON when it is plain decoded JSON at every depth (exact
+    ``dict`` with string keys, ``list``, ``str``, ``int``, ``bool``, None, finite ``float``),
+    else None: equal keys then mean equal values, of the same types, in the same order.
+    A tuple, a subclass or a NaN encodes as some plain value does, and is not keyed."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind in _PLAIN_LEAVES:
+            continue
+        if kind is float:
+            if item - item != 0.0:  # NaN or an infinity
+                return None
+        elif kind is dict:
+            if not all(type(key) is str for key in item):
+                return None
+            push(item.values())
+        elif kind is list:
+            push(item)
+        else:
+            return None
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:  # past orjson's depth or integer range, a lone surrogate
+        return None
 
 
 def frozen_each(
