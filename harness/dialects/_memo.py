@@ -8,7 +8,7 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import is_
 from typing import Any, Generic, TypeVar
@@ -25,6 +25,7 @@ __all__ = [
     "PerBody",
     "call_names",
     "each",
+    "fields_once",
     "forget",
     "frozen_each",
     "message_once",
@@ -274,6 +275,19 @@ def plain_key(value: Any) -> bytes | None:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:  # past orjson's depth or integer range, a lone surrogate
         return None
+
+
+def fields_once(
+    memo: Memo[V], body: Mapping[str, Any], skip: frozenset[str], read: Callable[[], V]
+) -> V:
+    """``read()``, or what it gave for a body whose fields but ``skip`` have the same bytes
+    (``plain_key``): ``read`` must depend on those fields alone (a body's settings, which a
+    scenario's bodies repeat, and never its history). A body that is no ``dict`` is read anew."""
+    if type(body) is not dict:
+        return read()
+    key = plain_key({k: v for k, v in body.items() if k not in skip})
+    held = memo.get(key)
+    return memo.put(key, read()) if held is None else held
 
 
 def frozen_each(

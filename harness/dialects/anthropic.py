@@ -72,7 +72,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, call_names, each, plain_key
+from ._memo import Leading, Memo, PerBody, call_names, each, fields_once
 from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
@@ -475,14 +475,8 @@ def _tool(entry: Any, path: str) -> Tool:
 
 
 def _settings(body: Mapping[str, Any]) -> Settings:
-    """``_read_settings``, the settings of a body read before given again: they depend on
-    its fields but the head and the history alone (``_HEAD_FIELDS``), and a scenario's
-    bodies repeat them. Keyed by those fields' bytes, when they are plain JSON."""
-    if type(body) is not dict:
-        return _read_settings(body)
-    key = plain_key({k: v for k, v in body.items() if k not in _HEAD_FIELDS})
-    held = _SETTINGS.get(key)
-    return _SETTINGS.put(key, _read_settings(body)) if held is None else held
+    """``_read_settings``, once per bytes of the fields it reads (``fields_once``)."""
+    return fields_once(_SETTINGS, body, _HEAD_FIELDS, lambda: _read_settings(body))
 
 
 _HEAD_FIELDS: Final = frozenset({"system", "tools", "messages"})

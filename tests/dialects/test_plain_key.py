@@ -78,6 +78,14 @@ _HEADS: dict[str, dict[str, Any]] = {
     "gemini": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
 }
 
+_TOOLED: dict[str, dict[str, Any]] = {
+    "anthropic": {"tools": [{"name": "f", "input_schema": {}, "x": 1}]},
+    "openai": {"tools": [{"type": "function", "function": {"name": "f", "x": 1}}]},
+    "openai-responses": {"tools": [{"type": "function", "name": "f", "x": 1}]},
+    "gemini": {"tools": [{"googleSearch": {}}, {"functionDeclarations": [{"name": "f"}]}]},
+}
+"""Tools that reach the settings (their unknown fields, a non-function tool)."""
+
 _SETTINGS: list[dict[str, Any]] = [
     {},
     {"model": "m", "temperature": 1},
@@ -119,6 +127,8 @@ def _read(name: str, body: dict[str, Any]) -> str:
 def test_settings_read_after_others_are_a_fresh_reading(name: str) -> None:
     bodies = [{**fields, **_HEADS[name]} for fields in _SETTINGS]
     bodies += [{**_HEADS[name], **fields} for fields in _SETTINGS]  # the head first
+    bodies += [{**_TOOLED[name], **body} for body in bodies[: len(_SETTINGS)]]
+    bodies += [{**fields, **_HEADS[name], "tools": []} for fields in _SETTINGS]
     fresh = []
     for body in bodies:
         forget()
