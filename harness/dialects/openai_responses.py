@@ -328,8 +328,24 @@ def _checked_kind(item: Any, k: int) -> str:
 
 
 def _item_read(k: int, item: Any) -> tuple[str, Segment]:
-    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model."""
+    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model.
+
+    The usual item (a decoded object with a string type, a message with a known role and
+    a string or array content, no breakpoint, id or status) is checked inline; any other
+    takes ``_checked_kind`` and ``_prompted``, which raise and copy as they must."""
+    if type(item) is dict and not (_BREAKPOINT in item or "id" in item or "status" in item):
+        kind = _kind(item)
+        if type(kind) is str and (
+            kind != "message"
+            or (item.get("role") in _ROLES and type(item.get("content")) in _CONTENT_TYPES)
+        ):
+            value = _unmarked(item) if _has_marked_part(item) else item
+            return kind, Segment(f"input[{k}]", value)
     return _checked_kind(item, k), Segment(f"input[{k}]", _prompted(item))
+
+
+_CONTENT_TYPES = frozenset({str, list})
+"""A message content's types as decoded (a subclass takes ``_checked_kind``)."""
 
 
 def _checked(items: list[Any]) -> list[tuple[str, Segment]]:
@@ -389,10 +405,13 @@ def _unmarked(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _has_marked_part(item: dict[str, Any]) -> bool:
+    """Whether a part of the item's ``content`` or ``output`` holds a breakpoint."""
     for key in ("content", "output"):
         parts = item.get(key)
-        if isinstance(parts, list) and any(isinstance(p, dict) and _BREAKPOINT in p for p in parts):
-            return True
+        if isinstance(parts, list):
+            for part in parts:
+                if isinstance(part, dict) and _BREAKPOINT in part:
+                    return True
     return False
 
 
@@ -430,11 +449,11 @@ def _item_marks(k: int, item: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
     count = 1
     if isinstance(parts, list) and parts:
         count = len(parts)
-        marks.extend(
+        marks = [
             (j, part[_BREAKPOINT])
             for j, part in enumerate(parts)
             if isinstance(part, dict) and _BREAKPOINT in part
-        )
+        ]
     if _BREAKPOINT in item:
         marks.append((count - 1, item[_BREAKPOINT]))
     return count, tuple(marks)
