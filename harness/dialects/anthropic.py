@@ -374,10 +374,11 @@ def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any,
     if not isinstance(messages, list):
         return
     for k, (count, marked) in enumerate(each(_MARKS, messages, _message_marks)):
-        segment = f"messages[{k}]"
-        for j, marker in marked:
-            last = j == count - 1
-            yield segment, block + j, marker, segment if last else f"{segment}.content[{j}]"
+        if marked:  # the name built only for a marked message
+            segment = f"messages[{k}]"
+            for j, marker in marked:
+                last = j == count - 1
+                yield segment, block + j, marker, segment if last else f"{segment}.content[{j}]"
         block += count
 
 

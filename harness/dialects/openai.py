@@ -203,7 +203,8 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
     messages: list[Any] = _field(body, "messages", (list,), "an array of messages", required=True)
     _string(body, "model")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, f"tools[{i}]")
+        if not isinstance(tool, dict):
+            _object(tool, f"tools[{i}]")  # raises: the path built only then
     _field(body, "response_format", (dict,), "an object")
     return messages
 
@@ -302,11 +303,10 @@ def _history(
         run.clear()
         keys.clear()
 
-    for k, message in enumerate(messages):
-        if k < resume:
-            if k < start:
-                system.extend(_texts(message.get("content"), f"messages[{k}].content"))
-            continue
+    for k in range(min(start, resume)):  # the system messages taken as read, unchecked
+        system.extend(_texts(messages[k].get("content"), f"messages[{k}].content"))
+    for k in range(resume, len(messages)):  # the messages taken as read not walked
+        message = messages[k]
         role = _checked_role(message, k)
         path, content = f"messages[{k}]", message.get("content")
         if k < start:

@@ -284,7 +284,8 @@ def _envelope(body: Mapping[str, Any]) -> list[Any] | str:
     _string(body, "instructions")
     _string(body, "previous_response_id")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, f"tools[{i}]")
+        if not isinstance(tool, dict):
+            _object(tool, f"tools[{i}]")  # raises: the path built only then
     _field(body, "text", (dict,), "an object")
     _field(body, "reasoning", (dict,), "an object")
     text = body.get("text")
@@ -531,13 +532,10 @@ def _history(
         run.clear()
         keys.clear()
 
-    for k, item in enumerate(items):
-        path = f"input[{k}]"
-        if k < start:
-            system.extend(_texts(item.get("content"), f"{path}.content"))
-            continue
-        if k < resume:
-            continue
+    for k in range(start):
+        system.extend(_texts(items[k].get("content"), f"input[{k}].content"))
+    for k in range(max(start, resume), len(items)):  # the items taken as read not walked
+        item, path = items[k], f"input[{k}]"
         kind = _checked_kind(item, k) if kinds is None else kinds[k]
         side = _side(kind, item)
         if side != "model" and model:

@@ -3,12 +3,14 @@ on any item: the same value, the same error."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.dialects import DialectError
+from harness.dialects import DialectError, _memo, get_dialect
 from harness.dialects import openai_responses as responses
 from harness.dialects._base import Segment
 
@@ -86,3 +88,50 @@ def test_the_usual_item_is_the_segment_itself() -> None:
         "content": [{"type": "input_text", "text": "a"}],
     }
     assert marked["content"][0][_BP] == {}  # the body is not changed
+
+
+def _system(name: str, text: str) -> dict[str, Any]:
+    return (
+        {"role": "system", "content": text}
+        if name == "openai"
+        else {
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": text}],
+        }
+    )
+
+
+def _turns(name: str, n: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        out.append({"role": "user", "content": f"q{i}"})
+        out.append({"role": "assistant", "content": f"a{i}"})
+    return out
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses"])
+@pytest.mark.parametrize("systems", [0, 1, 3, 9])
+@pytest.mark.parametrize("cut", [0, 1, 2, 5, 11])
+def test_a_body_sharing_items_by_object_reads_as_read_alone(
+    name: str, systems: int, cut: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The history taken as read (fewer, as many or more items than the leading system
+    ones) and the rest walked give the request a fresh reading gives."""
+    monkeypatch.setattr(_memo, "_FEW", 0)
+    field = "messages" if name == "openai" else "input"
+    dialect = get_dialect(name)
+    items = [_system(name, f"s{i}") for i in range(systems)] + _turns(name, 4)
+    parent = {"model": "m", field: items}
+    child = {"model": "m", field: [*items[:cut], {"role": "user", "content": "new"}]}
+    _memo.forget()
+    alone = dialect.to_request(copy.deepcopy(child))
+    kept = min(cut, systems)  # the leading system items the child keeps are its system
+    assert alone.preset.system == tuple(f"s{i}" for i in range(kept))
+    assert len(alone.history) == len(child[field]) - kept
+    for body in (parent, child):
+        with _memo.vouched([body[field]]):
+            read = dialect.to_request(body)
+    assert read == alone
+    assert [m.wire for m in read.history] == [m.wire for m in alone.history]
+    assert read.preset == alone.preset
