@@ -41,7 +41,7 @@ tool_result with nested blocks is one block).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, ClassVar, Final, Literal
 
@@ -781,6 +781,9 @@ class _Marks:
     def __init__(self, request: Request) -> None:
         self.names = frozenset(request.cache_breakpoints)
         self.controls = request.cache_control
+        # every name, and what comes before each ``.content[`` in one: a segment not among
+        # these has no marked block, and ``blocks`` builds no name for it
+        self.touched = frozenset(_named_segments(self.names))
 
     def marker(self, name: str) -> Any:
         return thaw(self.controls.get(name, _EPHEMERAL))
@@ -791,11 +794,27 @@ class _Marks:
 
     def blocks(self, segment: str, count: int) -> dict[int, str]:
         """The marked blocks of a segment of ``count`` blocks, by index: breakpoint name."""
+        if segment not in self.touched:
+            return {}
         out = {j: f"{segment}.content[{j}]" for j in range(count)}
         marked = {j: name for j, name in out.items() if name in self.names}
         if segment in self.names and count:
             marked[count - 1] = segment
         return marked
+
+
+def _named_segments(names: Iterable[str]) -> Iterator[str]:
+    """Each name, and each of its heads before a ``.content[``: a block's name is its
+    segment's followed by ``.content[j]``."""
+    for name in names:
+        yield name
+        at = name.find(_BLOCK_STEP)
+        while at >= 0:
+            yield name[:at]
+            at = name.find(_BLOCK_STEP, at + 1)
+
+
+_BLOCK_STEP: Final = ".content["
 
 
 def _kept_head(

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.dialects import DialectError, _memo, get_dialect
+from harness.dialects import DialectError, _memo, anthropic, get_dialect
 from harness.dialects import openai_responses as responses
 from harness.dialects._base import Segment
+from harness.model import Preset, Request
 
 _BP = "prompt_cache_breakpoint"
 
@@ -135,3 +136,42 @@ def test_a_body_sharing_items_by_object_reads_as_read_alone(
     assert read == alone
     assert [m.wire for m in read.history] == [m.wire for m in alone.history]
     assert read.preset == alone.preset
+
+
+def _plain_blocks(names: frozenset[str], segment: str, count: int) -> dict[int, str]:
+    """``_Marks.blocks`` as it reads without its shortcut: every block's name built."""
+    out = {j: f"{segment}.content[{j}]" for j in range(count)}
+    marked = {j: name for j, name in out.items() if name in names}
+    if segment in names and count:
+        marked[count - 1] = segment
+    return marked
+
+
+_NAMES = st.sampled_from(
+    [
+        "messages[1]",
+        "messages[1].content[0]",
+        "messages[1].content[2]",
+        "messages[10].content[0]",
+        "messages[1].content[x]",
+        "messages[1].content[0].content[1]",
+        "messages[1].content[0].content[",
+        ".content[1]",
+        "messages[1].content[",
+        "tools[0]",
+        "system",
+        "",
+    ]
+)
+_SEGMENTS = st.sampled_from(
+    ["messages[1]", "messages[10]", "messages[1].content[0]", "", "messages[2]", "tools[0]"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_NAMES, max_size=5), _SEGMENTS, st.integers(0, 4))
+def test_marked_blocks_are_those_every_name_built_finds(
+    names: list[str], segment: str, count: int
+) -> None:
+    marks = anthropic._Marks(Request(Preset(), (), tuple(names)))
+    assert marks.blocks(segment, count) == _plain_blocks(frozenset(names), segment, count)
