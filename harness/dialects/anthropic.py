@@ -43,6 +43,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
+from itertools import repeat
+from operator import contains
 from typing import Any, ClassVar, Final, Literal
 
 import orjson
@@ -297,9 +299,20 @@ def _unmarked(block: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in block.items() if key != _MARKER}
 
 
+def _all_unmarked(items: list[Any]) -> bool:
+    """Whether every item is a decoded object without a cache marker (in C: this runs for
+    the blocks of every message)."""
+    return _DICT_ONLY.issuperset(map(type, items)) and not any(
+        map(contains, items, repeat(_MARKER))
+    )
+
+
+_DICT_ONLY: Final = frozenset({dict})
+
+
 def _unmarked_items(items: list[Any], path: str, what: str) -> list[Any]:
     """Objects of an array with cache markers removed; the same list when none is marked."""
-    if all(type(item) is dict and _MARKER not in item for item in items):
+    if _all_unmarked(items):
         return items  # the usual array, in one pass
     out = items
     for i, item in enumerate(items):
@@ -388,7 +401,7 @@ def _message_marks(k: int, message: Any) -> tuple[int, tuple[tuple[int, Any], ..
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return 1, ()
-    if all(type(item) is dict and _MARKER not in item for item in content):
+    if _all_unmarked(content):
         return len(content), ()
     marked = tuple(
         (j, item[_MARKER])

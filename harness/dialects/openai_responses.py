@@ -176,7 +176,7 @@ class OpenAIResponses(Dialect):
         if isinstance(items, str):  # the same prompt as one user message: the same segment
             out.append(Segment("input[0]", {"role": "user", "content": items}))
             return tuple(out)
-        out.extend(segment for _, segment in _checked(items))
+        out.extend([segment for _, segment in _checked(items)])
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -175,3 +175,18 @@ def test_marked_blocks_are_those_every_name_built_finds(
 ) -> None:
     marks = anthropic._Marks(Request(Preset(), (), tuple(names)))
     assert marks.blocks(segment, count) == _plain_blocks(frozenset(names), segment, count)
+
+
+_BLOCKS = st.lists(
+    st.sampled_from(
+        [{}, {"type": "text"}, {"cache_control": {}}, "cache_control", 1, None, [], _Str("x")]
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BLOCKS)
+def test_unmarked_blocks_are_told_as_a_plain_loop_tells_them(blocks: list[Any]) -> None:
+    plain = all(type(b) is dict and "cache_control" not in b for b in blocks)
+    assert anthropic._all_unmarked(blocks) is plain
