@@ -202,8 +202,13 @@ class Memo(Generic[V]):
     """Values read from JSON objects, keyed by the object's bytes; cleared when it holds
     ``limit`` values or keys of ``max_bytes`` in all (memory stays bounded)."""
 
+    get: Callable[[bytes | None], V | None]
+    """The value kept for a key; None for the key None, which ``put`` never keeps (the
+    dictionary's own ``get``: a reader looks up every item of a long history)."""
+
     def __init__(self, limit: int = 4096, max_bytes: int = 4 << 20) -> None:
         self._values: dict[bytes, V] = {}
+        self.get = self._values.get  # type: ignore[assignment]  # cleared in place, never replaced
         self._limit = limit
         self._max_bytes = max_bytes
         self._bytes = 0
@@ -223,9 +228,6 @@ class Memo(Generic[V]):
             return orjson.dumps(value)
         except orjson.JSONEncodeError:
             return None
-
-    def get(self, key: bytes | None) -> V | None:
-        return None if key is None else self._values.get(key)
 
     def once(self, value: Any, read: Callable[[], V]) -> V:
         """What ``read()`` gave for a value of the same bytes as ``value`` before, else what
