@@ -254,9 +254,11 @@ def plain_key(value: Any) -> bytes | None:
     """``value``'s compact JSON when it is plain decoded JSON at every depth (exact
     ``dict`` with string keys, ``list``, ``str``, ``int``, ``bool``, None, finite ``float``),
     else None: equal keys then mean equal values, of the same types, in the same order.
-    A tuple, a subclass or a NaN encodes as some plain value does, and is not keyed."""
+    A tuple, a subclass or a NaN encodes as some plain value does, and is not keyed; nor is
+    a value holding one container twice (a cycle, which decoded JSON never has)."""
     stack = [value]
     pop, push = stack.pop, stack.extend
+    seen: set[int] = set()
     while stack:
         item = pop()
         kind = type(item)
@@ -265,14 +267,16 @@ def plain_key(value: Any) -> bytes | None:
         if kind is float:
             if item - item != 0.0:  # NaN or an infinity
                 return None
-        elif kind is dict:
+            continue
+        if (kind is not dict and kind is not list) or id(item) in seen:
+            return None
+        seen.add(id(item))
+        if kind is dict:
             if not all(type(key) is str for key in item):
                 return None
             push(item.values())
-        elif kind is list:
-            push(item)
         else:
-            return None
+            push(item)
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:  # past orjson's depth or integer range, a lone surrogate

@@ -64,6 +64,18 @@ def test_values_that_encode_like_another_are_not_keyed(value: Any) -> None:
     assert plain_key(value) is None
 
 
+def test_a_value_holding_itself_is_not_keyed_and_reads_as_plainly() -> None:
+    cyclic: dict[str, Any] = {"a": 1}
+    cyclic["self"] = cyclic
+    shared: list[Any] = []
+    assert plain_key(cyclic) is None
+    assert plain_key({"a": shared, "b": shared}) is None  # read anew: never wrong
+    body = {"messages": [{"role": "user", "content": "hi"}], "metadata": cyclic}
+    for _ in range(2):
+        with pytest.raises(DialectError, match="nested too deeply"):
+            get_dialect("anthropic").to_request(body)
+
+
 def test_a_deep_value_is_checked_without_recursion() -> None:
     deep: Any = 1
     for _ in range(5000):
