@@ -41,8 +41,10 @@ tool_result with nested blocks is one block).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
+from itertools import repeat
+from operator import contains
 from typing import Any, ClassVar, Final, Literal
 
 import orjson
@@ -72,7 +74,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, call_names, each
+from ._memo import Leading, Memo, PerBody, call_names, each, fields_once
 from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
@@ -297,9 +299,20 @@ def _unmarked(block: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in block.items() if key != _MARKER}
 
 
+def _all_unmarked(items: list[Any]) -> bool:
+    """Whether every item is a decoded object without a cache marker (in C: this runs for
+    the blocks of every message)."""
+    return _DICT_ONLY.issuperset(map(type, items)) and not any(
+        map(contains, items, repeat(_MARKER))
+    )
+
+
+_DICT_ONLY: Final = frozenset({dict})
+
+
 def _unmarked_items(items: list[Any], path: str, what: str) -> list[Any]:
     """Objects of an array with cache markers removed; the same list when none is marked."""
-    if all(type(item) is dict and _MARKER not in item for item in items):
+    if _all_unmarked(items):
         return items  # the usual array, in one pass
     out = items
     for i, item in enumerate(items):
@@ -374,10 +387,11 @@ def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any,
     if not isinstance(messages, list):
         return
     for k, (count, marked) in enumerate(each(_MARKS, messages, _message_marks)):
-        segment = f"messages[{k}]"
-        for j, marker in marked:
-            last = j == count - 1
-            yield segment, block + j, marker, segment if last else f"{segment}.content[{j}]"
+        if marked:  # the name built only for a marked message
+            segment = f"messages[{k}]"
+            for j, marker in marked:
+                last = j == count - 1
+                yield segment, block + j, marker, segment if last else f"{segment}.content[{j}]"
         block += count
 
 
@@ -387,7 +401,7 @@ def _message_marks(k: int, message: Any) -> tuple[int, tuple[tuple[int, Any], ..
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return 1, ()
-    if all(type(item) is dict and _MARKER not in item for item in content):
+    if _all_unmarked(content):
         return len(content), ()
     marked = tuple(
         (j, item[_MARKER])
@@ -475,6 +489,17 @@ def _tool(entry: Any, path: str) -> Tool:
 
 
 def _settings(body: Mapping[str, Any]) -> Settings:
+    """``_read_settings``, once per bytes of the fields it reads (``fields_once``)."""
+    return fields_once(_SETTINGS, body, _HEAD_FIELDS, lambda: _read_settings(body))
+
+
+_HEAD_FIELDS: Final = frozenset({"system", "tools", "messages"})
+"""The fields ``_read_settings`` never reads."""
+_SETTINGS: Memo[Settings] = Memo(limit=256)
+"""Settings already read, by the bytes of their fields (``_settings``)."""
+
+
+def _read_settings(body: Mapping[str, Any]) -> Settings:
     named = _named_settings(body)
     return replace(named, extra=_extra(body, named))
 
@@ -769,6 +794,9 @@ class _Marks:
     def __init__(self, request: Request) -> None:
         self.names = frozenset(request.cache_breakpoints)
         self.controls = request.cache_control
+        # every name, and what comes before each ``.content[`` in one: a segment not among
+        # these has no marked block, and ``blocks`` builds no name for it
+        self.touched = frozenset(_named_segments(self.names))
 
     def marker(self, name: str) -> Any:
         return thaw(self.controls.get(name, _EPHEMERAL))
@@ -779,11 +807,27 @@ class _Marks:
 
     def blocks(self, segment: str, count: int) -> dict[int, str]:
         """The marked blocks of a segment of ``count`` blocks, by index: breakpoint name."""
+        if segment not in self.touched:
+            return {}
         out = {j: f"{segment}.content[{j}]" for j in range(count)}
         marked = {j: name for j, name in out.items() if name in self.names}
         if segment in self.names and count:
             marked[count - 1] = segment
         return marked
+
+
+def _named_segments(names: Iterable[str]) -> Iterator[str]:
+    """Each name, and each of its heads before a ``.content[``: a block's name is its
+    segment's followed by ``.content[j]``."""
+    for name in names:
+        yield name
+        at = name.find(_BLOCK_STEP)
+        while at >= 0:
+            yield name[:at]
+            at = name.find(_BLOCK_STEP, at + 1)
+
+
+_BLOCK_STEP: Final = ".content["
 
 
 def _kept_head(

@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, each, message_once, resume_taken
+from ._memo import Leading, Memo, PerBody, each, fields_once, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -176,7 +176,7 @@ class OpenAIResponses(Dialect):
         if isinstance(items, str):  # the same prompt as one user message: the same segment
             out.append(Segment("input[0]", {"role": "user", "content": items}))
             return tuple(out)
-        out.extend(segment for _, segment in _checked(items))
+        out.extend([segment for _, segment in _checked(items)])
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -284,7 +284,8 @@ def _envelope(body: Mapping[str, Any]) -> list[Any] | str:
     _string(body, "instructions")
     _string(body, "previous_response_id")
     for i, tool in enumerate(_field(body, "tools", (list,), "an array of tools") or ()):
-        _object(tool, f"tools[{i}]")
+        if not isinstance(tool, dict):
+            _object(tool, f"tools[{i}]")  # raises: the path built only then
     _field(body, "text", (dict,), "an object")
     _field(body, "reasoning", (dict,), "an object")
     text = body.get("text")
@@ -328,8 +329,24 @@ def _checked_kind(item: Any, k: int) -> str:
 
 
 def _item_read(k: int, item: Any) -> tuple[str, Segment]:
-    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model."""
+    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model.
+
+    The usual item (a decoded object with a string type, a message with a known role and
+    a string or array content, no breakpoint, id or status) is checked inline; any other
+    takes ``_checked_kind`` and ``_prompted``, which raise and copy as they must."""
+    if type(item) is dict and not (_BREAKPOINT in item or "id" in item or "status" in item):
+        kind = _kind(item)
+        if type(kind) is str and (
+            kind != "message"
+            or (item.get("role") in _ROLES and type(item.get("content")) in _CONTENT_TYPES)
+        ):
+            value = _unmarked(item) if _has_marked_part(item) else item
+            return kind, Segment(f"input[{k}]", value)
     return _checked_kind(item, k), Segment(f"input[{k}]", _prompted(item))
+
+
+_CONTENT_TYPES = frozenset({str, list})
+"""A message content's types as decoded (a subclass takes ``_checked_kind``)."""
 
 
 def _checked(items: list[Any]) -> list[tuple[str, Segment]]:
@@ -389,10 +406,13 @@ def _unmarked(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _has_marked_part(item: dict[str, Any]) -> bool:
+    """Whether a part of the item's ``content`` or ``output`` holds a breakpoint."""
     for key in ("content", "output"):
         parts = item.get(key)
-        if isinstance(parts, list) and any(isinstance(p, dict) and _BREAKPOINT in p for p in parts):
-            return True
+        if isinstance(parts, list):
+            for part in parts:
+                if isinstance(part, dict) and _BREAKPOINT in part:
+                    return True
     return False
 
 
@@ -430,11 +450,11 @@ def _item_marks(k: int, item: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
     count = 1
     if isinstance(parts, list) and parts:
         count = len(parts)
-        marks.extend(
+        marks = [
             (j, part[_BREAKPOINT])
             for j, part in enumerate(parts)
             if isinstance(part, dict) and _BREAKPOINT in part
-        )
+        ]
     if _BREAKPOINT in item:
         marks.append((count - 1, item[_BREAKPOINT]))
     return count, tuple(marks)
@@ -512,13 +532,10 @@ def _history(
         run.clear()
         keys.clear()
 
-    for k, item in enumerate(items):
-        path = f"input[{k}]"
-        if k < start:
-            system.extend(_texts(item.get("content"), f"{path}.content"))
-            continue
-        if k < resume:
-            continue
+    for k in range(start):
+        system.extend(_texts(items[k].get("content"), f"input[{k}].content"))
+    for k in range(max(start, resume), len(items)):  # the items taken as read not walked
+        item, path = items[k], f"input[{k}]"
         kind = _checked_kind(item, k) if kinds is None else kinds[k]
         side = _side(kind, item)
         if side != "model" and model:
@@ -750,6 +767,20 @@ _TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
+    """``_read_settings``; with no tool extras, once per bytes of the fields it reads
+    (``fields_once``): a scenario's bodies repeat them."""
+    if tool_extras:
+        return _read_settings(body, tool_extras)
+    return fields_once(_SETTINGS, body, _UNREAD, lambda: _read_settings(body, tool_extras))
+
+
+_UNREAD = frozenset({"input", "instructions", "tools"})
+"""The fields ``_read_settings`` never reads (the tools reach it as their extras)."""
+_SETTINGS: Memo[Settings] = Memo(limit=256)
+"""Settings already read with no tool extras, by the bytes of their fields."""
+
+
+def _read_settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
     """Named settings from the body; every other top-level field goes to ``extra``."""
     reasoning = body.get("reasoning") or {}
     effort = _string(reasoning, "effort", "reasoning")
