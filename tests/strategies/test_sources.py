@@ -1,6 +1,9 @@
 """The sources of many small choices: bytes read as numbers (0 past the end), a text cut into
 pieces, a seeded Dice (seed 0 the simplest), strategies built once and drawn unwrapped."""
 
+import random
+
+import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
@@ -80,3 +83,64 @@ def test_a_prebuilt_strategy_draws_and_shrinks_as_the_lazy_one() -> None:
     assert find(blobs(0, 9), lambda b: len(b) >= 2, settings=SIMPLEST) == b"\0\0"
     plain = st.just(3)
     assert prebuilt(plain.map(str)).example() == "3"
+
+
+class _PlainDice:
+    """The dice as first written, each choice through ``below``: the reference the rolls
+    the dice hand out (``Dice.rolls``) must follow."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed) if seed else None
+
+    def below(self, n: int) -> int:
+        return int(self._rng.random() * n) if self._rng is not None else 0
+
+    def between(self, low: int, high: int) -> int:
+        return low + self.below(high - low + 1)
+
+    def chance(self, p: float) -> bool:
+        return self._rng is not None and self._rng.random() < p
+
+    def pick(self, items: str) -> str:
+        return items[self.below(len(items))]
+
+    def shuffled(self, items: range) -> list[int]:
+        out = list(items)
+        if self._rng is not None:
+            self._rng.shuffle(out)
+        return out
+
+
+def _sequence(dice: Dice | _PlainDice) -> list[object]:
+    return [
+        dice.below(1),
+        dice.below(7),
+        dice.between(-3, 3),
+        dice.between(5, 5),
+        dice.chance(0.0),
+        dice.chance(0.5),
+        dice.chance(1.0),
+        dice.pick("xyz"),
+        dice.pick("q"),
+        dice.shuffled(range(5)),
+        dice.below(2**40),
+    ]
+
+
+@given(st.integers(0, 2**64))
+def test_dice_make_the_choices_of_the_plain_dice(seed: int) -> None:
+    assert _sequence(Dice(seed)) == _sequence(_PlainDice(seed))
+
+
+def test_dice_rolls_are_the_generators_own_or_none_for_seed_0() -> None:
+    assert Dice(0).rolls is None
+    rolls = Dice(7).rolls
+    assert rolls is not None
+    plain = random.Random(7)
+    assert [rolls() for _ in range(3)] == [plain.random() for _ in range(3)]
+
+
+def test_a_pick_from_nothing_fails_as_before() -> None:
+    for seed in (0, 3):
+        with pytest.raises(IndexError):
+            Dice(seed).pick("")
