@@ -12,6 +12,7 @@ strategies draw a few large values and build the rest from them:
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -139,7 +140,19 @@ def prebuilt(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
     """``strategy`` as Hypothesis draws it: the strategy a lazy wrapper stands for, which
     draws the same choices under the same label (``strategy`` itself if it is not one)."""
     wrapped: st.SearchStrategy[T] = getattr(strategy, "wrapped_strategy", strategy)
+    _settled(wrapped)
     return wrapped
+
+
+def _settled(strategy: st.SearchStrategy[T]) -> None:
+    """Have ``strategy`` say at once whether it is empty. Hypothesis asks that on every draw
+    (``is_empty``), and reads the answer it computed once through a first lookup of an
+    override (``force_is_empty``) that fails, a few microseconds each time; the answer is
+    stored as that override: the same answer, found at the first lookup. A Hypothesis that
+    reads the property otherwise just ignores the attribute."""
+    empty = strategy.is_empty
+    with contextlib.suppress(AttributeError, TypeError):
+        strategy.force_is_empty = empty  # type: ignore[attr-defined]
 
 
 @cache

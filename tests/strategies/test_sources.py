@@ -5,6 +5,7 @@ import random
 
 import pytest
 from hypothesis import Phase, find, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from harness.strategies._sources import (
@@ -83,6 +84,40 @@ def test_a_prebuilt_strategy_draws_and_shrinks_as_the_lazy_one() -> None:
     assert find(blobs(0, 9), lambda b: len(b) >= 2, settings=SIMPLEST) == b"\0\0"
     plain = st.just(3)
     assert prebuilt(plain.map(str)).example() == "3"
+
+
+def test_a_prebuilt_strategy_says_whether_it_is_empty_as_hypothesis_computes_it() -> None:
+    for strategy in (st.integers(0, 3), st.nothing(), st.sampled_from([1]).filter(bool)):
+        unwrapped = getattr(strategy, "wrapped_strategy", strategy)
+        computed = unwrapped.is_empty
+        assert prebuilt(strategy).is_empty is computed
+    assert prebuilt(st.nothing()).is_empty is True
+    assert between(0, 4).is_empty is False
+
+
+def _seeded(strategy: st.SearchStrategy[object], seed: int) -> list[object]:
+    """What a seeded run of 30 examples draws from ``strategy``, in order."""
+    seen: list[object] = []
+
+    @settings(database=None, phases=[Phase.generate], max_examples=30, derandomize=False)
+    @given(strategy)
+    def probe(value: object) -> None:
+        seen.append(value)
+
+    hypothesis_seed(seed)(probe)()
+    return seen
+
+
+def test_prebuilt_strategies_draw_what_fresh_lazy_ones_draw() -> None:
+    def made(fresh: bool) -> st.SearchStrategy[object]:
+        if fresh:
+            ints, text, data = st.integers(0, 10**9), st.text(max_size=9), st.binary(max_size=9)
+        else:
+            ints, text, data = between(0, 10**9), texts(0, 9), blobs(0, 9)
+        return st.tuples(ints, text, data, st.lists(ints, max_size=3))
+
+    for seed in (1, 2, 3):
+        assert _seeded(made(False), seed) == _seeded(made(True), seed)
 
 
 class _PlainDice:
