@@ -69,36 +69,41 @@ def _walk(
 ) -> tuple[list[str], Message | None, int]:
     """The problems of ``messages``, the history's items from index ``first`` on, after a
     walk that left the last user/model message ``previous`` and ``turn`` such messages
-    (or items not messages) seen; and the walk's state after them."""
+    (or items not messages) seen; and the walk's state after them.
+
+    A user message that answers no call and holds no response pairs as ``calls_answered``
+    says without asking it: the walk of a long history asks it only where calls are."""
     problems: list[str] = []
     for i, message in enumerate(messages, first):
-        where = f"history[{i}]"
         if not isinstance(message, Message):
-            problems.append(f"{where} is a {type(message).__name__}, not a Message")
+            problems.append(f"history[{i}] is a {type(message).__name__}, not a Message")
             previous = None
             turn += 1
             continue
-        if message.role == "system":
+        role = message.role
+        if role == "system":
             continue
         expected = "user" if turn % 2 == 0 else "model"
         turn += 1
-        if message.role != expected:
+        if role != expected:
             problems.append(
-                f"{where} has role {message.role!r} where {expected!r} is due: a history "
+                f"history[{i}] has role {role!r} where {expected!r} is due: a history "
                 "alternates user/model starting with user"
             )
         if not message.parts:
-            problems.append(f"{where} has no parts")
-        if message.role == "model" and message.function_responses:
-            problems.append(f"{where} is a model message holding function responses")
-        if message.role == "user" and message.function_calls:
-            problems.append(f"{where} is a user message holding function calls")
+            problems.append(f"history[{i}] has no parts")
+        if role == "model" and message.function_responses:
+            problems.append(f"history[{i}] is a model message holding function responses")
+        if role == "user" and message.function_calls:
+            problems.append(f"history[{i}] is a user message holding function calls")
         calls = previous.function_calls if previous is not None else ()
-        if message.role == "user" and not calls_answered(calls, message.function_responses):
-            problems.append(
-                f"{where} does not answer the calls of the message before it one to one "
-                f"(calls {_describe(calls)}, responses {_describe(message.function_responses)})"
-            )
+        if role == "user":
+            responses = message.function_responses
+            if (calls or responses) and not answered_one_to_one(calls, responses):
+                problems.append(
+                    f"history[{i}] does not answer the calls of the message before it one "
+                    f"to one (calls {_describe(calls)}, responses {_describe(responses)})"
+                )
         previous = message
     return problems, previous, turn
 

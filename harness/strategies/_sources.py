@@ -12,8 +12,9 @@ strategies draw a few large values and build the rest from them:
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TypeVar
 
@@ -86,28 +87,38 @@ class TextPool:
 
 class Dice:
     """Choices made from ``seed``; seed 0 makes the simplest one each time (the first item,
-    the least number, no chance taken)."""
+    the least number, no chance taken).
 
-    __slots__ = ("_rng",)
+    Each choice is one ``random()`` of the seed's generator (a shuffle, ``random.shuffle``'s);
+    ``rolls`` hands that function to code that makes many choices in a loop, which then
+    spends the same rolls in the same order as these methods would."""
+
+    __slots__ = ("_rng", "rolls")
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed) if seed else None
+        self.rolls: Callable[[], float] | None = self._rng.random if self._rng is not None else None
+        """The generator's ``random``, or None for seed 0 (every choice the simplest)."""
 
     def below(self, n: int) -> int:
         """A number 0..n-1."""
-        return int(self._rng.random() * n) if self._rng is not None else 0
+        roll = self.rolls
+        return int(roll() * n) if roll is not None else 0
 
     def between(self, low: int, high: int) -> int:
         """A number ``low``..``high``."""
-        return low + self.below(high - low + 1)
+        roll = self.rolls
+        return low + (int(roll() * (high - low + 1)) if roll is not None else 0)
 
     def chance(self, p: float) -> bool:
         """True with probability ``p``; never for seed 0."""
-        return self._rng is not None and self._rng.random() < p
+        roll = self.rolls
+        return roll is not None and roll() < p
 
     def pick(self, items: Sequence[T]) -> T:
         """One of ``items`` (not empty)."""
-        return items[self.below(len(items))]
+        roll = self.rolls
+        return items[int(roll() * len(items)) if roll is not None else 0]
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """``items`` in an order of the dice's (as given for seed 0)."""
@@ -129,7 +140,19 @@ def prebuilt(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
     """``strategy`` as Hypothesis draws it: the strategy a lazy wrapper stands for, which
     draws the same choices under the same label (``strategy`` itself if it is not one)."""
     wrapped: st.SearchStrategy[T] = getattr(strategy, "wrapped_strategy", strategy)
+    _settled(wrapped)
     return wrapped
+
+
+def _settled(strategy: st.SearchStrategy[T]) -> None:
+    """Have ``strategy`` say at once whether it is empty. Hypothesis asks that on every draw
+    (``is_empty``), and reads the answer it computed once through a first lookup of an
+    override (``force_is_empty``) that fails, a few microseconds each time; the answer is
+    stored as that override: the same answer, found at the first lookup. A Hypothesis that
+    reads the property otherwise just ignores the attribute."""
+    empty = strategy.is_empty
+    with contextlib.suppress(AttributeError, TypeError):
+        strategy.force_is_empty = empty  # type: ignore[attr-defined]
 
 
 @cache
