@@ -78,8 +78,8 @@ class Context:
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
     _names: dict[str, tuple[Body, dict[str, int]]] = field(default_factory=dict, repr=False)
-    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]]]] = field(
-        default_factory=dict, repr=False
+    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]], dict[str, tuple[Frame, ...]]]] = (
+        field(default_factory=dict, repr=False)
     )
 
     @classmethod
@@ -237,16 +237,21 @@ class Context:
 
     def frames_of(self, body: Body, family: Family) -> tuple[Frame, ...]:
         """``body.frames_of(family)``: the frames of one family, in stream order, found by
-        an index of the body's families made once (several rules ask for the head's)."""
+        an index of the body's families made once (several rules ask for the head's), and
+        each family's frames built once per body (frames are immutable)."""
         held = self._families.get(body.label)
         if held is None or held[0] is not body:
             index: dict[str, list[int]] = {}
             for i, fam in enumerate(body.families):
                 index.setdefault(fam, []).append(i)
             found = {fam: tuple(indexes) for fam, indexes in index.items()}
-            held = self._families[body.label] = (body, found)
-        frame = body.stream.frame
-        return tuple(frame(i) for i in held[1].get(family, ()))
+            held = self._families[body.label] = (body, found, {})
+        built = held[2]
+        frames = built.get(family)
+        if frames is None:
+            frame = body.stream.frame
+            frames = built[family] = tuple(frame(i) for i in held[1].get(family, ()))
+        return frames
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""
