@@ -70,10 +70,12 @@ class Body:
         return next((i for i, f in enumerate(self.frames) if f.name == name), None)
 
 
-def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
-    """The body, or one sentence saying why it cannot be read."""
+def read_body(label: str, raw: bytes, dialect: Dialect, like: Body | None = None) -> Body | str:
+    """The body, or one sentence saying why it cannot be read. ``like`` is a body read
+    before that this one may repeat more of than the last one read (a parent's next
+    request repeats the parent's, not its child's): ``_decoded`` may take its items."""
     try:
-        decoded = _decoded(raw, dialect.name)
+        decoded = _decoded(raw, dialect.name, like)
         arrays = decoded.values() if type(decoded) is dict else ()
         with vouched(value for value in arrays if type(value) is list):
             parsed = dialect.parse(decoded)
@@ -98,20 +100,25 @@ items: below this the reuse costs more than it saves (a layout, a second pass)."
 on_forget(_LAST.clear)
 
 
-def _decoded(raw: bytes, dialect: str) -> Any:
+def _decoded(raw: bytes, dialect: str, like: Body | None = None) -> Any:
     """``orjson.loads(raw)``, raising as it does; the leading array items whose bytes are
-    those of the last body decoded for ``dialect`` are that body's item objects (as
-    ``harness._bodies.decode_pair`` reads a fork), so a child costs the decoding of its own
-    tail and the dialect's readers find the parent's items again by object (``Leading``).
+    those of the last body decoded for ``dialect`` (or of ``like``'s, where it shares more
+    leading bytes) are that body's item objects (as ``harness._bodies.decode_pair`` reads a
+    fork), so a child costs the decoding of its own tail and the dialect's readers find the
+    parent's items again by object (``Leading``).
 
     Exact: ``_reusing`` checks every byte of the body against the compact encoding of what
     it gives, and a body it cannot read so is decoded whole. The last body's layout is
     found only when a body shares enough of its bytes to be worth it."""
     last = _LAST.get(dialect)
     reused: tuple[Any, Layout] | None = None
-    if last is not None:
-        data, before, layout = last
-        common = _common_length(data, raw)
+    if last is not None or like is not None:
+        data, before, layout = last or (b"", None, None)
+        common = _common_length(data, raw) if last is not None else 0
+        if like is not None and like.raw is not data:
+            theirs = _common_length(like.raw, raw)
+            if theirs > common:
+                data, before, layout, common = like.raw, like.parsed.body, None, theirs
         if common >= _MIN_SHARED:
             layout = layout or _layout(data, before, None, 0)
             reused = None if layout is None else _reusing(raw, layout, common)

@@ -88,11 +88,14 @@ class Context:
         problems: list[tuple[str, str]] = []
 
         def one(
-            label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
+            label: str,
+            raw: bytes | None,
+            answer: tuple[Message, ...] | None = None,
+            like: Body | None = None,
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect)
+            body: Body | str = read_body(label, raw, dialect, like)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
                 body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
@@ -106,7 +109,7 @@ class Context:
         answer = inherited_span(scenario)[len(parent_span(scenario)) :]
         children = [one(f"children[{i}]", raw, answer) for i, raw in enumerate(outcome.children)]
         follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
-        parent_next = one("parent_next", outcome.parent_next)
+        parent_next = one("parent_next", outcome.parent_next, like=parent)
         return cls(
             scenario,
             dialect,
