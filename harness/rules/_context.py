@@ -107,7 +107,9 @@ class Context:
         parent: Body | None = None
         parent = one("parent", outcome.parent)
         answer = inherited_span(scenario)[len(parent_span(scenario)) :]
-        children = [one(f"children[{i}]", raw, answer) for i, raw in enumerate(outcome.children)]
+        children = [
+            one(f"children[{i}]", raw, answer, parent) for i, raw in enumerate(outcome.children)
+        ]
         follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
         parent_next = one("parent_next", outcome.parent_next, like=parent)
         return cls(
