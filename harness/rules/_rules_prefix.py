@@ -41,8 +41,8 @@ def _in_head(ctx: Context, child: Body, d: Divergence) -> bool:
 
 def _prefix(ctx: Context, child: Body) -> Finding:
     assert ctx.parent is not None
-    rule, d, cost = "byte-prefix", ctx.divergence(child), ctx.cost(child)
-    if d is None:
+    rule, d = "byte-prefix", ctx.divergence(child)
+    if d is None:  # no cost to state: a pass
         length = ctx.parent.stream.length
         share = length / child.stream.length if child.stream.length else 1.0
         message = (
@@ -50,6 +50,7 @@ def _prefix(ctx: Context, child: Body) -> Finding:
             f"({length:,} bytes = {share:.1%} of its own)"
         )
         return Finding(rule, "pass", message)
+    cost = ctx.cost(child)
     evidence = from_divergence(
         d, body=child.label, against="parent", frames=child.frames, against_frames=ctx.parent.frames
     )
