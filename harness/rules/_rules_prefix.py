@@ -233,7 +233,8 @@ def siblings_shared(ctx: Context) -> Finding:
     if len(ctx.children) < 2:
         return Finding(rule, "not-applicable", "fewer than two sibling bodies to compare")
     first = ctx.children[0]
-    findings = [_sibling(ctx, first, i, c) for i, c in enumerate(ctx.children[1:], start=1)]
+    theirs = _directive_at(ctx, 0, first)  # found once for every sibling compared with it
+    findings = [_sibling(ctx, first, theirs, i, c) for i, c in enumerate(ctx.children[1:], start=1)]
     return combine(rule, findings, none="no sibling body to compare")
 
 
@@ -278,9 +279,10 @@ def _common(ctx: Context, first: Body, child: Body) -> int | None:
     return common_via(first.stream, child.stream, mine, theirs)
 
 
-def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
+def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child: Body) -> Finding:
+    """Child ``index`` against the first sibling, whose directive is at ``at_first``."""
     rule = "siblings-shared"
-    starts = (_directive_at(ctx, 0, first), _directive_at(ctx, index, child))
+    starts = (at_first, _directive_at(ctx, index, child))
     missing = [b.label for b, s in zip((first, child), starts, strict=True) if s is None]
     if missing:
         reason = f"the directive is not found after the inherited prefix in {', '.join(missing)}"
