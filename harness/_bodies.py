@@ -205,21 +205,35 @@ def _decode(
 
 
 _CHUNK = 1 << 20
-"""Bytes compared at a time in ``_common_length``: few calls, each a plain ``memcmp``."""
+"""Most bytes compared at a time in ``_common_length``: few calls, each a plain ``memcmp``."""
+_FIRST = 64
+"""Bytes compared first in ``_common_length``: bodies of two runs part within the first few."""
+_TAIL = 32
+"""Bytes at most turned into integers in ``_common_length`` (its cost grows with them)."""
 
 
 def _common_length(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``: whole chunks compared in
-    place (``startswith`` of a memoryview slice at an offset), then the chunk they differ in
-    as two big-endian integers, whose xor's highest bit is in the first byte that differs."""
+    """The length of the longest common prefix of ``a`` and ``b``: windows compared in place
+    (``startswith`` of a memoryview slice at an offset), doubling from ``_FIRST`` bytes up to
+    ``_CHUNK``, then the window they differ in halved down to ``_TAIL`` bytes, and those as
+    two big-endian integers, whose xor's highest bit is in the first byte that differs. So
+    it costs a few comparisons, whether the two part early or late."""
     limit = min(len(a), len(b))
     with memoryview(a) as view:
-        at = 0
-        while at < limit and b.startswith(view[at : min(at + _CHUNK, limit)], at):
-            at += _CHUNK
-        if at >= limit:
-            return limit
-        end = min(at + _CHUNK, limit)  # a[:at] == b[:at]; they differ before end
+        at, step = 0, max(1, min(_FIRST, _CHUNK))
+        while True:
+            if at >= limit:
+                return limit
+            end = min(at + step, limit)
+            if not b.startswith(view[at:end], at):
+                break
+            at, step = end, min(step * 2, _CHUNK)
+        while end - at > _TAIL:  # a[:at] == b[:at]; they differ before end
+            middle = (at + end) // 2
+            if b.startswith(view[at:middle], at):
+                at = middle
+            else:
+                end = middle
         differ = int.from_bytes(view[at:end], "big") ^ int.from_bytes(b[at:end], "big")
         return end - (differ.bit_length() + 7) // 8  # the bytes after the first differing one
 

@@ -361,3 +361,34 @@ def test_a_pair_from_any_edit_of_the_parents_bytes_reads_as_two_bodies(
     assert warnings == slow
     if pair.fork_layout is not None:
         _check_layout(fork, pair.fork_layout)
+
+
+def _plain_common_length(a: bytes, b: bytes) -> int:
+    differ = (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y)
+    return next(differ, min(len(a), len(b)))
+
+
+@given(
+    st.binary(max_size=300),
+    st.integers(0, 5000),
+    st.binary(max_size=40),
+    st.binary(max_size=40),
+    st.sampled_from([(64, 32, 1 << 20), (1, 1, 1), (2, 1, 8), (4, 3, 5), (8, 16, 64)]),
+)
+@example(b"", 0, b"", b"x", (64, 32, 1 << 20))
+@example(b"a" * 200, 3000, b"\x00", b"\x01", (64, 32, 1 << 20))
+@example(b"ab", 4096, b"", b"", (64, 32, 1 << 20))
+def test_common_length_is_the_common_prefix_at_any_window_size(
+    seed: bytes, repeat: int, a: bytes, b: bytes, sizes: tuple[int, int, int]
+) -> None:
+    """Windows doubled and halved, of any first, last and largest size: the prefix a walk
+    byte by byte finds, wherever the two part (early, late, across windows, or not at all)."""
+    shared = (seed * (repeat // max(len(seed), 1) + 1))[:repeat]
+    a, b = shared + a, shared + b
+    first, tail, chunk = sizes
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("harness._bodies._FIRST", first)
+        patch.setattr("harness._bodies._TAIL", tail)
+        patch.setattr("harness._bodies._CHUNK", chunk)
+        assert _common_length(a, b) == _plain_common_length(a, b)
+        assert _common_length(b, a) == _plain_common_length(a, b)

@@ -104,6 +104,19 @@ class PrefixStream:
         self._room = KEPT_BYTES
         """How many more bytes of encodings ``_kept`` may hold."""
 
+    @property
+    def layout(self) -> Layout | None:
+        """The layout of the body the segments were read from, if known."""
+        return self._layout
+
+    def adopt(self, layout: Layout) -> None:
+        """Take ``layout``, the layout of the very body the segments were read from (the
+        caller's to know), as the stream's where it has none: measuring and comparing then
+        read its array items' sizes from it. Its bounds serve a segment only where the
+        segment's value is the layout's item object itself (``_item``)."""
+        if self._layout is None:
+            self._layout = layout
+
     def keep(self, index: int, data: bytes) -> None:
         """Keep segment ``index``'s encoding ``data`` while there is room for it (none once
         ``frames`` holds every encoding)."""

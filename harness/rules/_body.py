@@ -70,14 +70,16 @@ class Body:
         return next((i for i, f in enumerate(self.frames) if f.name == name), None)
 
 
-def read_body(label: str, raw: bytes, dialect: Dialect) -> Body | str:
-    """The body, or one sentence saying why it cannot be read."""
+def read_body(label: str, raw: bytes, dialect: Dialect, like: Body | None = None) -> Body | str:
+    """The body, or one sentence saying why it cannot be read. ``like`` is a body read
+    before that this one may repeat more of than the last one read (a parent's next
+    request repeats the parent's, not its child's): ``_decoded`` may take its items."""
     try:
-        decoded = _decoded(raw, dialect.name)
+        decoded, layout = _decoded(raw, dialect.name, like)
         arrays = decoded.values() if type(decoded) is dict else ()
         with vouched(value for value in arrays if type(value) is list):
             parsed = dialect.parse(decoded)
-            stream = prefix_stream(parsed)
+            stream = prefix_stream(parsed, layout)
             request = parsed.request
     except orjson.JSONDecodeError as e:
         return f"{label} is not JSON: {e}"
@@ -98,24 +100,42 @@ items: below this the reuse costs more than it saves (a layout, a second pass)."
 on_forget(_LAST.clear)
 
 
-def _decoded(raw: bytes, dialect: str) -> Any:
-    """``orjson.loads(raw)``, raising as it does; the leading array items whose bytes are
-    those of the last body decoded for ``dialect`` are that body's item objects (as
-    ``harness._bodies.decode_pair`` reads a fork), so a child costs the decoding of its own
-    tail and the dialect's readers find the parent's items again by object (``Leading``).
+_LIKE: dict[str, tuple[Any, Layout]] = {}
+"""Per dialect, the layout of the last ``like`` body a body was decoded against, by its
+decoded JSON (a parent's, for each of its children): found once for all of them."""
+on_forget(_LIKE.clear)
+
+
+def _decoded(raw: bytes, dialect: str, like: Body | None = None) -> tuple[Any, Layout | None]:
+    """``orjson.loads(raw)``, raising as it does, and the body's layout where it has taken
+    items; the leading array items whose bytes are those of the last body decoded for
+    ``dialect``, or of ``like``'s (where it shares enough of them, or more), are that body's
+    item objects (as ``harness._bodies.decode_pair`` reads a fork), so a child costs the
+    decoding of its own tail and the dialect's readers find the parent's items again by
+    object (``Leading``). Taken from ``like``, the layout's parent is ``like``'s stream's
+    layout: the two streams then compare those items by their layouts, encoding none.
 
     Exact: ``_reusing`` checks every byte of the body against the compact encoding of what
     it gives, and a body it cannot read so is decoded whole. The last body's layout is
     found only when a body shares enough of its bytes to be worth it."""
     last = _LAST.get(dialect)
     reused: tuple[Any, Layout] | None = None
-    if last is not None:
-        data, before, layout = last
-        common = _common_length(data, raw)
+    if last is not None or like is not None:
+        data, before, layout = last or (b"", None, None)
+        common = _common_length(data, raw) if last is not None else 0
+        if like is not None:
+            theirs = common if like.raw is data else _common_length(like.raw, raw)
+            if theirs >= _MIN_SHARED or theirs > common:
+                data, before, common = like.raw, like.parsed.body, theirs
+                layout = _like_layout(dialect, like)
         if common >= _MIN_SHARED:
             layout = layout or _layout(data, before, None, 0)
+            if layout is not None and like is not None and before is like.parsed.body:
+                _LIKE[dialect] = (before, layout)
+                like.stream.adopt(layout)
             reused = None if layout is None else _reusing(raw, layout, common)
     found: Layout | None = None
+    taken: Layout | None = None
     if reused is None:
         decoded = orjson.loads(raw)
     else:
@@ -125,7 +145,17 @@ def _decoded(raw: bytes, dialect: str) -> Any:
         _LAST[dialect] = (raw, decoded, found)
     else:
         _LAST.pop(dialect, None)
-    return decoded
+    return decoded, taken
+
+
+def _like_layout(dialect: str, like: Body) -> Layout | None:
+    """The layout of ``like``'s bytes if known: its stream's, or the one found last time."""
+    body = like.parsed.body
+    layout = like.stream.layout
+    if layout is not None and layout.body is body:
+        return layout
+    held = _LIKE.get(dialect)
+    return held[1] if held is not None and held[0] is body else None
 
 
 _COUNTS: dict[tuple[str, Message, object], int] = {}

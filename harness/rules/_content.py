@@ -21,6 +21,7 @@ from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, 
 __all__ = [
     "Item",
     "Loss",
+    "content_item",
     "content_items",
     "content_lost",
     "rendering_differences",
@@ -114,6 +115,12 @@ def _item(k: int, role: str, part: Part) -> Item | None:
     if isinstance(part, Image):
         return Item(k, role, "image", f"{part.mime_type or ''} {part.data or part.url}", part)
     return None  # thinking and opaque parts: not content a rendering must keep
+
+
+def content_item(role: str, part: Part) -> Item | None:
+    """The content of one part of a message of ``role`` (numbered 0), None for none: what
+    ``content_items`` gives for that message alone, with no message made to hold it."""
+    return _item(0, role, part)
 
 
 def content_items(messages: Sequence[Message], *, first: int = 0) -> list[Item]:

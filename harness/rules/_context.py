@@ -78,8 +78,8 @@ class Context:
     _shared: dict[str, int] = field(default_factory=dict, repr=False)
     _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
     _names: dict[str, tuple[Body, dict[str, int]]] = field(default_factory=dict, repr=False)
-    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]]]] = field(
-        default_factory=dict, repr=False
+    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]], dict[str, tuple[Frame, ...]]]] = (
+        field(default_factory=dict, repr=False)
     )
 
     @classmethod
@@ -88,11 +88,14 @@ class Context:
         problems: list[tuple[str, str]] = []
 
         def one(
-            label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
+            label: str,
+            raw: bytes | None,
+            answer: tuple[Message, ...] | None = None,
+            like: Body | None = None,
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect)
+            body: Body | str = read_body(label, raw, dialect, like)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
                 body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
@@ -104,9 +107,11 @@ class Context:
         parent: Body | None = None
         parent = one("parent", outcome.parent)
         answer = inherited_span(scenario)[len(parent_span(scenario)) :]
-        children = [one(f"children[{i}]", raw, answer) for i, raw in enumerate(outcome.children)]
+        children = [
+            one(f"children[{i}]", raw, answer, parent) for i, raw in enumerate(outcome.children)
+        ]
         follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
-        parent_next = one("parent_next", outcome.parent_next)
+        parent_next = one("parent_next", outcome.parent_next, like=parent)
         return cls(
             scenario,
             dialect,
@@ -237,16 +242,21 @@ class Context:
 
     def frames_of(self, body: Body, family: Family) -> tuple[Frame, ...]:
         """``body.frames_of(family)``: the frames of one family, in stream order, found by
-        an index of the body's families made once (several rules ask for the head's)."""
+        an index of the body's families made once (several rules ask for the head's), and
+        each family's frames built once per body (frames are immutable)."""
         held = self._families.get(body.label)
         if held is None or held[0] is not body:
             index: dict[str, list[int]] = {}
             for i, fam in enumerate(body.families):
                 index.setdefault(fam, []).append(i)
             found = {fam: tuple(indexes) for fam, indexes in index.items()}
-            held = self._families[body.label] = (body, found)
-        frame = body.stream.frame
-        return tuple(frame(i) for i in held[1].get(family, ()))
+            held = self._families[body.label] = (body, found, {})
+        built = held[2]
+        frames = built.get(family)
+        if frames is None:
+            frame = body.stream.frame
+            frames = built[family] = tuple(frame(i) for i in held[1].get(family, ()))
+        return frames
 
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
@@ -105,10 +105,31 @@ def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
         return Finding(rule, "not-applicable", none)
     if len(findings) == 1:
         return findings[0]
-    first = worst(findings)
-    same = sum(f.status == first.status for f in findings)
-    which = "all" if same == len(findings) else f"{same} of"
-    return replace(first, message=f"{first.message} ({which} {len(findings)} bodies)")
+    first = findings[0]
+    status = first.status
+    if status in _RANKS and all(f.status == status for f in findings):
+        which = "all"  # the usual case: every body judged alike, the first one stands
+    else:
+        first = worst(findings)
+        same = sum(f.status == first.status for f in findings)
+        which = "all" if same == len(findings) else f"{same} of"
+    return _with_message(first, f"{first.message} ({which} {len(findings)} bodies)")
+
+
+_RANKS = frozenset(STATUSES)
+
+
+def _with_message(finding: Finding, message: str) -> Finding:
+    """``replace(finding, message=message)``, built directly while ``Finding`` has the five
+    fields it is built from here (``replace`` costs more than the rule it ends); with any
+    other fields, or for a subclass, through ``replace``, so that none is dropped."""
+    if type(finding) is not Finding or _FINDING_FIELDS != _FIVE:
+        return replace(finding, message=message)
+    return Finding(finding.rule, finding.status, message, finding.evidence, finding.cost)
+
+
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_FIVE = ("rule", "status", "message", "evidence", "cost")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from ..model import FunctionCall, FunctionResponse, Image, Message, Opaque, Part
 from ..prefix import locate
 from ..scenarios import Scenario
 from ._body import Body, message_frame
-from ._content import content_items
+from ._content import content_item
 from ._context import Context
 from ._evidence import at, from_divergence
 from ._report import Finding, combine
@@ -119,10 +119,10 @@ def _parent_strings(scenario: Scenario, preamble: set[Part]) -> dict[str, str]:
                 out[f"{part.data or part.url}"] = "image"
                 continue
             else:
-                item = content_items((Message(message.role, (part,)),))
-                if not item:
+                item = content_item(message.role, part)
+                if item is None:
                     continue
-                value, what = item[0].value, item[0].kind
+                value, what = item.value, item.kind
                 if isinstance(part, FunctionCall):
                     value = value.split(" ", 1)[1] if " " in value else value
             if len(value) >= MIN_LEAK and value not in prompt:
@@ -141,7 +141,9 @@ def _child_strings(message: Message) -> list[str]:
         elif isinstance(part, Opaque):
             out.append(" ".join(part.as_text.split()))
         else:
-            out += [i.value for i in content_items((Message(message.role, (part,)),))]
+            item = content_item(message.role, part)
+            if item is not None:
+                out.append(item.value)
     return out
 
 

@@ -41,8 +41,8 @@ def _in_head(ctx: Context, child: Body, d: Divergence) -> bool:
 
 def _prefix(ctx: Context, child: Body) -> Finding:
     assert ctx.parent is not None
-    rule, d, cost = "byte-prefix", ctx.divergence(child), ctx.cost(child)
-    if d is None:
+    rule, d = "byte-prefix", ctx.divergence(child)
+    if d is None:  # no cost to state: a pass
         length = ctx.parent.stream.length
         share = length / child.stream.length if child.stream.length else 1.0
         message = (
@@ -50,6 +50,7 @@ def _prefix(ctx: Context, child: Body) -> Finding:
             f"({length:,} bytes = {share:.1%} of its own)"
         )
         return Finding(rule, "pass", message)
+    cost = ctx.cost(child)
     evidence = from_divergence(
         d, body=child.label, against="parent", frames=child.frames, against_frames=ctx.parent.frames
     )
@@ -232,7 +233,8 @@ def siblings_shared(ctx: Context) -> Finding:
     if len(ctx.children) < 2:
         return Finding(rule, "not-applicable", "fewer than two sibling bodies to compare")
     first = ctx.children[0]
-    findings = [_sibling(ctx, first, i, c) for i, c in enumerate(ctx.children[1:], start=1)]
+    theirs = _directive_at(ctx, 0, first)  # found once for every sibling compared with it
+    findings = [_sibling(ctx, first, theirs, i, c) for i, c in enumerate(ctx.children[1:], start=1)]
     return combine(rule, findings, none="no sibling body to compare")
 
 
@@ -277,9 +279,10 @@ def _common(ctx: Context, first: Body, child: Body) -> int | None:
     return common_via(first.stream, child.stream, mine, theirs)
 
 
-def _sibling(ctx: Context, first: Body, index: int, child: Body) -> Finding:
+def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child: Body) -> Finding:
+    """Child ``index`` against the first sibling, whose directive is at ``at_first``."""
     rule = "siblings-shared"
-    starts = (_directive_at(ctx, 0, first), _directive_at(ctx, index, child))
+    starts = (at_first, _directive_at(ctx, index, child))
     missing = [b.label for b, s in zip((first, child), starts, strict=True) if s is None]
     if missing:
         reason = f"the directive is not found after the inherited prefix in {', '.join(missing)}"

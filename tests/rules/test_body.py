@@ -373,3 +373,70 @@ def test_tools_shared_with_the_body_before_read_as_they_do_alone(dialect: str) -
     bodies += [{"tools": tools[:2], **_EDGES[dialect][0]}, {"tools": [], **_EDGES[dialect][0]}]
     first, second = _first_two([orjson.dumps(body) for body in bodies], dialect)
     assert second.parsed.body["tools"][-1] is first.parsed.body["tools"][-1]  # the fast path
+
+
+def _read_like(raw: bytes, dialect: str, like: Body | None) -> object:
+    """``_read_as``, the body read with ``like`` as the body it may repeat."""
+    body = read_body("b", raw, get_dialect(dialect), like)
+    if isinstance(body, str):
+        return body
+    parsed, request = body.parsed, body.request
+    return (
+        repr(parsed.body),
+        repr(parsed.segments),
+        repr(parsed.settings),
+        parsed.cache_markers,
+        repr(parsed.markers),
+        body.families,
+        repr(request),
+        [orjson.dumps(m.wire) for m in request.history],
+        [(f.name, f.start, f.end) for f in body.frames],
+    )
+
+
+@pytest.mark.usefixtures("reuse")
+@pytest.mark.parametrize("dialect", sorted(_EDGES))
+def test_a_body_read_like_one_before_the_last_reads_as_it_does_alone(dialect: str) -> None:
+    """A parent's next request read after a body of its own (a spawned child), with the
+    parent as the body it may repeat: its extension, its own variants (other bytes for equal
+    values, whitespace, a key held twice, no JSON) and the child itself read as alone."""
+    bodies = _EDGES[dialect]
+    parent, other = orjson.dumps(bodies[0]), orjson.dumps({"model": "x", **bodies[-1]})
+    key = _history_key(dialect).encode()
+    grown = orjson.dumps(bodies[-1])
+    variants = [
+        grown,
+        parent,
+        other,
+        grown.replace(b'{"n":1}', b'{"n":1.0}'),
+        grown.replace(b'{"n":1}', b'{"n":true}'),
+        orjson.dumps(bodies[-1], option=orjson.OPT_INDENT_2),
+        grown[:-1] + b',"' + key + b'":[]}',
+        grown[:-2],
+        grown.replace(b'"q"', b'"\\u0071"'),
+        b"[" + grown + b"]",
+    ]
+    for variant in variants:
+        alone = _cold(variant, dialect)
+        forget()
+        first = read_body("parent", parent, get_dialect(dialect))
+        assert isinstance(first, Body)
+        _read_as(other, dialect)  # the last body read is not the parent
+        assert _read_like(variant, dialect, first) == alone
+        assert _read_like(variant, dialect, None) == alone
+
+
+@pytest.mark.usefixtures("eager")
+@pytest.mark.parametrize("dialect", sorted(_EDGES))
+def test_a_body_read_like_its_parent_takes_the_parents_items(dialect: str) -> None:
+    """The fast path: the items the next request repeats are the parent's very objects,
+    though another body was read in between."""
+    bodies = _EDGES[dialect]
+    forget()
+    first = read_body("parent", orjson.dumps(bodies[0]), get_dialect(dialect))
+    assert isinstance(first, Body)
+    read_body("child", orjson.dumps({"model": "x", "other": [1, 2]}), get_dialect(dialect))
+    grown = read_body("parent_next", orjson.dumps(bodies[1]), get_dialect(dialect), first)
+    assert isinstance(grown, Body)
+    key = _history_key(dialect)
+    assert grown.parsed.body[key][0] is first.parsed.body[key][0]

@@ -3,6 +3,7 @@
 from harness.model import FunctionCall, FunctionResponse, Message, Text, Thinking, freeze
 from harness.rules._content import (
     _identical,
+    content_item,
     content_items,
     content_lost,
     rendering_differences,
@@ -113,3 +114,23 @@ def test_the_same_messages_lose_nothing_and_render_alike() -> None:
                 assert content_lost(a, b) is None
                 assert rendering_differences(a, b) == []
             assert same_messages(a, b) == (a is b or repr(a) == repr(b))
+
+
+def test_one_parts_item_is_that_of_the_part_alone_in_a_message() -> None:
+    """``content_item`` gives what ``content_items`` gives for a one-part message, for
+    every part of the scenarios (texts of whitespace only, calls, results, images, thinking)."""
+    from harness.model import Image
+
+    from .scenarios import BY_ID
+
+    parts = [(m.role, p) for s in BY_ID.values() for m in s.history for p in m.parts] + [
+        ("user", Text(" \n ")),
+        ("model", Thinking("t")),
+        ("user", Image(mime_type="image/png", data="AAAA")),
+        ("user", FunctionResponse("c", "f", freeze({"output": "[1]"}), is_error=True)),
+    ]
+    for role, part in parts:
+        alone = content_items((Message(role, (part,)),))  # type: ignore[arg-type]
+        assert [content_item(role, part)] == alone or (
+            alone == [] and content_item(role, part) is None
+        )

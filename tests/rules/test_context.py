@@ -503,5 +503,7 @@ def test_frames_of_a_family_are_the_bodys_own() -> None:
             mine = ctx.frames_of(body, family)  # type: ignore[arg-type]
             assert mine == body.frames_of(family)  # type: ignore[arg-type]
             assert all(a is b for a, b in zip(mine, body.frames_of(family), strict=True))  # type: ignore[arg-type]
+            assert ctx.frames_of(body, family) == mine  # type: ignore[arg-type]
         other = replace(body, families=tuple(reversed(body.families)))
         assert ctx.frames_of(other, "history") == other.frames_of("history")
+        assert ctx.frames_of(body, "history") == body.frames_of("history")  # not ``other``'s

@@ -52,3 +52,52 @@ def test_scenario_report_counts_and_lookup() -> None:
         report.finding("c")
     failing = ScenarioReport("s", "openai", "ref", (Finding("a", "fail", ""),))
     assert failing.failed
+
+
+def _plain_combine(rule: str, findings: list[Finding], none: str) -> Finding:
+    """``combine`` as written without its fast path: worst, counted, ``replace``."""
+    from dataclasses import replace
+
+    if not findings:
+        return Finding(rule, "not-applicable", none)
+    if len(findings) == 1:
+        return findings[0]
+    first = worst(findings)
+    same = sum(f.status == first.status for f in findings)
+    which = "all" if same == len(findings) else f"{same} of"
+    return replace(first, message=f"{first.message} ({which} {len(findings)} bodies)")
+
+
+def test_combine_is_the_plain_combination_on_every_mix_of_statuses() -> None:
+    """All alike (the fast path) or mixed, with evidence and costs: the same finding."""
+    from itertools import product
+
+    from harness.rules import Evidence
+    from harness.rules._report import STATUSES
+
+    made = [
+        Finding("r", status, f"m{k}", Evidence(f"children[{k}]"), Cost(k, 9) if k % 2 else None)
+        for k, status in enumerate(STATUSES)
+    ]
+    for n in (1, 2, 3):
+        for mix in product(made, repeat=n):
+            assert combine("r", list(mix), none="-") == _plain_combine("r", list(mix), "-")
+
+
+def test_combine_keeps_every_field_of_a_finding_with_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were ``Finding`` to gain a field, the combined finding is built through ``replace``."""
+    from dataclasses import dataclass
+
+    from harness.rules import _report
+
+    @dataclass(frozen=True, slots=True)
+    class Wider(Finding):
+        extra: int = 0
+
+    monkeypatch.setattr(_report, "_FINDING_FIELDS", (*_report._FINDING_FIELDS, "extra"))
+    a, b = Wider("r", "pass", "a", extra=7), Wider("r", "pass", "b", extra=8)
+    got = combine("r", [a, b], none="-")
+    assert type(got) is Wider
+    assert (got.message, got.extra) == ("a (all 2 bodies)", 7)
+    monkeypatch.undo()  # a subclass alone is enough
+    assert combine("r", [a, b], none="-") == Wider("r", "pass", "a (all 2 bodies)", extra=7)
