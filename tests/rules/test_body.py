@@ -113,9 +113,10 @@ def test_head_frames_and_counts_need_no_frame_of_the_history_built() -> None:
 # --- a body read after another: the items it shares by bytes are read as they were ----------
 
 
-def _read_as(raw: bytes, dialect: str) -> object:
-    """Everything a body reads to, in forms that tell 1, 1.0 and true apart (reprs, bytes)."""
-    body = read_body("b", raw, get_dialect(dialect))
+def _read_as(raw: bytes, dialect: str, like: Body | None = None) -> object:
+    """Everything a body reads to, in forms that tell 1, 1.0 and true apart (reprs, bytes);
+    read with ``like`` as the body it may repeat, if given."""
+    body = read_body("b", raw, get_dialect(dialect), like)
     if isinstance(body, str):
         return body
     parsed, request = body.parsed, body.request
@@ -377,21 +378,7 @@ def test_tools_shared_with_the_body_before_read_as_they_do_alone(dialect: str) -
 
 def _read_like(raw: bytes, dialect: str, like: Body | None) -> object:
     """``_read_as``, the body read with ``like`` as the body it may repeat."""
-    body = read_body("b", raw, get_dialect(dialect), like)
-    if isinstance(body, str):
-        return body
-    parsed, request = body.parsed, body.request
-    return (
-        repr(parsed.body),
-        repr(parsed.segments),
-        repr(parsed.settings),
-        parsed.cache_markers,
-        repr(parsed.markers),
-        body.families,
-        repr(request),
-        [orjson.dumps(m.wire) for m in request.history],
-        [(f.name, f.start, f.end) for f in body.frames],
-    )
+    return _read_as(raw, dialect, like)
 
 
 @pytest.mark.usefixtures("reuse")
