@@ -8,7 +8,7 @@ hand-built value may hold tuples, which encode as arrays but do not read as them
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import is_
 from typing import Any, Generic, TypeVar
@@ -25,12 +25,10 @@ __all__ = [
     "PerBody",
     "call_names",
     "each",
-    "fields_once",
     "forget",
     "frozen_each",
     "message_once",
     "on_forget",
-    "plain_key",
     "resume_taken",
     "taken_runs",
     "vouched",
@@ -243,57 +241,6 @@ class Memo(Generic[V]):
             self._values[key] = value
             self._bytes += len(key)
         return value
-
-
-_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
-"""Leaves orjson encodes as only a value of that very type decodes (a float is checked
-apart: orjson writes NaN and the infinities as ``null``)."""
-
-
-def plain_key(value: Any) -> bytes | None:
-    """``value``'s compact JSON when it is plain decoded JSON at every depth (exact
-    ``dict`` with string keys, ``list``, ``str``, ``int``, ``bool``, None, finite ``float``),
-    else None: equal keys then mean equal values, of the same types, in the same order.
-    A tuple, a subclass or a NaN encodes as some plain value does, and is not keyed; nor is
-    a value holding one container twice (a cycle, which decoded JSON never has)."""
-    stack = [value]
-    pop, push = stack.pop, stack.extend
-    seen: set[int] = set()
-    while stack:
-        item = pop()
-        kind = type(item)
-        if kind in _PLAIN_LEAVES:
-            continue
-        if kind is float:
-            if item - item != 0.0:  # NaN or an infinity
-                return None
-            continue
-        if (kind is not dict and kind is not list) or id(item) in seen:
-            return None
-        seen.add(id(item))
-        if kind is dict:
-            if not all(type(key) is str for key in item):
-                return None
-            push(item.values())
-        else:
-            push(item)
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError:  # past orjson's depth or integer range, a lone surrogate
-        return None
-
-
-def fields_once(
-    memo: Memo[V], body: Mapping[str, Any], skip: frozenset[str], read: Callable[[], V]
-) -> V:
-    """``read()``, or what it gave for a body whose fields but ``skip`` have the same bytes
-    (``plain_key``): ``read`` must depend on those fields alone (a body's settings, which a
-    scenario's bodies repeat, and never its history). A body that is no ``dict`` is read anew."""
-    if type(body) is not dict:
-        return read()
-    key = plain_key({k: v for k, v in body.items() if k not in skip})
-    held = memo.get(key)
-    return memo.put(key, read()) if held is None else held
 
 
 def frozen_each(

@@ -74,7 +74,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, call_names, each, fields_once
+from ._memo import Leading, Memo, PerBody, call_names, each
 from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
@@ -489,17 +489,6 @@ def _tool(entry: Any, path: str) -> Tool:
 
 
 def _settings(body: Mapping[str, Any]) -> Settings:
-    """``_read_settings``, once per bytes of the fields it reads (``fields_once``)."""
-    return fields_once(_SETTINGS, body, _HEAD_FIELDS, lambda: _read_settings(body))
-
-
-_HEAD_FIELDS: Final = frozenset({"system", "tools", "messages"})
-"""The fields ``_read_settings`` never reads."""
-_SETTINGS: Memo[Settings] = Memo(limit=256)
-"""Settings already read, by the bytes of their fields (``_settings``)."""
-
-
-def _read_settings(body: Mapping[str, Any]) -> Settings:
     named = _named_settings(body)
     return replace(named, extra=_extra(body, named))
 

@@ -55,7 +55,7 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, each, fields_once
+from ._memo import Leading, Memo, PerBody, each
 from ._per_message import alone
 
 __all__ = ["DIALECT", "GeminiDialect"]
@@ -579,20 +579,6 @@ _PART_READERS: Final[dict[str, Callable[[dict[str, Any], str, FrozenDict | None]
 
 
 def _settings(body: Mapping[str, Any], other_tools: tuple[Json, ...]) -> Settings:
-    """``_read_settings``; with no tools but functions, once per bytes of the fields it
-    reads (``fields_once``): a scenario's bodies repeat them."""
-    if other_tools:
-        return _read_settings(body, other_tools)
-    return fields_once(_SETTINGS, body, _UNREAD, lambda: _read_settings(body, other_tools))
-
-
-_UNREAD: Final = frozenset({"contents", "systemInstruction", "tools"})
-"""The fields ``_read_settings`` never reads (the tools reach it as ``other_tools``)."""
-_SETTINGS: Memo[Settings] = Memo(limit=256)
-"""Settings already read with no other tools, by the bytes of their fields."""
-
-
-def _read_settings(body: Mapping[str, Any], other_tools: tuple[Json, ...]) -> Settings:
     """Named generationConfig fields, the tool choice, and everything else in ``extra``."""
     config = body.get("generationConfig") or {}
     path = "generationConfig"

@@ -51,7 +51,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each, fields_once, message_once, resume_taken
+from ._memo import Leading, Memo, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -551,20 +551,6 @@ _TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
-    """``_read_settings``; with no tool extras, once per bytes of the fields it reads
-    (``fields_once``): a scenario's bodies repeat them."""
-    if tool_extras:
-        return _read_settings(body, tool_extras)
-    return fields_once(_SETTINGS, body, _UNREAD, lambda: _read_settings(body, tool_extras))
-
-
-_UNREAD = frozenset({"messages", "tools"})
-"""The fields ``_read_settings`` never reads (the tools reach it as their extras)."""
-_SETTINGS: Memo[Settings] = Memo(limit=256)
-"""Settings already read with no tool extras, by the bytes of their fields."""
-
-
-def _read_settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
     """Named settings from the body; every other top-level field goes to ``extra``."""
     max_key = "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
     stop = _field(body, "stop", (str, list), "a string or an array of strings")

@@ -62,7 +62,7 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, each, fields_once, message_once, resume_taken
+from ._memo import Leading, Memo, PerBody, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
@@ -332,17 +332,15 @@ def _item_read(k: int, item: Any) -> tuple[str, Segment]:
     """The type of ``input[k]``, checked, and its segment: the item as it reaches the model.
 
     The usual item (a decoded object with a string type, a message with a known role and
-    a string or array content, no breakpoint, id or status) is checked inline; any other
-    takes ``_checked_kind`` and ``_prompted``, which raise and copy as they must."""
-    if type(item) is dict and not (_BREAKPOINT in item or "id" in item or "status" in item):
-        kind = _kind(item)
-        if type(kind) is str and (
-            kind != "message"
-            or (item.get("role") in _ROLES and type(item.get("content")) in _CONTENT_TYPES)
-        ):
-            value = _unmarked(item) if _has_marked_part(item) else item
-            return kind, Segment(f"input[{k}]", value)
-    return _checked_kind(item, k), Segment(f"input[{k}]", _prompted(item))
+    a string or array content) has its type checked inline; any other takes
+    ``_checked_kind``, which raises as it must."""
+    kind = _kind(item) if type(item) is dict else None
+    if type(kind) is not str or (
+        kind == "message"
+        and (item.get("role") not in _ROLES or type(item.get("content")) not in _CONTENT_TYPES)
+    ):
+        kind = _checked_kind(item, k)
+    return kind, Segment(f"input[{k}]", _prompted(item))
 
 
 _CONTENT_TYPES = frozenset({str, list})
@@ -767,20 +765,6 @@ _TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
-    """``_read_settings``; with no tool extras, once per bytes of the fields it reads
-    (``fields_once``): a scenario's bodies repeat them."""
-    if tool_extras:
-        return _read_settings(body, tool_extras)
-    return fields_once(_SETTINGS, body, _UNREAD, lambda: _read_settings(body, tool_extras))
-
-
-_UNREAD = frozenset({"input", "instructions", "tools"})
-"""The fields ``_read_settings`` never reads (the tools reach it as their extras)."""
-_SETTINGS: Memo[Settings] = Memo(limit=256)
-"""Settings already read with no tool extras, by the bytes of their fields."""
-
-
-def _read_settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
     """Named settings from the body; every other top-level field goes to ``extra``."""
     reasoning = body.get("reasoning") or {}
     effort = _string(reasoning, "effort", "reasoning")

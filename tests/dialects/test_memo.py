@@ -1,14 +1,15 @@
 """Messages read once: a repeated message is the same value, and reading it again after
-other calls still gives what a fresh reading gives."""
+other calls still gives what a fresh reading gives; so do a body's settings."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
 import pytest
 
-from harness.dialects import DialectError, _memo
+from harness.dialects import DialectError, _memo, get_dialect
 from harness.dialects._memo import (
     Leading,
     Memo,
@@ -484,3 +485,77 @@ def test_a_body_changed_between_readings_parses_anew(dialect: Any) -> None:
         parsed = dialect.parse(body)
         assert parsed.request.history == (HELLO_AGAIN, HELLO_AGAIN)
         assert len([s for s in parsed.segments if "[" in s.name]) == 2
+
+
+# --- settings read after other bodies read as a fresh reading gives them ----------------
+
+
+class _Str(str):
+    pass
+
+
+_HEADS: dict[str, dict[str, Any]] = {
+    "anthropic": {"messages": [{"role": "user", "content": "hi"}]},
+    "openai": {"messages": [{"role": "user", "content": "hi"}]},
+    "openai-responses": {"input": [{"role": "user", "content": "hi"}]},
+    "gemini": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+}
+
+_TOOLED: dict[str, dict[str, Any]] = {
+    "anthropic": {"tools": [{"name": "f", "input_schema": {}, "x": 1}]},
+    "openai": {"tools": [{"type": "function", "function": {"name": "f", "x": 1}}]},
+    "openai-responses": {"tools": [{"type": "function", "name": "f", "x": 1}]},
+    "gemini": {"tools": [{"googleSearch": {}}, {"functionDeclarations": [{"name": "f"}]}]},
+}
+"""Tools that reach the settings (their unknown fields, a non-function tool)."""
+
+_SETTINGS: list[dict[str, Any]] = [
+    {},
+    {"model": "m", "temperature": 1},
+    {"model": "m", "temperature": 1.0},
+    {"model": "m", "temperature": True},
+    {"temperature": 1, "model": "m"},
+    {"model": "m", "temperature": math.nan},
+    {"model": "m", "temperature": None},
+    {"model": "m", "max_tokens": 10, "max_output_tokens": 10, "top_p": 0.5},
+    {"model": "m", "max_tokens": (10,)},
+    {"model": "m", "stop_sequences": ["a"], "stop": ["a"]},
+    {"model": "m", "stop_sequences": ("a",), "stop": ("a",)},
+    {"model": _Str("m")},
+    {"model": 3},
+    {"thinking": {"type": "enabled", "budget_tokens": 5}, "reasoning": {"effort": "low"}},
+    {"thinking": {"type": "enabled", "budget_tokens": 5.0}, "reasoning": {"effort": 1}},
+    {"tool_choice": {"type": "auto"}},
+    {"tool_choice": "auto"},
+    {"tool_choice": {"type": "tool", "name": "f"}},
+    {"tool_choice": {"type": "function", "function": {"name": "f"}}},
+    {"metadata": {"user_id": "u"}, "store": True},
+    {"metadata": {"user_id": ("u",)}, "store": 1},
+    {"generationConfig": {"temperature": 1, "maxOutputTokens": 5}},
+    {"generationConfig": {"temperature": 1.0, "maxOutputTokens": 5.0}},
+    {"generationConfig": {"temperature": 1, "maxOutputTokens": 5}, "toolConfig": {}},
+    {"text": {"format": {"type": "text"}}, "output_format": {"type": "json_schema"}},
+]
+
+
+def _read(name: str, body: dict[str, Any]) -> str:
+    """The request's settings (by repr: 1, 1.0 and True apart), or the error's message."""
+    try:
+        return repr(get_dialect(name).to_request(body).preset.settings)
+    except DialectError as e:
+        return f"error: {e}"
+
+
+@pytest.mark.parametrize("name", sorted(_HEADS))
+def test_settings_read_after_others_are_a_fresh_reading(name: str) -> None:
+    bodies = [{**fields, **_HEADS[name]} for fields in _SETTINGS]
+    bodies += [{**_HEADS[name], **fields} for fields in _SETTINGS]  # the head first
+    bodies += [{**_TOOLED[name], **body} for body in bodies[: len(_SETTINGS)]]
+    bodies += [{**fields, **_HEADS[name], "tools": []} for fields in _SETTINGS]
+    fresh = []
+    for body in bodies:
+        forget()
+        fresh.append(_read(name, body))
+    forget()
+    for _ in range(2):  # warm: every body read after the others
+        assert [_read(name, body) for body in bodies] == fresh
