@@ -365,10 +365,12 @@ class _Found:
 @dataclass(frozen=True, slots=True)
 class _Item:
     """One scenario run of the plan: ``generated`` is its place among the generated scenarios
-    (None for a fixture); ``report`` is given when the subject cannot run it."""
+    (None for a fixture); ``report`` is given when the subject cannot run it; ``rank`` is its
+    place in the report (dialect by dialect)."""
 
     scenario: Scenario
     dialect: str
+    rank: int
     generated: int | None = None
     report: ScenarioReport | None = None
 
@@ -378,15 +380,24 @@ def _plan(
     fixtures: Sequence[Scenario],
     dialects: Sequence[str],
     drawn: Sequence[Scenario],
-) -> list[list[_Item]]:
-    """Per dialect, its fixtures then the generated scenarios (none in a dialect the subject
-    does not speak): the run's order, whatever the number of jobs."""
+) -> list[_Item]:
+    """The run's order, whatever the number of jobs: each scenario in every dialect, one
+    after the other (the fixtures, then the generated scenarios; none in a dialect the
+    subject does not speak), so that a subject reads each scenario once (``same-scenario``
+    in docs/protocol.md). ``rank`` orders the reports per dialect: its fixtures, then its
+    generated scenarios."""
+    spoken = [d in subject.dialects for d in dialects]
+    size = len(fixtures) + len(drawn)
     plan = []
-    for dialect in dialects:
-        items = [_Item(s, dialect, report=_not_run(subject, s, dialect)) for s in fixtures]
-        if dialect in subject.dialects:
-            items += [_Item(s, dialect, generated=i) for i, s in enumerate(drawn)]
-        plan.append(items)
+    for j, scenario in enumerate([*fixtures, *drawn]):
+        generated = j - len(fixtures) if j >= len(fixtures) else None
+        for i, dialect in enumerate(dialects):
+            rank = i * size + j
+            if generated is None:
+                report = _not_run(subject, scenario, dialect)
+                plan.append(_Item(scenario, dialect, rank, report=report))
+            elif spoken[i]:
+                plan.append(_Item(scenario, dialect, rank, generated=generated))
     return plan
 
 
@@ -404,7 +415,8 @@ def run_check(
     jobs: int = 1,
     spawn: Callable[[], Subject] | None = None,
 ) -> CheckRun:
-    """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``.
+    """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``:
+    each scenario in every dialect one after the other, the reports dialect by dialect.
 
     The scenarios are generated once, before any is run, and are the same in every dialect.
     Generation in a dialect stops at its first failure, so fewer may run; ``progress`` then
@@ -435,61 +447,61 @@ def run_check(
     speaks = any(d in subject.dialects for d in dialects)
     drawn = generate(actions, examples, rng_seed) if speaks else ()
     plan = _plan(subject, fixtures, dialects, drawn)
-    work = [(item.scenario, item.dialect) for items in plan for item in items]
-    flat = [item for items in plan for item in items]
-    reports: list[ScenarioReport] = []
+    work = [(item.scenario, item.dialect) for item in plan]
+    ranked: dict[int, ScenarioReport] = {}
     failures: list[SubjectFailure] = []
     found: dict[str, _Found] = {}
-    ids: dict[str, None] = dict.fromkeys(s.id for s in fixtures)
+    generated_ids: dict[str, None] = {}
     budget = _Budget(max_hangs, deadline)
 
-    def wanted(position: int) -> bool:
-        item = flat[position]
+    def passed_over(item: _Item) -> bool:
         first = found.get(item.dialect)
-        beyond = first is not None and item.generated is not None and item.generated > first.index
-        return item.report is None and not beyond and budget.spent is None
+        return first is not None and item.generated is not None and item.generated > first.index
+
+    def wanted(position: int) -> bool:
+        item = plan[position]
+        return item.report is None and not passed_over(item) and budget.spent is None
 
     pool = None
-    runnable = sum(1 for item in flat if item.report is None)
+    runnable = sum(1 for item in plan if item.report is None)
     if jobs > 1 and spawn is not None and runnable > 1:
         pool = Workers(min(jobs, runnable), spawn, work, _one, _name(subject), wanted)
-    position = 0
-    generated_runs = 0
     try:
-        for i, items in enumerate(plan):
-            for item in items:
-                position += 1
-                if item.generated is not None and item.dialect in found:
-                    continue
-                if item.report is not None:
-                    if budget.spent is not None:
-                        break
-                    reports.append(item.report)
-                    tick(f"{item.dialect} {item.scenario.id}")
-                    continue
-                if budget.over():
+        for position, item in enumerate(plan):
+            what = (
+                f"{item.dialect} {'generated' if item.generated is not None else item.scenario.id}"
+            )
+            if passed_over(item):
+                tick(what)
+                continue
+            if item.report is not None:
+                if budget.spent is not None:
                     break
-                if pool is None:
-                    report, crashed = _one(subject, item.scenario, item.dialect)
-                else:
-                    report, crashed = pool.result(position - 1)
-                reports.append(report)
-                failures.extend(crashed)
-                budget.count(crashed)
-                if item.generated is None:
-                    tick(f"{item.dialect} {item.scenario.id}")
-                    continue
-                generated_runs += 1
-                ids[report.scenario_id] = None
-                tick(f"{item.dialect} generated")
-                if report.failed or crashed:
+                ranked[item.rank] = item.report
+                tick(what)
+                continue
+            if budget.over():
+                break
+            if pool is None:
+                report, crashed = _one(subject, item.scenario, item.dialect)
+            else:
+                report, crashed = pool.result(position)
+            ranked[item.rank] = report
+            failures.extend(crashed)
+            budget.count(crashed)
+            if item.generated is not None:
+                generated_ids[report.scenario_id] = None
+                if (report.failed or crashed) and item.dialect not in found:
                     found[item.dialect] = _Found(item.generated, item.scenario, report, crashed)
+            tick(what)
             if budget.spent is not None:
                 break
-            tick(f"{plan[i][0].dialect if plan[i] else ''} done", upto=per_dialect * (i + 1))
     finally:
         if pool is not None:
             pool.close()
+    reports = [ranked[rank] for rank in sorted(ranked)]
+    ids = {**dict.fromkeys(s.id for s in fixtures), **generated_ids}
+    generated_runs = sum(1 for item in plan if item.generated is not None and item.rank in ranked)
     shrunk = [
         _shrink(subject, dialect, actions, examples, rng_seed, found[dialect])
         for dialect in dialects
@@ -500,6 +512,7 @@ def run_check(
         stopped = f"{budget.spent}: the run is stopped, up to {total - done} scenario runs not run"
         failures = _stop_at(failures, stopped, fixtures, reports)
         tick("stopped", upto=total)
+    tick("done", upto=total)  # the generated scenarios not drawn, the passed-over ones
     finish = getattr(subject, "finish", None)
     if callable(finish):
         failures.extend(f for f in finish() if isinstance(f, SubjectFailure))

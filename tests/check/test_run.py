@@ -74,11 +74,16 @@ class Recording:
     times: int | None = None
     asked: list[Scenario] = field(default_factory=list)
     fail_longer_than: int | None = None
+    fail_in: str | None = None
+    """The one dialect ``fail_longer_than`` fails in (None: every dialect)."""
+    asked_in: list[str] = field(default_factory=list)
 
     def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
         self.asked.append(scenario)
+        self.asked_in.append(dialect)
         outcome = REFERENCE.assemble(scenario, dialect)
-        if self.fail_longer_than is not None and len(scenario.history) > self.fail_longer_than:
+        long = self.fail_longer_than is not None and len(scenario.history) > self.fail_longer_than
+        if long and self.fail_in in (None, dialect):
             return replace(outcome, children=tuple(b"{" for _ in outcome.children))
         if scenario.action in self.fail_actions and (self.times is None or self.times > 0):
             self.times = None if self.times is None else self.times - 1
@@ -497,7 +502,38 @@ def test_generation_is_the_same_every_time_and_for_every_dialect() -> None:
     subject = Recording()
     run = run_check(subject, [], dialects=DIALECTS, examples=8)
     assert run.exit_code == 0
-    assert subject.asked == [s for _ in DIALECTS for s in first]  # drawn once, run per dialect
+    assert subject.asked == [s for s in first for _ in DIALECTS]  # drawn once, run per dialect
+
+
+def test_each_scenario_runs_in_every_dialect_in_a_row_and_reports_by_dialect() -> None:
+    subject = Recording(dialects=("gemini", "openai"))
+    corpus = oneshot()[:3]
+    run = run_check(subject, corpus, dialects=["anthropic", "gemini", "openai"], examples=2)
+    drawn = generate(ACTIONS, 2)
+    scenarios = [*corpus, *drawn]
+    # asked one after the other in the dialects it speaks (anthropic's fixtures are not run)
+    assert subject.asked == [s for s in scenarios for _ in ("gemini", "openai")]
+    assert [(r.dialect, r.scenario_id) for r in run.reports] == [
+        *(("anthropic", s.id) for s in corpus),
+        *((d, s.id) for d in ("gemini", "openai") for s in scenarios),
+    ]
+    assert run.scenario_ids == tuple(s.id for s in scenarios)
+
+
+def test_a_dialects_generated_runs_stop_at_its_first_failure_and_not_the_others() -> None:
+    drawn = generate(ACTIONS, 8)
+    longest = max(len(s.history) for s in drawn)
+    first = next(i for i, s in enumerate(drawn) if len(s.history) == longest)
+    assert first < len(drawn) - 1, "the draw must go on after its longest history"
+    subject = Recording(dialects=("gemini", "openai"), fail_longer_than=longest - 1)
+    subject.fail_in = "openai"
+    run = run_check(subject, [], dialects=["gemini", "openai"], examples=8)
+    before_shrinking = list(zip(subject.asked, subject.asked_in, strict=True))[: first * 2 + 2]
+    assert before_shrinking == [(s, d) for s in drawn[: first + 1] for d in ("gemini", "openai")]
+    assert [r.dialect for r in run.reports] == ["gemini"] * 8 + ["openai"] * (first + 1)
+    assert [r.scenario_id for r in run.reports][:8] == [s.id for s in drawn]
+    assert [f.dialect for f in run.shrunk] == ["openai"]
+    assert run.exit_code == 1
 
 
 def test_the_generation_ends_at_its_last_scenario_without_drawing_it_again(
