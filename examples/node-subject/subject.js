@@ -10,6 +10,8 @@
 // can follow as the next user turn; siblings differ only in their directive; a fork asked for
 // inside a fork child is rejected; without cache-safe parameters (snapshot false) it degrades to a
 // fallback system prompt and the default tools. Other lifecycles are answered "skipped".
+// It declares the "same-scenario" feature: a short assemble (same_scenario, no scenario)
+// means the scenario of the previous assemble, which it keeps, parsed, for that.
 // Logs go to stderr: stdout carries protocol lines only.
 //
 // NODE_SUBJECT_BUG=sorted-tool-keys plants a known defect for the tests: the fork children
@@ -21,6 +23,7 @@ const { parseOrdered, stringify } = require('./json');
 const { RENDERERS, DIALECTS } = require('./dialects');
 
 const PROTOCOL_VERSION = 1;
+const FEATURES = ['same-scenario'];
 const IMPLEMENTATION = {
   name: 'node-example',
   language: 'javascript',
@@ -139,20 +142,42 @@ function reply(message) {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
+// The scenario of the previous assemble (full or short), parsed once: a short assemble
+// (same_scenario true, no scenario) uses it. Undefined until a full one arrives.
+let heldScenario;
+
+// The scenario an assemble request means, or an errored result saying why there is none.
+function scenarioOf(request) {
+  if ('scenario' in request) {
+    heldScenario = request.scenario;
+    return { scenario: heldScenario };
+  }
+  if (request.same_scenario !== true) {
+    return { error: { status: 'errored', message: 'assemble has neither scenario nor same_scenario' } };
+  }
+  if (heldScenario === undefined) {
+    return { error: { status: 'errored', message: 'same_scenario, but no scenario was sent before it' } };
+  }
+  return { scenario: heldScenario };
+}
+
 function handle(request, lines) {
   if (request.cmd === 'start') {
     if (request.version === PROTOCOL_VERSION) {
-      reply({ ok: true, version: PROTOCOL_VERSION, implementation: IMPLEMENTATION });
+      reply({ ok: true, version: PROTOCOL_VERSION, implementation: IMPLEMENTATION, features: FEATURES });
     } else {
       reply({ ok: false, version: PROTOCOL_VERSION, error: `this subject speaks protocol version ${PROTOCOL_VERSION}` });
     }
   } else if (request.cmd === 'assemble') {
-    let result;
-    try {
-      result = assemble(request.scenario, request.dialect);
-    } catch (error) {
-      console.error(error);
-      result = { status: 'errored', message: String(error) };
+    const { scenario, error } = scenarioOf(request);
+    let result = error;
+    if (result === undefined) {
+      try {
+        result = assemble(scenario, request.dialect);
+      } catch (thrown) {
+        console.error(thrown);
+        result = { status: 'errored', message: String(thrown) };
+      }
     }
     reply({ seq: request.seq, ...result });
   } else if (request.cmd === 'stop') {

@@ -4,8 +4,9 @@
 
 To put your own Python implementation behind the protocol (to run it out of process, or
 under another interpreter), serve any object with ``name``, ``dialects``, ``lifecycles`` and
-``assemble(scenario, dialect) -> Outcome`` instead of ``ReferenceSubject()``. See
-docs/protocol.md for the messages.
+``assemble(scenario, dialect) -> Outcome`` instead of ``ReferenceSubject()``. ``serve``
+declares the protocol feature ``same-scenario``: a scenario sent in several dialects one
+after the other is read once. See docs/protocol.md for the messages.
 """
 
 import sys

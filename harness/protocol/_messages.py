@@ -16,6 +16,7 @@ import orjson
 __all__ = [
     "LIFECYCLES",
     "PROTOCOL_VERSION",
+    "SAME_SCENARIO",
     "AssembleReply",
     "Implementation",
     "ProtocolError",
@@ -26,7 +27,9 @@ __all__ = [
     "encode_assemble",
     "encode_assemble_parts",
     "encode_line",
+    "encode_same_scenario",
     "refusal_reply",
+    "same_scenario_request",
     "start_reply",
     "start_request",
     "stop_request",
@@ -35,6 +38,9 @@ __all__ = [
 PROTOCOL_VERSION: Final = 1
 ReplyStatus: TypeAlias = Literal["assembled", "rejected", "skipped", "errored"]
 LIFECYCLES: Final = ("one-shot", "continuable", "spawn")
+SAME_SCENARIO: Final = "same-scenario"
+"""The feature a subject declares to be sent a short ``assemble`` (``same_scenario``) for a
+scenario it was sent in its previous ``assemble``: it then parses each scenario once."""
 
 
 class ProtocolError(ValueError):
@@ -55,6 +61,9 @@ class Implementation:
     lifecycles: tuple[str, ...]
     version: str | None = None
     homepage: str | None = None
+    features: tuple[str, ...] = ()
+    """The optional protocol features it declared, unknown ones included (only known ones,
+    such as ``SAME_SCENARIO``, have an effect)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +105,27 @@ def encode_assemble_parts(seq: int, dialect: str, scenario: bytes) -> tuple[byte
     return head, scenario, b"}\n"
 
 
+def same_scenario_request(seq: int, dialect: str) -> dict[str, Any]:
+    """The short ``assemble``: the scenario of the previous ``assemble`` the process received
+    (only for a subject that declared ``SAME_SCENARIO``)."""
+    return {"cmd": "assemble", "seq": seq, "dialect": dialect, "same_scenario": True}
+
+
+def encode_same_scenario(seq: int, dialect: str) -> bytes:
+    """``encode_line(same_scenario_request(seq, dialect))``, byte for byte."""
+    return b'{"cmd":"assemble","seq":%d,"dialect":%s,"same_scenario":true}\n' % (
+        seq,
+        orjson.dumps(dialect),
+    )
+
+
 def stop_request() -> dict[str, Any]:
     return {"cmd": "stop"}
 
 
 def start_reply(implementation: Implementation) -> dict[str, Any]:
-    """A subject's start reply: ready to speak ``PROTOCOL_VERSION``."""
+    """A subject's start reply: ready to speak ``PROTOCOL_VERSION`` (``features`` written only
+    when it declares some, so that a subject without any says exactly what it said before)."""
     described: dict[str, Any] = {"name": implementation.name, "language": implementation.language}
     if implementation.version is not None:
         described["version"] = implementation.version
@@ -109,7 +133,10 @@ def start_reply(implementation: Implementation) -> dict[str, Any]:
         described["homepage"] = implementation.homepage
     described["dialects"] = list(implementation.dialects)
     described["lifecycles"] = list(implementation.lifecycles)
-    return {"ok": True, "version": PROTOCOL_VERSION, "implementation": described}
+    reply: dict[str, Any] = {"ok": True, "version": PROTOCOL_VERSION, "implementation": described}
+    if implementation.features:
+        reply["features"] = list(implementation.features)
+    return reply
 
 
 def refusal_reply(error: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from ._messages import (
 __all__ = ["decode_line", "read_assemble_reply", "read_start_reply"]
 
 _DIALECT: Final = re.compile(r"[a-z][a-z0-9_-]*\Z")
+_FEATURE: Final = re.compile(r"[a-z][a-z0-9-]*\Z")
 _REPLY_KEYS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "assembled": (("parent", "children"), ("follow_ups", "parent_next")),
     "rejected": (("message",), ("parent",)),
@@ -66,7 +67,7 @@ def read_start_reply(message: Mapping[str, Any]) -> Implementation:
     if not ok:
         _keys(message, ("ok", "error"), ("version",), "the start reply")
         raise SubjectRefused(f"the subject refused to start: {_string(message, 'error')}")
-    _keys(message, ("version", "implementation"), ("ok",), "the start reply")
+    _keys(message, ("version", "implementation"), ("ok", "features"), "the start reply")
     version = message["version"]
     if version != PROTOCOL_VERSION or isinstance(version, bool):
         raise ProtocolError(
@@ -91,6 +92,7 @@ def read_start_reply(message: Mapping[str, Any]) -> Implementation:
         lifecycles=lifecycles,
         version=_string(described, "version", nonempty=True) if "version" in described else None,
         homepage=_string(described, "homepage", nonempty=True) if "homepage" in described else None,
+        features=_features(message.get("features", [])),
     )
 
 
@@ -168,6 +170,22 @@ def _names(obj: Mapping[str, Any], key: str, good: Any) -> tuple[str, ...]:
         raise ProtocolError(
             f"{key} must be a non-empty array of distinct names, not {_show(values)}"
         )
+    return tuple(values)
+
+
+def _features(values: Any) -> tuple[str, ...]:
+    """The features a start reply declares, unknown ones kept (the subject said them)."""
+    if not isinstance(values, list):
+        raise ProtocolError(f"features must be an array of names, not {json_kind(values)}")
+    for value in values:
+        if not isinstance(value, str) or not _FEATURE.match(value):
+            raise ProtocolError(
+                f'features must hold names such as "same-scenario" '
+                f"(lower-case letters, digits and -), not {_show(value)}"
+            )
+    if len(set(values)) != len(values):
+        twice = next(v for i, v in enumerate(values) if v in values[:i])
+        raise ProtocolError(f"features names {_show(twice)} twice")
     return tuple(values)
 
 

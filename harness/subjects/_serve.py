@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Any, BinaryIO, Final
+from typing import BinaryIO, Final
 
 import orjson
 
 from ..protocol import (
     PROTOCOL_VERSION,
+    SAME_SCENARIO,
     Implementation,
     assemble_reply,
     encode_line,
@@ -27,56 +28,39 @@ from ._base import Outcome, Subject
 
 __all__ = ["serve"]
 
-MEMO_SCENARIOS: Final = 1024
-"""How many scenarios one ``serve`` keeps read at most (a default check sends 50)."""
-MEMO_BYTES: Final = 16 * 2**20
-"""How many bytes of compact JSON the scenarios kept hold at most (a default check's: some
-150 kB; a scenario's objects take about 3.5 times its JSON)."""
+_NO_SCENARIO: Final = "same_scenario, but no scenario was sent before it"
 
 
-class ScenarioMemo:
-    """The scenarios one ``serve`` has read, keyed by the exact bytes of their compact JSON.
+class _Unheld(Exception):
+    """A short ``assemble`` whose scenario is not held; ``str()`` is the reply's message."""
 
-    A check sends each scenario once per dialect, as separate requests (every scenario in one
-    dialect, then in the next), and reading one (its schema check above all) costs far more
-    than the protocol. The key is exact for values decoded by ``orjson.loads`` (JSON types
-    only, finite floats, which ``orjson.dumps`` writes back one to one): equal bytes, the same
-    scenario. A scenario that fails to read is not kept, so its error is raised afresh each
-    time. Once full the memo keeps what it holds and reads new scenarios without keeping
-    them: in the harness's cycle through the dialects, dropping old entries for new ones
-    would lose every later hit.
-    """
 
-    __slots__ = ("_read", "_size", "max_bytes", "max_count")
+class _Held:
+    """The scenario of the previous ``assemble``, for a short one (``same_scenario``): the
+    scenario read or, when reading it failed, why (a short form is answered as its full
+    scenario was, never with an older scenario)."""
 
-    def __init__(self, max_count: int = MEMO_SCENARIOS, max_bytes: int = MEMO_BYTES) -> None:
-        self._read: dict[bytes, Scenario] = {}
-        self._size = 0
-        self.max_count = max_count
-        self.max_bytes = max_bytes
+    __slots__ = ("error", "scenario")
 
-    def __len__(self) -> int:
-        return len(self._read)
+    def __init__(self) -> None:
+        self.scenario: Scenario | None = None
+        self.error: str | None = None
 
-    @property
-    def size(self) -> int:
-        """The bytes of compact JSON the kept scenarios hold."""
-        return self._size
-
-    def read(self, data: Any, *, source: str) -> Scenario:
-        """``scenario_from_json(data, source=source)``, from the memo when read before."""
+    def read(self, request: dict[str, object], source: str) -> Scenario:
+        """The scenario ``request`` names: read from its ``scenario``, or the one held."""
+        if "scenario" not in request and request.get("same_scenario") is True:
+            if self.error is not None:
+                raise _Unheld(self.error)
+            if self.scenario is None:
+                raise _Unheld(_NO_SCENARIO)
+            return self.scenario
+        self.scenario = self.error = None
         try:
-            key = orjson.dumps(data)
-        except orjson.JSONEncodeError:  # nested too deeply to encode: read it as it is
-            return scenario_from_json(data, source=source)
-        found = self._read.get(key)
-        if found is not None:
-            return found
-        scenario = scenario_from_json(data, source=source)
-        if len(self._read) < self.max_count and self._size + len(key) <= self.max_bytes:
-            self._read[key] = scenario
-            self._size += len(key)
-        return scenario
+            self.scenario = scenario_from_json(request["scenario"], source=source)
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            raise
+        return self.scenario
 
 
 def serve(
@@ -90,8 +74,9 @@ def serve(
     """Serve ``subject`` over JSON lines; returns the exit code (0 on ``stop`` or EOF).
 
     A scenario the subject cannot read, or an ``assemble`` that raises, is answered
-    ``errored`` with the reason (the traceback goes to stderr) and serving goes on. Scenarios
-    read are kept (``ScenarioMemo``): the same scenario sent again is not read again.
+    ``errored`` with the reason (the traceback goes to stderr) and serving goes on. It
+    declares ``same-scenario``: the last scenario read is kept for a short ``assemble``, so
+    a scenario sent in several dialects one after the other is read once.
     """
     source = stdin if stdin is not None else sys.stdin.buffer
     sink = stdout if stdout is not None else sys.stdout.buffer
@@ -102,8 +87,9 @@ def serve(
         lifecycles=tuple(subject.lifecycles),
         version=version,
         homepage=homepage,
+        features=(SAME_SCENARIO,),
     )
-    memo = ScenarioMemo()
+    held = _Held()
     for line in source:
         if not line.strip():
             continue
@@ -118,7 +104,7 @@ def serve(
                 else refusal_reply(f"this subject speaks protocol version {PROTOCOL_VERSION}")
             )
         elif command == "assemble":
-            reply = _assemble(subject, request, memo)
+            reply = _assemble(subject, request, held)
         else:
             print(f"serve: ignoring unknown command {command!r}", file=sys.stderr)
             continue
@@ -127,16 +113,15 @@ def serve(
     return 0
 
 
-def _assemble(
-    subject: Subject, request: dict[str, object], memo: ScenarioMemo
-) -> dict[str, object]:
-    """The reply to one ``assemble`` (``request`` decoded by ``orjson.loads``, as ``memo``
-    needs)."""
+def _assemble(subject: Subject, request: dict[str, object], held: _Held) -> dict[str, object]:
+    """The reply to one ``assemble``, full or short."""
     seq = request["seq"]
     assert isinstance(seq, int)
     try:
-        scenario = memo.read(request["scenario"], source=f"seq {seq}")
+        scenario = held.read(request, source=f"seq {seq}")
         outcome: Outcome = subject.assemble(scenario, str(request["dialect"]))
+    except _Unheld as e:
+        return assemble_reply(seq, "errored", message=str(e))
     except Exception as e:
         traceback.print_exc(file=sys.stderr)
         return assemble_reply(seq, "errored", message=f"{type(e).__name__}: {e}")

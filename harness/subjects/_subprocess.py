@@ -6,6 +6,10 @@ the protocol becomes a ``SubjectFailure`` for that scenario naming what was wron
 the exit code and the stderr tail); the process is ended and started again for the next
 scenario, so one bad scenario does not end the run.
 
+To a process that declared the feature ``same-scenario`` a scenario sent again right after
+itself (the same object, in another dialect) goes as a short ``assemble`` naming the
+previous one; the first ``assemble`` of every process is full.
+
 A line nobody asked for is a protocol error too: one that arrives with a reply, or before
 the next request, or after the last reply until the process exits on ``stop`` (``finish``
 reports that one, naming the scenario of the last reply).
@@ -15,7 +19,6 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -24,6 +27,7 @@ from typing import Any, Final, cast
 import orjson
 
 from ..protocol import (
+    SAME_SCENARIO,
     Implementation,
     MessageKind,
     ProtocolError,
@@ -32,8 +36,10 @@ from ..protocol import (
     decode_line,
     encode_assemble_parts,
     encode_line,
+    encode_same_scenario,
     read_assemble_reply,
     read_start_reply,
+    same_scenario_request,
     start_request,
     stop_request,
     validate_message,
@@ -49,8 +55,6 @@ MiB: Final = 1024 * 1024
 _EXCERPT: Final = 120
 MAX_SECONDS: Final = 86_400.0
 """The longest timeout there is: a day (more is no timeout, and ``select`` refuses it)."""
-_ENCODED_BYTES: Final = 16 * MiB
-"""How much encoded scenario JSON a subject keeps for the scenarios' runs in other dialects."""
 
 
 def timeout_problem(seconds: float) -> str | None:
@@ -106,10 +110,11 @@ class SubprocessSubject:
         self._broken: SubjectStartError | None = None
         self._last: tuple[int, str] | None = None
         """The seq and scenario of the last reply read from the running process."""
-        self._encoded: OrderedDict[int, tuple[Scenario, bytes]] = OrderedDict()
-        """Encoded scenarios by identity, the most recently used last (each keeps its
-        scenario alive, so that no other can take its id)."""
-        self._encoded_bytes = 0
+        self._encoded: tuple[Scenario, bytes] | None = None
+        """The last scenario encoded and its JSON bytes, for its runs in other dialects."""
+        self._held: Scenario | None = None
+        """The scenario of the running process's previous ``assemble`` (a reference, compared
+        by identity), when that process declared ``same-scenario``; None after a (re)start."""
 
     def __repr__(self) -> str:
         return f"SubprocessSubject({shlex.join(self.argv)!r})"
@@ -140,7 +145,7 @@ class SubprocessSubject:
         its schema (a scenario the schema refuses; bad input, not the subject's fault).
         """
         try:
-            self.start()
+            implementation = self.start()
         except SubjectStartError as e:
             self._broken = self._broken or e
             return SubjectFailure.of(
@@ -158,10 +163,18 @@ class SubprocessSubject:
         if extra is not None:
             detail = f"before seq {seq}, {self._unrequested_after()} another line arrived"
             return self._fail("protocol", scenario, f"{detail}: {_excerpt(extra)}")
+        short = self._held is scenario
+        sent: bytes | tuple[bytes, ...]
         if self.options.validate:
-            request = assemble_request(seq, dialect, scenario_to_json(scenario))
+            request = (
+                same_scenario_request(seq, dialect)
+                if short
+                else assemble_request(seq, dialect, scenario_to_json(scenario))
+            )
             _check("assemble", request, "the harness's request")
-            sent: bytes | tuple[bytes, ...] = encode_line(request)
+            sent = encode_line(request)
+        elif short:
+            sent = encode_same_scenario(seq, dialect)
         else:
             sent = encode_assemble_parts(seq, dialect, self._encode(scenario))
         try:
@@ -173,6 +186,8 @@ class SubprocessSubject:
             return self._fail("crash", scenario, _exited(e, f"seq {seq}"), exit_code=e.exit_code)
         except LineTooLong as e:
             return self._fail("protocol", scenario, f"reply to seq {seq} {_too_long(e)}")
+        if SAME_SCENARIO in implementation.features:
+            self._held = scenario  # the process has it now, whatever its reply
         try:
             message = decode_line(line)
             if self.options.validate:
@@ -195,19 +210,13 @@ class SubprocessSubject:
         )
 
     def _encode(self, scenario: Scenario) -> bytes:
-        """The scenario's JSON bytes, encoded once for all its dialects: a check runs every
-        scenario in one dialect, then each again in the next, so the recent ones are kept
-        (up to ``_ENCODED_BYTES``), not only the last."""
-        kept = self._encoded.pop(id(scenario), None)
-        if kept is not None and kept[0] is scenario:
-            self._encoded[id(scenario)] = kept
-            return kept[1]
+        """The scenario's JSON bytes, encoded once for all its dialects: a check runs each
+        scenario in every dialect one after the other, so keeping the last one is enough
+        (it is kept by reference, so that identity is safe)."""
+        if self._encoded is not None and self._encoded[0] is scenario:
+            return self._encoded[1]
         data = orjson.dumps(scenario_to_json(scenario))
-        self._encoded[id(scenario)] = (scenario, data)
-        self._encoded_bytes += len(data) - (0 if kept is None else len(kept[1]))
-        while self._encoded_bytes > _ENCODED_BYTES and len(self._encoded) > 1:
-            _, (_, old) = self._encoded.popitem(last=False)
-            self._encoded_bytes -= len(old)
+        self._encoded = (scenario, data)
         return data
 
     # --- lifetime ---------------------------------------------------------------------------
@@ -244,6 +253,7 @@ class SubprocessSubject:
             process.kill()
             raise
         self._process, self._implementation = process, implementation
+        self._held = None
         self.starts += 1
         return implementation
 
@@ -288,6 +298,7 @@ class SubprocessSubject:
         code = process.kill()
         self._process = None
         self._last = None
+        self._held = None
         if kind == "crash" and exit_code is None:
             exit_code = code
         return SubjectFailure.of(
@@ -329,6 +340,7 @@ class SubprocessSubject:
             self._process.stop(encode_line(stop_request()), self.options.stop_timeout)
             self._process = None
             self._last = None
+            self._held = None
 
     def __enter__(self) -> SubprocessSubject:
         self.start()

@@ -8,6 +8,7 @@ import pytest
 from harness.check import bundled_fixtures
 from harness.protocol import (
     PROTOCOL_VERSION,
+    SAME_SCENARIO,
     Implementation,
     ReplyStatus,
     assemble_reply,
@@ -15,7 +16,9 @@ from harness.protocol import (
     encode_assemble,
     encode_assemble_parts,
     encode_line,
+    encode_same_scenario,
     refusal_reply,
+    same_scenario_request,
     start_reply,
     start_request,
     stop_request,
@@ -51,6 +54,28 @@ def test_start_replies() -> None:
     assert refused == {"ok": False, "version": 1, "error": "too old"}
     for reply in (full, bare, refused):
         assert validate_message("start-reply", reply) == []
+        assert "features" not in reply  # a subject without features says what it said before
+
+
+def test_a_start_reply_with_features_lists_them_last() -> None:
+    reply = start_reply(Implementation("x", "go", ("openai",), ("spawn",), None, None, ("a-b",)))
+    assert list(reply) == ["ok", "version", "implementation", "features"]
+    assert reply["features"] == ["a-b"]
+    assert validate_message("start-reply", reply) == []
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "openai-responses", 'odd"name\u00e9'])
+@pytest.mark.parametrize("seq", [1, 7, 12345678901])
+def test_the_short_assemble_line(seq: int, dialect: str) -> None:
+    assert SAME_SCENARIO == "same-scenario"
+    request = same_scenario_request(seq, dialect)
+    assert request == {"cmd": "assemble", "seq": seq, "dialect": dialect, "same_scenario": True}
+    assert encode_same_scenario(seq, dialect) == encode_line(request)
+    if dialect == "gemini":
+        assert encode_same_scenario(seq, dialect) == (
+            b'{"cmd":"assemble","seq":%d,"dialect":"gemini","same_scenario":true}\n' % seq
+        )
+        assert validate_message("assemble", request) == []
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from harness.protocol import (
+    SAME_SCENARIO,
     AssembleReply,
     Implementation,
     ProtocolError,
@@ -84,6 +85,38 @@ def _ready(implementation: dict[str, Any] | None = None, **changes: Any) -> dict
     ],
 )
 def test_a_bad_start_reply_is_a_protocol_error(reply: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ProtocolError, match=problem):
+        read_start_reply(reply)
+    assert validate_message("start-reply", reply) != []
+
+
+def test_features_round_trip_unknown_ones_kept() -> None:
+    declared = Implementation("x", "go", ("openai",), ("one-shot",), features=(SAME_SCENARIO,))
+    reply = start_reply(declared)
+    assert reply["features"] == ["same-scenario"]
+    assert read_start_reply(reply) == declared
+    later = _ready(features=["same-scenario", "streaming-2", "x"])
+    assert validate_message("start-reply", later) == []
+    assert read_start_reply(later).features == ("same-scenario", "streaming-2", "x")
+    assert read_start_reply(_ready(features=[])).features == ()
+    assert read_start_reply(_ready()).features == ()
+
+
+@pytest.mark.parametrize(
+    ("features", "problem"),
+    [
+        ("same-scenario", "features must be an array of names, not a string"),
+        ({"same-scenario": True}, "features must be an array of names, not an object"),
+        ([1], 'features must hold names such as "same-scenario" .*, not 1$'),
+        (["Same-Scenario"], 'not "Same-Scenario"'),
+        (["same_scenario"], 'not "same_scenario"'),
+        (["-x"], 'not "-x"'),
+        ([""], 'not ""'),
+        (["same-scenario", "same-scenario"], 'features names "same-scenario" twice'),
+    ],
+)
+def test_bad_features_are_a_protocol_error(features: Any, problem: str) -> None:
+    reply = _ready(features=features)
     with pytest.raises(ProtocolError, match=problem):
         read_start_reply(reply)
     assert validate_message("start-reply", reply) != []

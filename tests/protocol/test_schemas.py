@@ -10,6 +10,7 @@ from harness.model import Message, Preset, Text
 from harness.protocol import (
     MESSAGE_KINDS,
     assemble_request,
+    same_scenario_request,
     schema_path,
     start_request,
     stop_request,
@@ -51,6 +52,59 @@ def test_the_harness_requests_are_valid() -> None:
         validate_message("assemble", assemble_request(1, "openai", scenario_to_json(scenario)))
         == []
     )
+
+
+SCENARIO = Scenario("s", "fork", Preset(), (Message("user", (Text("hi"),)),), ("go",))
+
+
+def test_the_short_assemble_is_valid() -> None:
+    assert validate_message("assemble", same_scenario_request(2, "gemini")) == []
+    extended = {**same_scenario_request(2, "gemini"), "x-note": 1}
+    assert validate_message("assemble", extended) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"same_scenario": False}, "same_scenario: True was expected"),
+        ({"same_scenario": 1}, "same_scenario: True was expected"),
+        ({"same_scenario": True, "scenario": "full"}, "is valid under each of"),
+        ({}, "is not valid under any of the given schemas"),
+    ],
+)
+def test_an_assemble_has_exactly_one_of_scenario_and_same_scenario(
+    changes: dict[str, object], problem: str
+) -> None:
+    message: dict[str, object] = {"cmd": "assemble", "seq": 2, "dialect": "gemini"}
+    for key, value in changes.items():
+        message[key] = scenario_to_json(SCENARIO) if value == "full" else value
+    problems = validate_message("assemble", message)
+    assert any(problem in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("features", "problem"),
+    [
+        (
+            ["same-scenario", "same-scenario"],
+            "features: ['same-scenario', 'same-scenario'] has non-unique elements",
+        ),
+        (["Same"], "features[0]: 'Same' does not match '^[a-z][a-z0-9-]*$'"),
+        (["a_b"], "features[0]: 'a_b' does not match"),
+        ([3], "features[0]: 3 is not of type 'string'"),
+        ("same-scenario", "features: 'same-scenario' is not of type 'array'"),
+    ],
+)
+def test_bad_features_are_refused(features: object, problem: str) -> None:
+    problems = validate_message("start-reply", {**READY, "features": features})
+    assert any(problem in p for p in problems), problems
+
+
+def test_features_are_optional_and_may_be_anything_well_named() -> None:
+    for features in ([], ["same-scenario"], ["same-scenario", "later-thing2"]):
+        assert validate_message("start-reply", {**READY, "features": features}) == []
+    refused = {"ok": False, "error": "no", "features": ["same-scenario"]}
+    assert validate_message("start-reply", refused) != []  # only a ready reply declares them
 
 
 def test_the_scenario_is_checked_through_the_scenario_schema() -> None:

@@ -1,7 +1,8 @@
 """The Node example subject (examples/node-subject/subject.js) over the protocol: valid bodies
 in every dialect whose children keep the parent's prefix, for each history ending; parents
-rendered as the reference renders them; and a bug planted in its openai-responses children
-(NODE_SUBJECT_BUG) caught by the rule that names it."""
+rendered as the reference renders them; the same-scenario feature, spoken in raw lines; and a
+bug planted in its openai-responses children (NODE_SUBJECT_BUG) caught by the rule that names
+it."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ from harness.model import (
     freeze,
 )
 from harness.prefix import compare
-from harness.scenarios import Continuation, Scenario
+from harness.protocol import assemble_request, encode_line, start_request, stop_request
+from harness.scenarios import Continuation, Scenario, scenario_to_json
 from harness.subjects import ReferenceSubject, SubprocessOptions, SubprocessSubject
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -209,6 +211,105 @@ def test_other_lifecycles_are_skipped_and_unknown_dialects_errored(node: Subproc
         assert scenario.action in (outcome.message or "")
     outcome = node.assemble(Scenario("f", "fork", PRESET, ENDINGS["model"], ("x",)), "klingon")
     assert (outcome.status, outcome.message) == ("errored", "unknown dialect klingon")
+
+
+# --- same-scenario, in raw protocol lines ---------------------------------------------------
+
+NO_SCENARIO = "same_scenario, but no scenario was sent before it"
+SAME = {
+    "fork": Scenario("fork", "fork", PRESET, ENDINGS["model-calls"], ("look",)),
+    "siblings": Scenario("sib", "siblings", PRESET, ENDINGS["user"], ("look", "read")),
+    "rejected": Scenario("known", "fork", PRESET, ENDINGS["model"], ("x",), known_fork_child=True),
+    "fallback": Scenario(
+        "first", "fork", PRESET, (Message("user", (Text("hi"),)),), ("look",), snapshot=False
+    ),
+    "skipped": Scenario("spawn", "spawn", PRESET, ENDINGS["model"], prompt="Find it."),
+}
+
+
+def full(seq: int, dialect: str, scenario: Scenario) -> dict[str, Any]:
+    return assemble_request(seq, dialect, scenario_to_json(scenario))
+
+
+def short(seq: int, dialect: str) -> dict[str, Any]:
+    return {"cmd": "assemble", "seq": seq, "dialect": dialect, "same_scenario": True}
+
+
+def exchange(*requests: dict[str, Any]) -> list[bytes]:
+    """Start one Node process, write start, ``requests`` and stop as raw lines, and return
+    its reply lines as written (the start reply first)."""
+    env = {k: v for k, v in os.environ.items() if k != "NODE_SUBJECT_BUG"}
+    lines = b"".join(map(encode_line, (start_request(), *requests, stop_request())))
+    done = subprocess.run(
+        ["node", str(SUBJECT_JS)],
+        input=lines,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    replies = done.stdout.splitlines()
+    assert len(replies) == 1 + len(requests), done.stderr.decode()
+    return replies
+
+
+def unnumbered(reply: bytes, seq: int) -> bytes:
+    """A reply line without its leading seq, to compare replies to different requests."""
+    head = b'{"seq":%d,' % seq
+    assert reply.startswith(head), reply[:80]
+    return reply[len(head) :]
+
+
+def test_the_start_reply_declares_same_scenario() -> None:
+    (ready,) = exchange()
+    assert list(json.loads(ready)) == ["ok", "version", "implementation", "features"]
+    assert json.loads(ready)["features"] == ["same-scenario"]
+
+
+@pytest.mark.parametrize("kind", SAME)
+def test_a_short_assemble_answers_as_the_full_one_in_each_dialect(kind: str) -> None:
+    scenario = SAME[kind]
+    _, *fulls = exchange(*(full(seq, d, scenario) for seq, d in enumerate(DIALECTS, 1)))
+    want = [unnumbered(reply, seq) for seq, reply in enumerate(fulls, 1)]
+    # one full assemble, then short ones in every dialect, its own included
+    _, first, *shorts = exchange(
+        full(1, DIALECTS[1], scenario), *(short(seq, d) for seq, d in enumerate(DIALECTS, 2))
+    )
+    assert unnumbered(first, 1) == want[1]
+    assert [unnumbered(reply, seq) for seq, reply in enumerate(shorts, 2)] == want
+    status = json.loads(fulls[0])["status"]
+    assert status == {"rejected": "rejected", "skipped": "skipped"}.get(kind, "assembled")
+
+
+def test_a_short_assemble_first_is_errored_and_the_process_goes_on() -> None:
+    scenario = SAME["fork"]
+    replies = exchange(short(1, "gemini"), full(2, "gemini", scenario), short(3, "gemini"))
+    assert json.loads(replies[1]) == {"seq": 1, "status": "errored", "message": NO_SCENARIO}
+    assert json.loads(replies[2])["status"] == "assembled"
+    assert unnumbered(replies[3], 3) == unnumbered(replies[2], 2)
+
+
+def test_an_assemble_with_neither_scenario_nor_same_scenario_is_errored() -> None:
+    bare = {"cmd": "assemble", "seq": 1, "dialect": "gemini"}
+    unasked = {**bare, "seq": 3, "same_scenario": False}
+    _, first, _, after = exchange(bare, full(2, "gemini", SAME["fork"]), unasked)
+    for seq, reply in ((1, first), (3, after)):
+        message = "assemble has neither scenario nor same_scenario"
+        assert json.loads(reply) == {"seq": seq, "status": "errored", "message": message}
+
+
+def test_a_short_assemble_means_the_latest_full_scenario() -> None:
+    a, b = SAME["fork"], SAME["siblings"]
+    _, *want = exchange(full(1, "gemini", a), full(2, "gemini", b), full(3, "openai", b))
+    assert unnumbered(want[0], 1) != unnumbered(want[1], 2)  # A and B tell apart
+    _, _, a_short, _, b_short, b_again = exchange(
+        full(1, "anthropic", a), short(2, "gemini"), full(3, "anthropic", b), short(4, "gemini"),
+        short(5, "openai"),
+    )  # fmt: skip
+    assert unnumbered(a_short, 2) == unnumbered(want[0], 1)
+    assert unnumbered(b_short, 4) == unnumbered(want[1], 2)
+    assert unnumbered(b_again, 5) == unnumbered(want[2], 3)
 
 
 # --- the reference's rendering; openai-responses and a bug planted in it -------------------

@@ -6,13 +6,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.assemblers import DEFAULT_WORDING
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.protocol import SAME_SCENARIO, encode_line
 from harness.scenarios import Continuation, Scenario
-from harness.subjects import ReferenceSubject, SubprocessOptions, SubprocessSubject
+from harness.subjects import ReferenceSubject, SubprocessOptions, SubprocessSubject, _subprocess
 
 SUBJECT_PY = Path(__file__).resolve().parents[2] / "examples" / "python-subject" / "subject.py"
 PRESET = Preset(("sys",), (Tool("agent", "Fork.", freeze({"type": "object"})),))
@@ -66,3 +68,29 @@ def test_it_answers_exactly_as_the_reference_in_process(
         assert python_subject.assemble(scenario, dialect) == ReferenceSubject().assemble(
             scenario, dialect
         ), scenario.id
+
+
+def test_it_declares_same_scenario(python_subject: SubprocessSubject) -> None:
+    assert python_subject.implementation.features == (SAME_SCENARIO,)
+
+
+def test_each_scenario_in_every_dialect_in_turn_is_answered_as_in_process(
+    python_subject: SubprocessSubject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order of a check: all but a scenario's first request go as short assembles."""
+    sent: list[dict[str, Any]] = []
+
+    def noted(message: dict[str, Any]) -> bytes:
+        sent.append(message)
+        return encode_line(message)
+
+    monkeypatch.setattr(_subprocess, "encode_line", noted)
+    restarts = python_subject.restarts
+    dialects = ("anthropic", "gemini", "openai", "openai-responses")
+    for scenario in SCENARIOS:
+        for dialect in dialects:
+            outcome = python_subject.assemble(scenario, dialect)
+            assert outcome == ReferenceSubject().assemble(scenario, dialect), scenario.id
+    assert python_subject.restarts == restarts
+    forms = ["scenario" in m for m in sent if m["cmd"] == "assemble"]
+    assert forms == [True, False, False, False] * len(SCENARIOS)

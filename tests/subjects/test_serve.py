@@ -10,15 +10,16 @@ import pytest
 
 from harness.model import Message, Preset, Text
 from harness.protocol import (
+    SAME_SCENARIO,
     assemble_request,
     encode_line,
+    same_scenario_request,
     start_request,
     stop_request,
     validate_message,
 )
-from harness.scenarios import Scenario, ScenarioFormatError, scenario_from_json, scenario_to_json
+from harness.scenarios import Scenario, scenario_to_json
 from harness.subjects import Outcome, ReferenceSubject, serve
-from harness.subjects._serve import ScenarioMemo
 
 SCENARIO = Scenario(
     "s",
@@ -84,120 +85,106 @@ def test_blank_lines_and_unknown_commands_are_ignored(capsys: pytest.CaptureFixt
     assert "ignoring unknown command 'ping'" in capsys.readouterr().err
 
 
-# --- the scenarios kept read ---------------------------------------------------------------
+# --- same-scenario: the last scenario read is kept ----------------------------------------
 
 
-def _json_of(scenario: Scenario) -> bytes:
-    return orjson.dumps(scenario_to_json(scenario))
+class Recording(ReferenceSubject):
+    """The reference, noting every scenario it was asked to assemble."""
+
+    def __init__(self) -> None:
+        self.seen: list[Scenario] = []
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        self.seen.append(scenario)
+        return super().assemble(scenario, dialect)
 
 
-def _with_extra(value: Any, *, first: str = "a") -> Any:
-    data = scenario_to_json(SCENARIO)
-    extra = {"a": {"v": value}, "b": {}} if first == "a" else {"b": {}, "a": {"v": value}}
-    data["preset"]["settings"] = {"extra": extra}
-    return orjson.loads(orjson.dumps(data))
+OTHER = Scenario("t", "fork", SCENARIO.preset, SCENARIO.history, ("other",))
 
 
-def test_a_scenario_read_again_is_the_one_read() -> None:
-    memo = ScenarioMemo()
-    data = orjson.loads(orjson.dumps(scenario_to_json(SCENARIO)))
-    first = memo.read(data, source="seq 1")
-    assert memo.read(orjson.loads(orjson.dumps(data)), source="seq 2") is first
-    assert first == scenario_from_json(data) == SCENARIO
-    assert (len(memo), memo.size) == (1, len(orjson.dumps(data)))
+def full(seq: int, dialect: str, scenario: Any = SCENARIO) -> dict[str, Any]:
+    data = scenario_to_json(scenario) if isinstance(scenario, Scenario) else scenario
+    return assemble_request(seq, dialect, data)
 
 
-@pytest.mark.parametrize(
-    "variants",
-    [
-        [1, 1.0, True, "1", None, [1], {"x": 1}],  # equal in Python, not in JSON
-        [0.0, -0.0, 0, False],
-        [1e16, 10000000000000000, 1.0000000000000002],
-    ],
-)
-def test_a_changed_scenario_is_read_anew(variants: list[Any]) -> None:
-    memo = ScenarioMemo()
-    for _ in range(2):
-        for value in variants:
-            for first in ("a", "b"):  # key order reaches the model
-                data = _with_extra(value, first=first)
-                served = memo.read(data, source="s")
-                assert _json_of(served) == _json_of(scenario_from_json(data))
-                assert _json_of(served) == orjson.dumps(data)
-    assert len(memo) == 2 * len(variants)
+def test_serve_declares_same_scenario() -> None:
+    _, (hello,) = served(start_request())
+    assert hello["features"] == [SAME_SCENARIO]
+    assert validate_message("start-reply", hello) == []
 
 
-def test_an_unreadable_scenario_raises_each_time_with_its_source() -> None:
-    memo = ScenarioMemo()
-    hot = orjson.loads(orjson.dumps(scenario_to_json(SCENARIO)))
-    hot["preset"]["settings"] = {"temperature": "hot"}
-    for bad in ({"id": "x"}, hot, [], "scenario", None):
-        for seq in (1, 2, 3):
-            with pytest.raises(ScenarioFormatError) as fresh:
-                scenario_from_json(bad, source=f"seq {seq}")
-            with pytest.raises(ScenarioFormatError) as read:
-                memo.read(bad, source=f"seq {seq}")
-            assert str(read.value) == str(fresh.value)
-            assert f"seq {seq}" in str(read.value)
-    assert (len(memo), memo.size) == (0, 0)
-
-
-def test_a_scenario_nested_too_deeply_to_encode_is_read_as_it_is() -> None:
-    deep: Any = 1
-    for _ in range(300):
-        deep = [deep]
-    data = _with_extra(0)
-    data["preset"]["settings"]["extra"]["a"]["v"] = deep
-    with pytest.raises(orjson.JSONEncodeError):
-        orjson.dumps(data)
-    memo = ScenarioMemo()
-    assert repr(memo.read(data, source="s")) == repr(scenario_from_json(data))
-    assert len(memo) == 0
-
-
-def test_the_memo_keeps_within_its_bounds_and_reads_the_rest_anew() -> None:
-    datas = [_with_extra(i) for i in range(6)]
-    sizes = [len(orjson.dumps(d)) for d in datas]
-    by_count = ScenarioMemo(max_count=3)
-    by_bytes = ScenarioMemo(max_bytes=sum(sizes[:2]) + 1)
-    for memo, kept in ((by_count, 3), (by_bytes, 2)):
-        for _ in range(3):
-            read = [memo.read(d, source="s") for d in datas]
-            assert [_json_of(s) for s in read] == [orjson.dumps(d) for d in datas]
-            assert (len(memo), memo.size) == (kept, sum(sizes[:kept]))
-        again = [memo.read(d, source="s") for d in datas]
-        assert [a is r for a, r in zip(again, read, strict=True)] == [True] * kept + [False] * (
-            6 - kept
-        )
-    too_big = ScenarioMemo(max_bytes=sizes[0] - 1)
-    too_big.read(datas[0], source="s")
-    assert (len(too_big), too_big.size) == (0, 0)
-
-
-def test_serve_answers_a_scenario_sent_again_as_the_first_time() -> None:
-    class Recording(ReferenceSubject):
-        def __init__(self) -> None:
-            self.seen: list[Scenario] = []
-
-        def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
-            self.seen.append(scenario)
-            return super().assemble(scenario, dialect)
-
-    datas = [_with_extra(1), _with_extra(1.0), _with_extra(1), {"id": "x"}, _with_extra(1.0)]
-    requests = [
-        assemble_request(seq, dialect, data)
-        for seq, (dialect, data) in enumerate(
-            ((d, data) for d in ("openai", "anthropic") for data in datas), 1
-        )
-    ]
+def test_a_short_assemble_is_answered_for_the_last_scenario_read_once() -> None:
     recording = Recording()
+    requests = [
+        full(1, "openai"),
+        same_scenario_request(2, "anthropic"),
+        same_scenario_request(3, "gemini"),
+        full(4, "openai", OTHER),
+        same_scenario_request(5, "gemini"),
+    ]
+    for request in requests:
+        assert validate_message("assemble", request) == []
     _, replies = served(*requests, subject=recording)
-    alone = [served(r)[1][0] for r in requests]
-    assert replies == alone
-    assert replies[3]["status"] == replies[8]["status"] == "errored"
-    assert "seq 9" in replies[8]["message"]
-    first, second, third, fifth = (recording.seen[i] for i in (0, 1, 2, 3))
+    expected = [
+        full(1, "openai"),
+        full(2, "anthropic"),
+        full(3, "gemini"),
+        full(4, "openai", OTHER),
+        full(5, "gemini", OTHER),
+    ]
+    assert replies == [served(r)[1][0] for r in expected]
+    assert all(r["status"] == "assembled" for r in replies)
+    first, second, third, fourth, fifth = recording.seen
+    assert second is first
     assert third is first
-    assert fifth is second
+    assert fifth is fourth
+    assert fourth is not first
+    assert (first, fourth) == (SCENARIO, OTHER)
+
+
+def test_a_short_assemble_with_no_scenario_before_it_is_errored() -> None:
+    code, (reply, after) = served(same_scenario_request(1, "openai"), full(2, "openai"))
+    assert code == 0
+    assert reply == {
+        "seq": 1,
+        "status": "errored",
+        "message": "same_scenario, but no scenario was sent before it",
+    }
+    assert after["status"] == "assembled"
+
+
+def test_a_scenario_that_fails_to_read_is_not_held(capsys: pytest.CaptureFixture[str]) -> None:
+    """A short form after it is answered as the full one was, not with the older scenario."""
+    recording = Recording()
+    code, replies = served(
+        full(1, "openai"),
+        full(2, "openai", {"id": "x"}),
+        same_scenario_request(3, "gemini"),
+        full(4, "gemini"),
+        same_scenario_request(5, "anthropic"),
+        subject=recording,
+    )
+    assert code == 0
+    assert [r["status"] for r in replies] == [
+        *("assembled", "errored", "errored", "assembled", "assembled")
+    ]
+    assert replies[1]["message"].startswith("ScenarioFormatError: ")
+    assert "seq 2" in replies[1]["message"]
+    assert replies[2]["message"] == replies[1]["message"]
+    assert len(recording.seen) == 3
+    assert capsys.readouterr().err.count("Traceback") == 1
+
+
+def test_a_failed_read_as_the_first_scenario_is_not_held_either() -> None:
+    _, (first, second) = served(full(1, "openai", {"id": "x"}), same_scenario_request(2, "openai"))
+    assert first["status"] == second["status"] == "errored"
+    assert second["message"] == first["message"]
+
+
+def test_a_full_scenario_sent_again_is_read_again() -> None:
+    recording = Recording()
+    _, replies = served(full(1, "openai"), full(2, "gemini"), subject=recording)
+    assert [r["status"] for r in replies] == ["assembled", "assembled"]
+    first, second = recording.seen
+    assert first == second
     assert first is not second
-    assert all(s is first or s is second for s in recording.seen)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import orjson
 import pytest
 
 from harness.cli import run as cli
@@ -53,11 +52,15 @@ class Run:
     def __call__(self, *ids: str) -> list[Outcome]:
         outcomes = []
         for scenario_id in ids:
-            outcome = self.subject.assemble(scenario(scenario_id), "openai")
-            if self.subject.pid is not None:
-                self.pids.add(self.subject.pid)
-            outcomes.append(outcome)
+            outcomes.append(self.assemble(scenario(scenario_id), "openai"))
         return outcomes
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        """``subject.assemble``, noting the process it ran in."""
+        outcome = self.subject.assemble(scenario, dialect)
+        if self.subject.pid is not None:
+            self.pids.add(self.subject.pid)
+        return outcome
 
 
 Runner = Callable[[SubprocessSubject], Run]
@@ -378,8 +381,8 @@ def test_a_check_of_such_a_subject_fails_well_formed_saying_where_and_exits_1(
 def test_a_scenario_is_encoded_once_for_all_its_dialects(
     run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A check runs every scenario in one dialect, then each in the next: the request line
-    of a scenario seen before is built from its JSON encoded the first time."""
+    """A check runs each scenario in every dialect one after the other: the request line of
+    the scenario sent last is built from its JSON encoded the first time."""
     encoded: list[str] = []
 
     def counted(s: Scenario) -> dict[str, object]:
@@ -389,31 +392,130 @@ def test_a_scenario_is_encoded_once_for_all_its_dialects(
     monkeypatch.setattr(_subprocess, "scenario_to_json", counted)
     r = run(fake("slow"))
     first, second = scenario("first"), scenario("second")
-    for _ in range(3):
-        for s in (first, second):
-            assert r.subject.assemble(s, "openai").status == "assembled"
+    for s in (first, second):
+        for dialect in ("openai", "gemini", "anthropic"):
+            assert r.subject.assemble(s, dialect).status == "assembled"
     assert encoded == ["first", "second"]
+    assert r.subject.assemble(first, "openai").status == "assembled"
     assert r.subject.assemble(scenario("first"), "openai").status == "assembled"
-    assert encoded == ["first", "second", "first"]  # an equal scenario, but another one
+    assert encoded == ["first", "second", "first", "first"]  # only the last one is kept
 
 
-def test_the_encoded_scenarios_kept_stay_within_their_budget(
-    run: Runner, monkeypatch: pytest.MonkeyPatch
+# --- same-scenario ---------------------------------------------------------------------------
+
+
+def recorder(log: Path, *args: str, **options: object) -> SubprocessSubject:
+    return fake("recorder", str(log), *args, **options)
+
+
+def sent(log: Path) -> list[tuple[int, str, str]]:
+    """(pid, "full" or "short", dialect) of every assemble the recorder got, in order."""
+    out = []
+    for line in log.read_text().splitlines():
+        noted = json.loads(line)
+        request = noted["request"]
+        if request["cmd"] == "assemble":
+            form = "full" if "scenario" in request else "short"
+            assert request.get("same_scenario", True) is True
+            assert ("scenario" in request) != ("same_scenario" in request)
+            out.append((noted["pid"], form, request["dialect"]))
+    return out
+
+
+def answered_for(outcome: Outcome) -> str:
+    """The scenario id the recorder says it assembled for."""
+    assert outcome.status == "assembled", outcome
+    assert outcome.parent is not None
+    return str(json.loads(outcome.parent)["messages"][0]["content"])
+
+
+DIALECTS = ("openai", "gemini", "anthropic")
+
+
+def test_a_declaring_subject_gets_a_scenario_again_as_a_short_assemble(
+    run: Runner, tmp_path: Path
 ) -> None:
-    """Past ``_ENCODED_BYTES`` the least recently used encoding is let go (the last one
-    stays, however large): it is encoded again when its scenario comes back."""
-    encoded: list[str] = []
-
-    def counted(s: Scenario) -> dict[str, object]:
-        encoded.append(s.id)
-        return scenario_to_json(s)
-
-    monkeypatch.setattr(_subprocess, "scenario_to_json", counted)
+    log = tmp_path / "log"
+    r = run(recorder(log, "--features", "same-scenario"))
     first, second = scenario("first"), scenario("second")
-    size = len(orjson.dumps(scenario_to_json(first)))
-    monkeypatch.setattr(_subprocess, "_ENCODED_BYTES", size)  # room for one
-    r = run(fake("slow"))
-    for s in (first, first, second, second, first):
-        assert r.subject.assemble(s, "openai").status == "assembled"
-    assert encoded == ["first", "second", "first"]
-    assert r.subject._encoded_bytes == size
+    plan = [(first, d) for d in DIALECTS] + [(second, "openai"), (scenario("second"), "gemini")]
+    got = [answered_for(r.assemble(s, d)) for s, d in plan]
+    assert got == ["first", "first", "first", "second", "second"]
+    assert r.subject.implementation.features == ("same-scenario",)
+    (pid,) = r.pids
+    forms = ["full", "short", "short", "full", "full"]  # an equal scenario is another one
+    assert sent(log) == [(pid, f, d) for f, (_, d) in zip(forms, plan, strict=True)]
+    raw = [json.loads(line)["request"] for line in log.read_text().splitlines()]
+    assert raw[2] == {"cmd": "assemble", "seq": 2, "dialect": "gemini", "same_scenario": True}
+
+
+def test_the_first_assemble_after_a_restart_is_full(run: Runner, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    r = run(recorder(log, "--features", "same-scenario", "--crash-at", "2"))
+    s = scenario("s")
+    outcomes = []
+    for dialect in (*DIALECTS, "openai-responses"):
+        outcomes.append(r.assemble(s, dialect))
+    assert answered_for(outcomes[0]) == answered_for(outcomes[2]) == "s"
+    assert failure(outcomes[1]).kind == failure(outcomes[3]).kind == "crash"
+    assert len(r.pids) == 2
+    forms = [(form, dialect) for _, form, dialect in sent(log)]
+    assert forms == [
+        ("full", "openai"),
+        ("short", "gemini"),
+        ("full", "anthropic"),
+        ("short", "openai-responses"),
+    ]
+    assert len({pid for pid, _, _ in sent(log)}) == 2
+
+
+def test_after_close_the_next_process_gets_the_scenario_in_full(
+    run: Runner, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    r = run(recorder(log, "--features", "same-scenario"))
+    s = scenario("s")
+    r.assemble(s, "openai")
+    r.subject.close()
+    assert answered_for(r.assemble(s, "gemini")) == "s"
+    assert len(r.pids) == 2
+    assert [form for _, form, _ in sent(log)] == ["full", "full"]
+
+
+@pytest.mark.parametrize("features", [(), ("--features", "other-thing,x-later")])
+def test_a_subject_without_the_feature_always_gets_the_scenario_in_full(
+    run: Runner, tmp_path: Path, features: tuple[str, ...]
+) -> None:
+    log = tmp_path / "log"
+    r = run(recorder(log, *features))
+    s = scenario("s")
+    assert [answered_for(r.assemble(s, d)) for d in DIALECTS] == ["s"] * 3
+    assert [form for _, form, _ in sent(log)] == ["full"] * 3
+    assert r.subject.implementation.features == (("other-thing", "x-later") if features else ())
+
+
+def test_validation_checks_the_short_assemble_too(run: Runner, tmp_path: Path) -> None:
+    """And a request the harness refuses to send leaves the process's scenario as it was."""
+    log = tmp_path / "log"
+    r = run(recorder(log, "--features", "same-scenario", validate=True))
+    s = scenario("s")
+    assert answered_for(r.assemble(s, "openai")) == "s"
+    with pytest.raises(ProtocolError, match="the harness's request breaks the assemble schema"):
+        r.subject.assemble(scenario("not/an/id"), "openai")
+    assert answered_for(r.subject.assemble(s, "gemini")) == "s"
+    with pytest.raises(ProtocolError, match="the harness's request breaks the assemble schema"):
+        r.subject.assemble(s, "Not A Dialect")  # the short form is checked as well
+    assert [form for _, form, _ in sent(log)] == ["full", "short"]
+
+
+def test_validation_sends_the_same_bytes_as_without(tmp_path: Path, run: Runner) -> None:
+    lines = []
+    for validate in (False, True):
+        log = tmp_path / f"log-{validate}"
+        r = run(recorder(log, "--features", "same-scenario", validate=validate))
+        s = scenario("s")
+        for dialect in DIALECTS:
+            assert answered_for(r.assemble(s, dialect)) == "s"
+        r.subject.close()
+        lines.append([json.loads(line)["request"] for line in log.read_text().splitlines()])
+    assert lines[0] == lines[1]
