@@ -119,6 +119,7 @@ def test_it_names_itself(node: SubprocessSubject) -> None:
     assert node.implementation.language == "javascript"
     assert node.dialects == DIALECTS
     assert node.lifecycles == ("one-shot",)
+    assert node.implementation.features == ("same-scenario",)  # read by the harness
 
 
 @pytest.mark.parametrize("ending", ENDINGS)
