@@ -491,7 +491,7 @@ def run_check(
             budget.count(crashed)
             if item.generated is not None:
                 generated_ids[report.scenario_id] = None
-                if (report.failed or crashed) and item.dialect not in found:
+                if report.failed or crashed:  # later runs of the dialect are passed over
                     found[item.dialect] = _Found(item.generated, item.scenario, report, crashed)
             tick(what)
             if budget.spent is not None:
