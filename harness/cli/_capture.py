@@ -13,9 +13,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from .._interrupt import Interrupted, deferred
 from ..reports._escape import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
-from ._common import EXIT_SUBJECT, fail, parse_size
+from ._common import EXIT_SUBJECT, fail, output_problems, parse_size
 
 if TYPE_CHECKING:
     import subprocess
@@ -93,7 +94,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture import FakeProvider, LoopbackError, ScriptError, load_script
+    from ..capture import FakeProvider, LoopbackError, RecordError, ScriptError, load_script
 
     command: list[str] = list(args.command)
     if command[:1] == ["--"]:
@@ -109,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
     expected = expectations(args)
     if isinstance(expected, str):
         return fail(expected)
+    problem = output_problems(args, record=args.record)  # before the agent, not after it
+    if problem is not None:
+        return fail(problem)
     try:
         script = load_script(args.script)
         provider = FakeProvider(
@@ -120,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             max_request_bytes=args.max_request_size,
         )
         provider.start()
-    except (ScriptError, LoopbackError, ValueError) as e:
+    except (ScriptError, LoopbackError, RecordError, ValueError) as e:
         return fail(str(e))
     except OSError as e:
         where = f"record file {e.filename}" if e.filename else f"{args.host} port {args.port}"
@@ -129,8 +133,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         _announce(provider, args, command, len(script.rules), info)
         outcome = _run_command(command, provider, args.timeout, to_stderr=args.json)
+    except Interrupted as e:
+        with deferred():
+            provider.stop()
+        count = provider.recorded
+        e.detail = (
+            f"the command and every process it started were ended; {count}"
+            f" request{' was' if count == 1 else 's were'} recorded in {args.record}"
+        )
+        raise
     finally:
-        provider.stop()
+        with deferred():  # the record is renamed into place whole, whatever ends the run
+            provider.stop()
     return _report(outcome, provider, args, script, info, expected)
 
 
@@ -165,8 +179,8 @@ def _run_command(
     import secrets
     import subprocess
 
+    from .._tree import RUN_VARIABLE, ProcessTree, subreaper
     from ..capture import child_environment
-    from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
 
     env = child_environment(provider.origin, os.environ)
     token = secrets.token_hex(8)
@@ -181,12 +195,14 @@ def _run_command(
         tree = ProcessTree(process.pid, token)
         try:
             code = _wait(process, provider, timeout)
-        except BaseException:
-            tree.end(GRACE_SECONDS)
-            process.wait()
+        except BaseException:  # a signal (Interrupted): the same end, then the sentence
+            with deferred():
+                tree.end(GRACE_SECONDS)
+                process.wait()
             raise
-        tree.end(GRACE_SECONDS)  # what it left running, or all of it after a time-out
-        process.wait()
+        with deferred():  # a signal during the grace hurries it, and is raised after
+            tree.end(GRACE_SECONDS)  # what it left running, or all of it after a time-out
+            process.wait()
     if code is None and provider.failure is not None:
         return provider.failure
     if code is None:

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from ..dialects import all_dialects
 from ..reports._escape import printable
 from ._collect import paced_collections
-from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, finish_reports
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_SUBJECT,
+    add_report_options,
+    fail,
+    finish_reports,
+    output_problems,
+)
 
 if TYPE_CHECKING:
     from ..check import CheckRun
@@ -150,6 +157,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         return fail(
             f"--jobs must be a whole number from 1 to {MAX_JOBS}, or auto, not {args.jobs!r}"
         )
+    problem = output_problems(args)
+    if problem is not None:
+        return fail(problem)
     options = SubprocessOptions(timeout=args.timeout, validate=args.validate_protocol)
     try:
         fixtures = load_fixtures(args.fixtures or bundled_fixtures())
@@ -212,8 +222,10 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
     if args.junit_xml is not None:
+        from .._files import write_whole
+
         try:
-            args.junit_xml.write_bytes(check_junit(result))
+            write_whole(args.junit_xml, check_junit(result))
         except OSError as e:
             return fail(f"{args.junit_xml}: cannot be written ({e.strerror or e})")
     if args.json:

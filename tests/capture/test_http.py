@@ -34,7 +34,7 @@ def test_413_with_content_length_is_recorded_without_body(serve: Serve) -> None:
     (record,) = provider.records
     assert (record.status, record.body, record.body_size) == (413, None, len(big))
     assert "limit of 1,024 bytes" in (record.error or "")
-    assert read_record(provider.record_path or "")[0].body is None
+    assert read_record(provider.record_file or "")[0].body is None
     assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200
 
 
@@ -86,7 +86,7 @@ def test_fifty_concurrent_requests_are_all_recorded(serve: Serve) -> None:
         t.join(timeout=20)
     assert len(answers) == 50
     assert sorted(answers.values()).count("first") == 1
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.seq for r in records] == list(range(1, 51))
     assert sorted(r.nth or 0 for r in records) == list(range(1, 51))
     contents = {r.json["messages"][0]["content"] for r in records}
@@ -147,7 +147,7 @@ def test_bad_content_lengths_get_an_answer_and_a_record(
     answer = _raw(provider, _post_head(length), b"{}")
     assert answer.startswith(f"HTTP/1.1 {status} ".encode())
     assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # still serving
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.status for r in records] == [200, status, 200]
     assert error in (records[1].error or "")
 
@@ -159,7 +159,7 @@ def test_conflicting_content_lengths_and_bad_chunks(serve: Serve) -> None:
     chunked = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
     assert _raw(provider, chunked, b"zz\r\n{}\r\n").startswith(b"HTTP/1.1 400 ")
     assert _raw(provider, chunked, b"ffff\r\n{}").startswith(b"HTTP/1.1 400 ")
-    errors = [r.error for r in read_record(provider.record_path or "")]
+    errors = [r.error for r in read_record(provider.record_file or "")]
     assert errors == [
         "the request has conflicting Content-Length headers",
         "the chunk size b'zz' is not a hexadecimal size",
@@ -289,7 +289,7 @@ def test_sixteen_keep_alive_clients_lose_no_record(serve: Serve) -> None:
     for t in threads:
         t.join(timeout=60)
     assert not failures, failures[0]
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.seq for r in records] == list(range(1, clients * each + 1))
     sent = sorted(r.json["messages"][0]["content"] for r in records)
     assert sent == sorted(f"{i}/{n}" for i in range(clients) for n in range(each))
@@ -300,7 +300,7 @@ def test_an_http_0_9_request_gets_its_body_alone(serve: Serve) -> None:
     provider = serve("openai")
     answer = _raw(provider, b"GET /v1/models\r\n")
     assert orjson.loads(answer)["object"] == "list"
-    assert read_record(provider.record_path or "")[0].path == "/v1/models"
+    assert read_record(provider.record_file or "")[0].path == "/v1/models"
 
 
 def test_a_stream_that_fails_still_answers_or_ends_cut_short(

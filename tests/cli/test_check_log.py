@@ -154,7 +154,12 @@ def test_missing_file_and_unwritable_junit(
     assert "none.jsonl: cannot be read" in capfd.readouterr().err
     bad = str(tmp_path / "no" / "dir" / "r.xml")
     assert check_log(planted(tmp_path), "--junit-xml", bad) == 2
-    assert "cannot write the JUnit XML report" in capfd.readouterr().err
+    out, err = capfd.readouterr()
+    assert err == (
+        f"prefix-harness: error: {bad}: the JUnit XML report cannot be written: the directory"
+        f" {tmp_path / 'no' / 'dir'} does not exist\n"
+    )
+    assert out == ""  # said before the check, not after it
 
 
 def test_unknown_dialect_option_is_a_usage_error(tmp_path: Path) -> None:
