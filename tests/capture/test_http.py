@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -13,7 +14,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from harness.capture import FakeProvider, RecordWriter, Script, parse_script, read_record
+from harness.capture import (
+    FakeProvider,
+    RecordWriter,
+    Script,
+    check_records,
+    parse_script,
+    read_record,
+)
 from harness.capture._exchange import Exchange, Outgoing
 from harness.capture._http import HTTPServer
 from harness.capture._match import Matcher
@@ -150,6 +158,48 @@ def test_bad_content_lengths_get_an_answer_and_a_record(
     records = read_record(provider.record_file or "")
     assert [r.status for r in records] == [200, status, 200]
     assert error in (records[1].error or "")
+
+
+def _cut_short(provider: FakeProvider, sent: bytes, how: str) -> None:
+    """Send ``sent`` (a head and part of a body), let the fake read it, then hang up:
+    ``close`` (FIN) or ``reset`` (RST, as a killed client or a dropped link does)."""
+    sock = socket.create_connection((provider.host, provider.port), timeout=10)
+    sock.sendall(sent)
+    time.sleep(0.2)
+    if how == "reset":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+CHUNKED = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    ("how", "said"), [("close", "the connection closed"), ("reset", "the connection was reset")]
+)
+@pytest.mark.parametrize(
+    ("sent", "where"),
+    [
+        (_post_head("500") + b'{"model": "m", "messa', " after 21 of the 500 bytes"),
+        (CHUNKED + b"40\r\n" + b'{"model": "m"', " in the middle of a chunk"),
+        (CHUNKED + b"4\r\n{}  \r\n", " before the body's last chunk"),
+    ],
+    ids=["content-length", "mid-chunk", "between-chunks"],
+)
+def test_a_body_cut_short_by_a_close_or_a_reset_is_recorded_and_inconclusive(
+    serve: Serve, how: str, said: str, sent: bytes, where: str
+) -> None:
+    provider = serve("openai")
+    _cut_short(provider, sent, how)
+    deadline = time.monotonic() + 10
+    while provider.recorded < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (record,) = provider.records
+    assert record.status == 400
+    assert record.error == said + where + ("" if "500" not in where else " of Content-Length")
+    assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # still serving
+    result = check_records(provider.records)  # a request never seen whole: no verdict
+    assert any("refused by the fake" in reason for reason in result.inconclusive)
 
 
 def test_conflicting_content_lengths_and_bad_chunks(serve: Serve) -> None:
