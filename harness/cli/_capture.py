@@ -46,7 +46,10 @@ requests are grouped (parent, fork children, siblings, spawned children, follow-
 checked against the rules, and the report is printed (with --json, everything else goes to
 stderr). Exit 0 when every rule passes, 1 when one fails, 2 on bad usage or script, 3 when
 the command timed out or never called the provider, 4 when the check is inconclusive
-(nothing checked: no fork reached, every request refused or unreadable).
+(nothing checked: no fork reached, every request refused or unreadable), 128+N when
+signal N ended the run (the command and every process it started are ended first). The
+record is written to FILE.partial, locked against a second run, and renamed to FILE when
+the run ends.
 """
 
 

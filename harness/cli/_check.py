@@ -43,7 +43,8 @@ fixture ready to commit.
 subjects:  reference (default) | python:package.module:factory | cmd:<command line>
 exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad usage or
            input, 3 the subject crashed, hung or broke the protocol, 4 inconclusive
-           (the subject skipped every scenario: nothing was checked)
+           (the subject skipped every scenario: nothing was checked), 128+N ended by
+           signal N (the subject and everything it started are ended first)
 bounds:    a cmd: subject gets --timeout per scenario; the run stops after --max-hangs
            hangs in a row, or once --deadline has passed (exit 3, said in the report)
 jobs:      --jobs N runs the scenarios in N processes, each with its own subject (a cmd:

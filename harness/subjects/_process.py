@@ -295,7 +295,7 @@ class SubjectProcess:
         if self._finalizer.alive:
             try:
                 if self.running:
-                    with contextlib.suppress(OSError):  # a child that stopped reading gets EOF
+                    with contextlib.suppress(OSError, ValueError):  # it stopped reading: EOF
                         os.write(self._stdin.fileno(), farewell)
                 self._unregister(self._stdin)
                 with contextlib.suppress(OSError):
