@@ -228,7 +228,8 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         try:
             write_whole(args.junit_xml, check_junit(result))
         except OSError as e:
-            return fail(f"{args.junit_xml}: cannot be written ({e.strerror or e})")
+            reason = e.strerror or e
+            return fail(f"{args.junit_xml}: the JUnit XML report cannot be written ({reason})")
     if args.json:
         sys.stdout.buffer.write(check_json(result, fail_on=args.fail_on))
     else:

@@ -198,7 +198,8 @@ def report(
         try:
             write_whole(args.junit_xml, verdict_junit(result))
         except OSError as e:
-            return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
+            reason = e.strerror or e
+            return fail(f"{args.junit_xml}: the JUnit XML report cannot be written ({reason})")
     if args.html:
         from ..reports import capture_html, write_html
 

@@ -217,5 +217,5 @@ def write_html(path: str | Path, document: str) -> str | None:
     try:
         write_whole(path, document.encode("utf-8", "backslashreplace"))
     except OSError as e:
-        return f"cannot write the HTML report {path}: {e.strerror or e}"
+        return f"{path}: the HTML report cannot be written ({e.strerror or e})"
     return None
