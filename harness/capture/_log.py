@@ -36,6 +36,9 @@ from ._stored import Stored
 
 __all__ = ["STDIN", "LogError", "read_log"]
 
+_NO_MEMORY = "Not enough memory"
+"""How orjson says it ran out of memory (a ``JSONDecodeError``, though the JSON may be fine)."""
+
 STDIN = "-"
 """The file name that stands for standard input."""
 
@@ -166,6 +169,8 @@ def _loads_line(line: bytes, where: str) -> dict[str, Any]:
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):  # the log is not at fault: the memory is
+            raise MemoryError(e.msg) from None
         if _DEPTH in e.msg:
             raise LogError(
                 f"{where}: nested deeper than JSON lines are read (1024 levels); "
