@@ -38,10 +38,11 @@ from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, Snap
 from ._bodies import choose_dialect, decode_body, parse_body
 from .dialects import ParsedBody, all_dialects
 from .prefix import PrefixComparison, compare
+from .protocol import Outcome, Subject
 from .reports import DiffSubjects, diff_text
 from .rules import LIFECYCLES
 from .scenarios import Scenario
-from .subjects import Outcome, Subject, SubprocessOptions, printable, timeout_problem
+from .subjects import SubprocessOptions, printable, timeout_problem
 
 if TYPE_CHECKING:
     from .rules import ScenarioReport

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from ..protocol import Outcome
 from ..rules import Finding, ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Scenario
-from ..subjects import Outcome
 from ._group import GroupOptions, Prefixes, group
 from ._observe import Ignored, Observed, observe
 from ._rebuild import Case, cases

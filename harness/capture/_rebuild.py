@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 
 from ..assemblers import completed_prefix, has_send_message
 from ..model import FunctionCall, FunctionResponse, Message
+from ..protocol import Outcome
 from ..scenarios import CAPTURED, Continuation, FollowUp, Scenario
-from ..subjects import Outcome
 from ._group import Conversation, GroupOptions, model_turn
 from ._observe import Observed
 from ._roles import ForkTurn, Roles, SpawnLink

@@ -34,12 +34,13 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis.errors import Flaky, HypothesisWarning
 
+from ..protocol import Outcome, Subject
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
 from ..strategies import long_turns, scenarios
 from ..strategies._model import forget_tools
-from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
+from ..subjects import SubjectFailure, guarded_assemble
 from ._constants import no_local_constants
 from ._expect import Expectations, KnownFailure
 from ._jobs import Workers

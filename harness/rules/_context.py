@@ -20,8 +20,8 @@ from ..dialects import CacheScope, Dialect
 from ..model import FunctionCall, Message
 from ..prefix import Divergence, Frame, locate
 from ..prefix._stream import common_segments
+from ..protocol import Outcome
 from ..scenarios import CAPTURED, Scenario
-from ..subjects import Outcome
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
 from ._layout import Family

@@ -55,9 +55,10 @@ from ..model import (
     Thinking,
     Tool,
 )
+from ..protocol import Outcome, Subject
 from ..rules import ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Continuation, FollowUp, Scenario, scenario_from_json, scenario_to_json
-from ..subjects import Outcome, ReferenceSubject, Subject
+from ..subjects import ReferenceSubject
 from ._json import json_objects
 from ._model import presets
 from ._scenarios import _FORK_TOOL, _RESERVED, _phrases

@@ -1,7 +1,7 @@
 """Subjects: the implementations under test, how they are loaded and run, and what they give
 back for a scenario."""
 
-from ._base import Outcome, OutcomeStatus, Subject
+from ..protocol import Outcome, OutcomeStatus, Subject
 from ._failure import (
     FailureKind,
     SubjectFailure,

@@ -20,8 +20,8 @@ from ..assemblers import (
 from ..dialects import all_dialects, get_dialect
 from ..dialects._memo import on_forget
 from ..model import FunctionCall, Message, Preset, Request
+from ..protocol import Outcome, OutcomeStatus
 from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome, OutcomeStatus
 
 __all__ = ["ReferenceSubject", "inherited_parent_request", "parent_preset"]
 
