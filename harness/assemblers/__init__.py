@@ -16,15 +16,6 @@ from ._continuable import (
     follow_up,
 )
 from ._guard import in_fork_child, refusal
-from ._history import (
-    HistoryEnding,
-    calls_answered,
-    check_history,
-    completed_prefix,
-    extended_history,
-    history_ending,
-    history_problems,
-)
 from ._oneshot import ForkResult, assemble_fork, assemble_siblings
 from ._parent import ParentSession, assemble_parent
 from ._send_message import SEND_MESSAGE, SEND_MESSAGE_TOOL, has_send_message, with_send_message
@@ -43,7 +34,6 @@ __all__ = [
     "Divergence",
     "DivergenceName",
     "ForkResult",
-    "HistoryEnding",
     "Lane",
     "ParentSession",
     "Retained",
@@ -55,14 +45,8 @@ __all__ = [
     "assemble_parent",
     "assemble_siblings",
     "assemble_spawn",
-    "calls_answered",
-    "check_history",
-    "completed_prefix",
-    "extended_history",
     "follow_up",
     "has_send_message",
-    "history_ending",
-    "history_problems",
     "in_fork_child",
     "refusal",
     "with_send_message",

@@ -42,7 +42,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from ..assemblers import history_problems, with_send_message
+from ..assemblers import with_send_message
 from ..dialects import all_dialects, get_dialect
 from ..model import (
     FrozenDict,
@@ -57,7 +57,14 @@ from ..model import (
 )
 from ..protocol import Outcome, Subject
 from ..rules import ScenarioReport, evaluate, evaluate_conversation
-from ..scenarios import Continuation, FollowUp, Scenario, scenario_from_json, scenario_to_json
+from ..scenarios import (
+    Continuation,
+    FollowUp,
+    Scenario,
+    history_problems,
+    scenario_from_json,
+    scenario_to_json,
+)
 from ..subjects import ReferenceSubject
 from ._json import json_objects
 from ._model import presets

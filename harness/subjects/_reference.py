@@ -13,7 +13,6 @@ from ..assemblers import (
     assemble_continuable,
     assemble_siblings,
     assemble_spawn,
-    completed_prefix,
     follow_up,
     with_send_message,
 )
@@ -21,7 +20,7 @@ from ..dialects import all_dialects, get_dialect
 from ..dialects._memo import on_forget
 from ..model import FunctionCall, Message, Preset, Request
 from ..protocol import Outcome, OutcomeStatus
-from ..scenarios import Lifecycle, Scenario
+from ..scenarios import Lifecycle, Scenario, completed_prefix
 
 __all__ = ["ReferenceSubject", "inherited_parent_request", "parent_preset"]
 

@@ -10,7 +10,6 @@ from harness.assemblers import (
     Divergence,
     StructuredOutput,
     assemble_continuable,
-    completed_prefix,
     follow_up,
     with_send_message,
 )
@@ -25,6 +24,7 @@ from harness.model import (
     Tool,
     freeze,
 )
+from harness.scenarios import completed_prefix
 from harness.strategies import requests
 
 from .conftest import Wire

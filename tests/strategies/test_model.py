@@ -5,9 +5,9 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from harness.assemblers import history_problems
 from harness.dialects import all_dialects, get_dialect
 from harness.model import Preset, Request, Settings, Tool
+from harness.scenarios import history_problems
 from harness.strategies import (
     histories,
     json_objects,

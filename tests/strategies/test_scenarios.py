@@ -6,12 +6,19 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import SEND_MESSAGE, calls_answered, history_ending
+from harness.assemblers import SEND_MESSAGE
 from harness.check import generate
 from harness.dialects import all_dialects
 from harness.model import FunctionCall, Message
 from harness.rules import evaluate
-from harness.scenarios import ACTIONS, Scenario, scenario_from_json, scenario_to_json
+from harness.scenarios import (
+    ACTIONS,
+    Scenario,
+    calls_answered,
+    history_ending,
+    scenario_from_json,
+    scenario_to_json,
+)
 from harness.strategies import (
     call_response_pairs,
     continuable_scenarios,
