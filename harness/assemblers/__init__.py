@@ -18,15 +18,12 @@ from ._continuable import (
 from ._guard import in_fork_child, refusal
 from ._oneshot import ForkResult, assemble_fork, assemble_siblings
 from ._parent import ParentSession, assemble_parent
-from ._send_message import SEND_MESSAGE, SEND_MESSAGE_TOOL, has_send_message, with_send_message
 from ._spawn import Spawn, assemble_spawn
 from ._wording import DEFAULT_WORDING, PARENT_ID, Wording
 
 __all__ = [
     "DEFAULT_WORDING",
     "PARENT_ID",
-    "SEND_MESSAGE",
-    "SEND_MESSAGE_TOOL",
     "Card",
     "ColdResume",
     "ContinuableChild",
@@ -46,8 +43,6 @@ __all__ = [
     "assemble_siblings",
     "assemble_spawn",
     "follow_up",
-    "has_send_message",
     "in_fork_child",
     "refusal",
-    "with_send_message",
 ]

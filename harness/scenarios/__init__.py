@@ -21,10 +21,19 @@ from ._scenario import (
     Scenario,
     lifecycle_of,
 )
+from ._send_message import (
+    SEND_MESSAGE,
+    SEND_MESSAGE_TOOL,
+    has_send_message,
+    parent_preset,
+    with_send_message,
+)
 
 __all__ = [
     "ACTIONS",
     "CAPTURED",
+    "SEND_MESSAGE",
+    "SEND_MESSAGE_TOOL",
     "Action",
     "Continuation",
     "FollowUp",
@@ -36,10 +45,13 @@ __all__ = [
     "check_history",
     "completed_prefix",
     "extended_history",
+    "has_send_message",
     "history_ending",
     "history_problems",
     "lifecycle_of",
     "load_fixtures",
+    "parent_preset",
     "scenario_from_json",
     "scenario_to_json",
+    "with_send_message",
 ]

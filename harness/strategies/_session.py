@@ -42,7 +42,6 @@ from hypothesis.stateful import (
     rule,
 )
 
-from ..assemblers import with_send_message
 from ..dialects import all_dialects, get_dialect
 from ..model import (
     FrozenDict,
@@ -64,6 +63,7 @@ from ..scenarios import (
     history_problems,
     scenario_from_json,
     scenario_to_json,
+    with_send_message,
 )
 from ..subjects import ReferenceSubject
 from ._json import json_objects

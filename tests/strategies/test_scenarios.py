@@ -6,13 +6,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import SEND_MESSAGE
 from harness.check import generate
 from harness.dialects import all_dialects
 from harness.model import FunctionCall, Message
 from harness.rules import evaluate
 from harness.scenarios import (
     ACTIONS,
+    SEND_MESSAGE,
     Scenario,
     calls_answered,
     history_ending,
