@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     )
     from ._fixtures import bundled_fixtures
     from ._jobs import cpu_count
-    from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, generate, run_check
+    from ._results import CheckRun, ShrunkFailure
+    from ._run import MAX_HANGS, Progress, generate, run_check
 
 __all__ = [
     "MAX_HANGS",
@@ -47,9 +48,9 @@ _MODULES = {
     "bundled_fixtures": "_fixtures",
     "cpu_count": "_jobs",
     "MAX_HANGS": "_run",
-    "CheckRun": "_run",
+    "CheckRun": "_results",
     "Progress": "_run",
-    "ShrunkFailure": "_run",
+    "ShrunkFailure": "_results",
     "generate": "_run",
     "run_check": "_run",
 }

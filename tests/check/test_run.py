@@ -5,25 +5,19 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field, replace
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.check import (
-    CheckRun,
-    Expectations,
-    KnownFailure,
     _run,
-    bundled_fixtures,
     generate,
     run_check,
 )
 from harness.check._run import _LONG as LONG
 from harness.rules import catalog, evaluate
 from harness.rules._checks import CHECKS
-from harness.scenarios import ACTIONS, Lifecycle, Scenario, load_fixtures
+from harness.scenarios import ACTIONS, Lifecycle, Scenario
 from harness.strategies import scenarios
 from harness.subjects import (
     InProcessSubject,
@@ -35,29 +29,7 @@ from harness.subjects import (
 )
 from tests.rules.bad_subjects import CASES, Mutant
 
-DIALECTS = ("anthropic", "gemini", "openai")
-REFERENCE = ReferenceSubject()
-FAKES = Path(__file__).resolve().parents[1] / "subjects" / "fakes"
-
-
-@cache
-def corpus() -> tuple[Scenario, ...]:
-    return tuple(load_fixtures(bundled_fixtures()))
-
-
-@cache
-def oneshot() -> tuple[Scenario, ...]:
-    return tuple(load_fixtures(bundled_fixtures() / "oneshot.json"))
-
-
-def fixture(scenario_id: str) -> Scenario:
-    return next(s for s in corpus() if s.id == scenario_id)
-
-
-def failed(run: CheckRun) -> set[tuple[str, str]]:
-    """(scenario, rule) of every unexpected failure."""
-    return {(r.scenario_id, f.rule) for r, f in run.unexpected_failures}
-
+from .support import DIALECTS, FAKES, REFERENCE, corpus, fixture, oneshot
 
 # --- subjects ---------------------------------------------------------------------------------
 
@@ -141,35 +113,6 @@ def test_the_reference_conforms_on_the_corpus_and_generated_scenarios() -> None:
     assert all([f.rule for f in r.findings] == rules for r in run.reports)
 
 
-@dataclass
-class Skipping:
-    """Skips every scenario but spawns, which it leaves to the reference."""
-
-    name: str = "skipping"
-    lifecycles: tuple[Lifecycle, ...] = ("one-shot", "continuable", "spawn")
-    dialects: tuple[str, ...] = DIALECTS
-    spawn: bool = False
-
-    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
-        if self.spawn and scenario.action == "spawn":
-            return REFERENCE.assemble(scenario, dialect)
-        return Outcome("skipped", message="not yet")
-
-
-def test_a_run_in_which_no_rule_saw_a_body_is_inconclusive() -> None:
-    run = run_check(Skipping(), corpus(), dialects=["openai"])
-    assert run.exit_code == 4
-    head = f"none of the {len(corpus())} scenario runs was checked by any rule"
-    assert run.inconclusive[0] == head
-    assert run.inconclusive[1] == f"{len(corpus())} × skipped by the subject: not yet"
-
-
-def test_one_scenario_checked_is_evidence() -> None:
-    run = run_check(Skipping(spawn=True), corpus(), dialects=["openai"])
-    assert run.inconclusive == ()
-    assert run.exit_code == 0
-
-
 def test_no_examples_runs_the_fixtures_only() -> None:
     run = run_check(REFERENCE, oneshot(), dialects=["gemini"], examples=0)
     assert run.exit_code == 0
@@ -232,42 +175,6 @@ def test_a_failure_that_does_not_recur_is_reported_not_raised() -> None:
     assert "did not fail again" in shrunk.unshrunk
     assert shrunk.report.failed
     assert shrunk.report in run.reports
-
-
-# --- expectations -----------------------------------------------------------------------------
-
-
-def test_an_expected_failure_does_not_count() -> None:
-    entry = KnownFailure("*", "settings-identical", "model pinned: https://example.org/i/7")
-    expect = Expectations((entry,), "expect.toml")
-    subject = CASES["model-switched"].subject
-    run = run_check(subject, oneshot(), dialects=["openai"], expectations=expect)
-    assert run.exit_code == 0
-    assert run.unexpected_failures == []
-    assert run.unexpected_passes == []
-    shown = [(r, f) for r in run.reports for f in r.findings if f.status == "fail"]
-    assert shown, "an expected failure is still reported"
-    assert all(run.expected_failure(r, f) is entry for r, f in shown)
-    # scoped to another subject it does not apply
-    other = Expectations((replace(entry, subject="someone-else"),), "expect.toml")
-    assert run_check(subject, oneshot(), dialects=["openai"], expectations=other).exit_code == 1
-
-
-def test_a_stale_expectation_is_an_unexpected_pass() -> None:
-    entry = KnownFailure("fork-ends-user", "tools-identical", "tools sorted (fixed since?)")
-    expect = Expectations((entry,), "expect.toml")
-    run = run_check(REFERENCE, oneshot(), dialects=["openai"], expectations=expect)
-    assert run.unexpected_failures == []
-    assert run.unexpected_passes == [(entry, "fork-ends-user/openai")]
-    assert run.exit_code == 1
-
-
-def test_an_expectation_for_a_rule_that_does_not_apply_is_not_a_pass() -> None:
-    entry = KnownFailure("*", "siblings-shared", "placeholders differ")
-    expect = Expectations((entry,), "expect.toml")
-    run = run_check(REFERENCE, oneshot(), dialects=["openai"], expectations=expect)
-    assert run.unexpected_passes == []
-    assert run.exit_code == 0
 
 
 # --- subject failures -------------------------------------------------------------------------
@@ -463,32 +370,6 @@ def test_a_second_reply_to_the_last_request_fails_the_run() -> None:
     (failure,) = run.failures
     assert (failure.kind, failure.scenario) == ("protocol", "bad-late")
     assert "before it exited, the subject wrote another line" in failure.detail
-
-
-def test_expectations_that_can_never_match_are_stale() -> None:
-    entries = (
-        KnownFailure("no-such-scenario", "tools-identical", "typo"),
-        KnownFailure("fork-ends-user", "tools-identical", "not checked", dialect="gemini"),
-        KnownFailure("*", "no-such-rule", "renamed"),
-        KnownFailure("no-such-scenario", "tools-identical", "another's", subject="other"),
-        KnownFailure("*", "cache-markers", "fine: every scenario"),
-    )
-    run = run_check(
-        REFERENCE,
-        [fixture("fork-ends-user")],
-        dialects=["openai"],
-        expectations=Expectations(entries, "expect.toml"),
-    )
-    assert run.stale_expectations == [
-        (entries[0], "stale, never matches: no scenario 'no-such-scenario' in this run"),
-        (
-            entries[1],
-            "stale, never matches: dialect 'gemini' is not checked (checked: openai)",
-        ),
-        (entries[2], "stale, never matches: no rule 'no-such-rule' exists"),
-    ]
-    assert run.unexpected_passes == run.stale_expectations
-    assert run.exit_code == 1
 
 
 # --- generation once, shrinking by replay -------------------------------------------------------
