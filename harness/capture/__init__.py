@@ -25,7 +25,6 @@ from ._script import (
 )
 from ._server import DEFAULT_MAX_REQUEST_BYTES, FakeProvider, LoopbackError
 from ._summary import summarize
-from ._verdict import verdict_json, verdict_junit, verdict_line, verdict_text, verdict_word
 from ._wire import FAKE_MODEL
 
 __all__ = [
@@ -79,9 +78,4 @@ __all__ = [
     "redact_query",
     "reply_message",
     "summarize",
-    "verdict_json",
-    "verdict_junit",
-    "verdict_line",
-    "verdict_text",
-    "verdict_word",
 ]

@@ -159,9 +159,15 @@ def report(
     time-out): the HTML report shows it."""
     import orjson
 
-    from ..capture import verdict_json, verdict_junit, verdict_line, verdict_text
     from ..check._expect import Expectations
-    from ..reports import log_outcomes, outcomes_json
+    from ..reports import (
+        capture_json,
+        capture_junit,
+        capture_text,
+        capture_verdict_line,
+        log_outcomes,
+        outcomes_json,
+    )
     from ..reports._rules_text import attention_lines
 
     expected = expected or Expectations()
@@ -180,10 +186,10 @@ def report(
         fail_on=args.fail_on,
     )
     if args.json:
-        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(verdict_json(result))))
+        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(capture_json(result))))
         sys.stdout.flush()
     else:
-        text, verdict = verdict_text(result), verdict_line(result) + "\n"
+        text, verdict = capture_text(result), capture_verdict_line(result) + "\n"
         attention = "".join(f"{line}\n" for line in attention_lines(outcomes, verbose=args.verbose))
         sys.stdout.write(text.removesuffix(verdict) + attention + verdict)
         if expected.entries:
@@ -193,7 +199,7 @@ def report(
         sys.stdout.flush()
     if args.junit_xml:
         try:
-            Path(args.junit_xml).write_bytes(verdict_junit(result))
+            Path(args.junit_xml).write_bytes(capture_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
     if args.html:

@@ -11,6 +11,13 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy
 
 if TYPE_CHECKING:
+    from ._capture import (
+        capture_json,
+        capture_junit,
+        capture_text,
+        capture_verdict,
+        capture_verdict_line,
+    )
     from ._check import check_json, check_junit, check_text
     from ._diff import DIFF_FORMAT_VERSION, DiffSubjects, diff_json, diff_text
     from ._html import capture_html, check_html, write_html
@@ -28,6 +35,11 @@ __all__ = [
     "DiffSubjects",
     "Outcomes",
     "capture_html",
+    "capture_json",
+    "capture_junit",
+    "capture_text",
+    "capture_verdict",
+    "capture_verdict_line",
     "check_html",
     "check_json",
     "check_junit",
@@ -46,6 +58,11 @@ __all__ = [
 ]
 
 _MODULES = {
+    "capture_json": "_capture",
+    "capture_junit": "_capture",
+    "capture_text": "_capture",
+    "capture_verdict": "_capture",
+    "capture_verdict_line": "_capture",
     "DIFF_FORMAT_VERSION": "_diff",
     "FORMAT_VERSION": "_rules_json",
     "REPORT_SCHEMA": "_schema",
