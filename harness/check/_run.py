@@ -1,6 +1,6 @@
 """Running a subject over the fixture corpus and generated scenarios, rules on every outcome.
 
-Generated scenarios come from ``harness.strategies.scenarios`` through Hypothesis, drawn once
+Generated scenarios come from ``harness.generation.scenarios`` through Hypothesis, drawn once
 before any is run (the same ones in every dialect, and whatever the number of jobs; near-copies
 of a long history that Hypothesis's mutations draw again are passed over, ``_Novel``); the
 first that fails in a dialect ends that dialect's generated runs, and is shrunk by Hypothesis
@@ -34,12 +34,11 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis.errors import Flaky, HypothesisWarning
 
+from ..generation import forget_tools, long_turns, scenarios
 from ..protocol import Outcome, Subject
 from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
-from ..strategies import long_turns, scenarios
-from ..strategies._model import forget_tools
 from ..subjects import SubjectFailure, guarded_assemble
 from ._constants import no_local_constants
 from ._expect import Expectations
@@ -125,7 +124,7 @@ def _not_run(subject: Subject, scenario: Scenario, dialect: str) -> ScenarioRepo
 
 
 _LONG: Final = long_turns()[0]
-"""A history of more messages than this is a long one: ``harness.strategies`` draws at least
+"""A history of more messages than this is a long one: ``harness.generation`` draws at least
 twice as many messages for those (``long_turns``), and short ones of a few turns."""
 _HEADROOM: Final = 2
 """Hypothesis is asked for this many times the examples wanted: the draws passed over

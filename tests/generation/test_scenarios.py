@@ -8,6 +8,13 @@ from hypothesis import strategies as st
 
 from harness.check import generate
 from harness.dialects import all_dialects
+from harness.generation._scenarios import (
+    _draw_continuables,
+    _draw_forks,
+    _draw_spawns,
+    _Extent,
+    _variants,
+)
 from harness.model import FunctionCall, Message
 from harness.rules import evaluate
 from harness.scenarios import (
@@ -26,13 +33,6 @@ from harness.strategies import (
     scenarios,
     sibling_scenarios,
     spawn_scenarios,
-)
-from harness.strategies._scenarios import (
-    _draw_continuables,
-    _draw_forks,
-    _draw_spawns,
-    _Extent,
-    _variants,
 )
 from harness.subjects import ReferenceSubject
 
