@@ -318,8 +318,7 @@ def assert_conforms(
     """
     __tracebackhide__ = True
     from .reports import rules_text
-    from .rules import evaluate
-    from .rules._engine import EvaluationError
+    from .rules import EvaluationError, evaluate
 
     if dialect is None:
         heads = (outcome.parent, *outcome.children, *outcome.follow_ups, outcome.parent_next)

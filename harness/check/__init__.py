@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy
 
 if TYPE_CHECKING:
+    from ._constants import no_local_constants
     from ._expect import (
         ExpectationError,
         Expectations,
@@ -36,10 +37,12 @@ __all__ = [
     "expectations_toml",
     "generate",
     "load_expectations",
+    "no_local_constants",
     "run_check",
 ]
 
 _MODULES = {
+    "no_local_constants": "_constants",
     "ExpectationError": "_expect",
     "Expectations": "_expect",
     "KnownFailure": "_expect",

@@ -36,8 +36,7 @@ from hypothesis.errors import Flaky, HypothesisWarning
 
 from ..generation import forget_tools, long_turns, scenarios
 from ..protocol import Outcome, Subject
-from ..rules import Finding, ScenarioReport, catalog, evaluate
-from ..rules._engine import EvaluationError
+from ..rules import EvaluationError, Finding, ScenarioReport, catalog, evaluate
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
 from ..subjects import SubjectFailure, guarded_assemble
 from ._constants import no_local_constants

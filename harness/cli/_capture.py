@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ..reports._escape import printable_lines
+from ..reports import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from ..capture import FakeProvider, Record, Script
-    from ..check._expect import Expectations
+    from ..check import Expectations
 
 __all__ = ["add_parser", "run"]
 

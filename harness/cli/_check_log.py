@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ..reports._escape import printable
+from ..reports import printable
 from ._collect import paced_collections
 from ._common import (
     EXIT_BAD_INPUT,
@@ -25,7 +25,7 @@ from ._common import (
 
 if TYPE_CHECKING:
     from ..capture import CheckResult, GroupOptions
-    from ..check._expect import Expectations, KnownFailure
+    from ..check import Expectations, KnownFailure
     from ..rules import Finding, ScenarioReport
 
 __all__ = ["add_check_options", "add_parser", "expectations", "group_options", "report", "run"]
@@ -121,7 +121,7 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
 
 def expectations(args: argparse.Namespace) -> Expectations | str:
     """The ``--expect`` file's known failures (none without it), or why it cannot be read."""
-    from ..check._expect import ExpectationError, Expectations, load_expectations
+    from ..check import ExpectationError, Expectations, load_expectations
 
     if not args.expect:
         return Expectations()
@@ -159,8 +159,9 @@ def report(
     time-out): the HTML report shows it."""
     import orjson
 
-    from ..check._expect import Expectations
+    from ..check import Expectations
     from ..reports import (
+        attention_lines,
         capture_json,
         capture_junit,
         capture_text,
@@ -168,7 +169,6 @@ def report(
         log_outcomes,
         outcomes_json,
     )
-    from ..reports._rules_text import attention_lines
 
     expected = expected or Expectations()
     found = _Expected.of(result, expected)

@@ -17,8 +17,7 @@ import orjson
 
 from ..dialects import CacheScope, Dialect
 from ..model import FunctionCall, Message
-from ..prefix import Divergence, Frame, locate
-from ..prefix._stream import common_segments
+from ..prefix import Divergence, Frame, common_segments, locate
 from ..protocol import Outcome
 from ..scenarios import CAPTURED, Scenario, completed_prefix
 from ._body import Body, message_frames, read_body

@@ -11,6 +11,7 @@ from ._history import (
     history_problems,
 )
 from ._json import load_fixtures, scenario_from_json, scenario_to_json
+from ._refs import inline_refs
 from ._scenario import (
     ACTIONS,
     CAPTURED,
@@ -48,6 +49,7 @@ __all__ = [
     "has_send_message",
     "history_ending",
     "history_problems",
+    "inline_refs",
     "lifecycle_of",
     "load_fixtures",
     "parent_preset",

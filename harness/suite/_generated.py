@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-from ..check._constants import no_local_constants
+from ..check import no_local_constants
 from ..generation import scenarios
 from ..scenarios import Scenario
 
