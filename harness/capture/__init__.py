@@ -4,6 +4,7 @@ request, secrets redacted; the recorded requests are then grouped into parent, c
 siblings and checked against the rules (docs/capture.md)."""
 
 from ._check import Check, CheckResult, NotChecked, check_records, check_requests
+from ._command import GRACE_SECONDS, run_command
 from ._env import FAKE_API_KEY, child_environment, provider_environment
 from ._group import Conversation, Grouping, GroupOptions, Origin, group
 from ._log import LogError, read_log
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_REPLY",
     "FAKE_API_KEY",
     "FAKE_MODEL",
+    "GRACE_SECONDS",
     "REDACTED",
     "Answer",
     "Check",
@@ -77,5 +79,6 @@ __all__ = [
     "redact_headers",
     "redact_query",
     "reply_message",
+    "run_command",
     "summarize",
 ]
