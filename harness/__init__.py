@@ -1,5 +1,5 @@
 """prefix-harness: a conformance test harness for the request prefixes of forked subagents."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["__version__"]
