@@ -20,9 +20,10 @@ if TYPE_CHECKING:
         load_expectations,
     )
     from ._fixtures import bundled_fixtures
+    from ._generate import generate
     from ._jobs import cpu_count
     from ._results import CheckRun, ShrunkFailure
-    from ._run import MAX_HANGS, Progress, generate, run_check
+    from ._run import MAX_HANGS, Progress, run_check
 
 __all__ = [
     "MAX_HANGS",
@@ -54,7 +55,7 @@ _MODULES = {
     "CheckRun": "_results",
     "Progress": "_run",
     "ShrunkFailure": "_results",
-    "generate": "_run",
+    "generate": "_generate",
     "run_check": "_run",
 }
 
