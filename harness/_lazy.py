@@ -18,7 +18,8 @@ def lazy(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``: a name of ``modules`` is imported from
     ``package.<its module>`` when first asked for, then kept in ``namespace`` (the package's
-    globals) so that it is asked for once only."""
+    globals) so that it is asked for once only. A name mapped to itself is the module of
+    that name (``{"strategies": "strategies"}``: the subpackage ``package.strategies``)."""
 
     def getattr_(name: str) -> Any:
         module = modules.get(name)
@@ -26,7 +27,8 @@ def lazy(
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         # the import statement's own machinery, not importlib.import_module: only it is
         # reported by ``python -X importtime``, which the start-up tests read
-        value = getattr(__import__(f"{package}.{module}", fromlist=(name,)), name)
+        loaded = __import__(f"{package}.{module}", fromlist=(name,))
+        value = loaded if module == name else getattr(loaded, name)
         namespace[name] = value
         return value
 

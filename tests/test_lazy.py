@@ -36,3 +36,11 @@ def test_a_module_loaded_for_a_name_is_reported_by_importtime() -> None:
     reported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "harness.check._expect" in reported
     assert "harness.check._run" not in reported
+
+
+def test_a_name_mapped_to_itself_is_the_module_of_that_name() -> None:
+    namespace: dict[str, Any] = {}
+    getattr_, _ = lazy("harness", namespace, {"strategies": "strategies"})
+    import harness.strategies
+
+    assert getattr_("strategies") is harness.strategies

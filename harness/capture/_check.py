@@ -70,6 +70,13 @@ class CheckResult:
         return any(r.failed for r in self.reports)
 
     @property
+    def exit_code(self) -> int:
+        """The README's table without known failures: 1 a rule failed, 4 inconclusive, 0."""
+        if self.failed:
+            return 1
+        return 4 if self.inconclusive else 0
+
+    @property
     def inconclusive(self) -> tuple[str, ...]:
         """Why this check is no evidence either way; empty when it is.
 
