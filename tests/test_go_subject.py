@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +56,7 @@ def _fixture_ids(fixtures: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def go_subject(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def go_subject(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Build the subject with the Go toolchain into a temporary directory; its spec."""
     go = shutil.which("go")
     assert go, "Go is required for the Go subject (Debian: apt-get install golang-go)"
@@ -86,12 +85,10 @@ def go_subject(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=False,
     )
     assert done.returncode == 0, f"go build failed:\n{done.stderr[-4000:]}"
-    yield f"cmd:{binary}"
+    return f"cmd:{binary}"
 
 
-def check(
-    subject: str, *args: str, bug: str | None = None, examples: int = 10
-) -> dict[str, Any]:
+def check(subject: str, *args: str, bug: str | None = None, examples: int = 10) -> dict[str, Any]:
     """Run `prefix-harness check --json` on the subject and return the report."""
     env = dict(os.environ)
     env.pop("GO_SUBJECT_BUG", None)
