@@ -4,6 +4,7 @@ copy of the package (a contract that cannot fail would hold nothing)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ def lint(tree: Path) -> tuple[int, str, set[str]]:
         capture_output=True,
         text=True,
         check=False,
+        env=os.environ | {"COLUMNS": "400"},  # one line per contract, however long its name
     )
     out = done.stdout + done.stderr
     broken = {i for i, name in contract_names().items() if f"{name} BROKEN" in out}
