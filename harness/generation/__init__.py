@@ -2,9 +2,9 @@
 its generated scenarios from, below the checker in the layers.
 
 Users reach them through ``harness.strategies`` (docs/strategies.md), which adds the session
-state machine; the names here that it does not re-export (``long_turns``'s use by the
-checker, ``FORK_TOOL``, ``RESERVED_TOOL_NAMES``, ``phrases``) are shared with the checker
-and the session machine only.
+state machine; the names here that it does not re-export (``forget_tools``, ``FORK_TOOL``,
+``RESERVED_TOOL_NAMES``, ``phrases``) are shared with the checker and the session machine
+only.
 """
 
 from ._depth import DEPTH_VARIABLE, depth, long_turns

@@ -183,6 +183,7 @@ def test_rejected_recursion_passes(dialect: str, message: str) -> None:
         assert check.scenario.known_fork_child
         assert statuses(check.report)["recursion-rejected"] == "pass"
     assert not result.failed
+    assert result.exit_code == 0
 
 
 def test_recursion_not_rejected_fails() -> None:
@@ -196,6 +197,7 @@ def test_recursion_not_rejected_fails() -> None:
         assert len(check.outcome.children) == 1
         assert statuses(check.report)["recursion-rejected"] == "fail"
     assert result.failed
+    assert result.exit_code == 1
     assert not only(result, "siblings-1").failed
     (roles,) = result.roles
     grandchildren = [
@@ -493,6 +495,7 @@ def test_a_log_of_identical_requests_checks_nothing(tmp_path: Path) -> None:
     assert [c.seqs for c in result.roles[0].conversations] == [(s,) for s in range(1, 301)]
     assert (result.checks, result.turns, result.not_checked) == ((), (), ())
     assert capture_verdict(result) == "inconclusive"
+    assert result.exit_code == 4
 
 
 def test_a_log_of_interleaved_conversations_checks_each_ones_turns(tmp_path: Path) -> None:
