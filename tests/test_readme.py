@@ -3,6 +3,8 @@
 import argparse
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,19 @@ def test_readme_expect_example_names_a_real_scenario() -> None:
     named = re.findall(r'^scenario = "([^"]+)"', readme, re.M)
     assert named
     assert set(named) <= ids
+
+
+def test_readme_python_example_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## In Python", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    done = subprocess.run(
+        [sys.executable, "-c", block.group(1)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "docs/api.md" in section.split("```", 1)[0]
