@@ -27,8 +27,8 @@ from types import FrameType, TracebackType
 from typing import Final, TypeVar
 
 from .._interrupt import Interrupted
+from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome, Subject
 from ._failure import SubjectFailure
 
 __all__ = ["InProcessSubject", "guarded", "guarded_assemble"]
