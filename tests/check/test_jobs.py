@@ -190,7 +190,7 @@ def test_terminated_workers_end_their_subjects_and_exit_quietly(
     """What a run ended by a signal does: each worker gets SIGTERM, ends its subject (and what
     that started) and exits 128 + 15, with no traceback."""
     from harness.check._jobs import Workers
-    from harness.check._run import _one
+    from harness.check._one import run_one
     from tests.faults.procs import MARKER, left_behind, marked, new_marker
 
     marker = new_marker()
@@ -198,7 +198,7 @@ def test_terminated_workers_end_their_subjects_and_exit_quietly(
     fork = replace(oneshot()[0], id="bad-hang")
     argv = [sys.executable, str(FAKES / "hang.py")]
     factory = partial(SubprocessSubject, argv, SubprocessOptions(timeout=60))
-    pool = Workers(2, factory, [(fork, "openai")] * 4, _one, "hang", lambda _: True)
+    pool = Workers(2, factory, [(fork, "openai")] * 4, run_one, "hang", lambda _: True)
     pool._dispatch(0)  # both workers busy with a scenario their subject will never answer
     deadline = time.monotonic() + 60
     while len(marked(marker)) < 2 and time.monotonic() < deadline:  # a subject per worker
