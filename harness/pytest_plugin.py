@@ -254,16 +254,22 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.name != "__init__.py" or file_path.resolve() != _SUITE:
         return None
     from .check import bundled_fixtures
-    from .suite import ConformanceSuite, SuiteOptions
+    from .suite import ConformanceSuite, Rerun, SuiteOptions
 
     config = parent.config
+    asked = config.getoption("prefix_dialect")
+    fixtures = config.getoption("prefix_fixtures")
+    examples = config.getoption("prefix_examples")
+    seed = config.getoption("prefix_seed")
+    expect = config.getoption("prefix_expect")
     options = SuiteOptions(
         subject=config.stash[_LAZY],
-        dialects=_dialects(config),
-        fixtures=config.getoption("prefix_fixtures") or bundled_fixtures(),
-        examples=config.getoption("prefix_examples"),
-        seed=config.getoption("prefix_seed"),
-        expect=config.getoption("prefix_expect"),
+        dialects=tuple(dict.fromkeys(asked)) if asked else None,
+        fixtures=fixtures or bundled_fixtures(),
+        examples=examples,
+        seed=seed,
+        expect=expect,
+        rerun=Rerun(_spec(config), fixtures, examples, seed, expect),
     )
     suite: pytest.Collector = ConformanceSuite.from_parent(
         parent, path=file_path, name=_SUITE_ID, nodeid=_SUITE_ID, options=options

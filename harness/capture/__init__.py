@@ -4,7 +4,7 @@ request, secrets redacted; the recorded requests are then grouped into parent, c
 siblings and checked against the rules (docs/capture.md)."""
 
 from ._check import Check, CheckResult, NotChecked, check_records, check_requests
-from ._command import GRACE_SECONDS, run_command
+from ._command import GRACE_SECONDS, StderrTail, run_command
 from ._env import FAKE_API_KEY, child_environment, provider_environment
 from ._group import Conversation, Grouping, GroupOptions, Origin, group
 from ._log import LogError, read_log
@@ -61,6 +61,7 @@ __all__ = [
     "Script",
     "ScriptError",
     "SpawnLink",
+    "StderrTail",
     "ToolCall",
     "Unplaced",
     "When",

@@ -16,21 +16,22 @@ NO_SCRIPT = "(not a model call)"
 
 
 def summarize(records: Sequence[Record]) -> str:
-    """``recorded N requests`` then one line per mark and one for statuses, in first-seen
-    order (and one per dialect when a provider served more than one); marks of refused
-    requests count under ``(not a model call)``; key-shaped strings replaced in bodies are
-    counted (``N secrets in bodies replaced``)."""
+    """``recorded N requests`` with the count of each mark and each status, in first-seen
+    order (and of each dialect when a provider served more than one), on one line; marks of
+    refused requests count under ``(not a model call)``; then a line per refusal and note
+    (the first five), and key-shaped strings replaced in bodies counted."""
     total = len(records)
-    lines = [f"recorded {total} request{'' if total == 1 else 's'}"]
+    head = f"recorded {total} request{'' if total == 1 else 's'}"
     if not records:
-        return lines[0] + "\n"
+        return head + "\n"
     marks = Counter(_mark(r) for r in records)
     statuses = Counter(r.status for r in records)
-    lines.append("  by mark:   " + ", ".join(f"{m} {n}" for m, n in marks.items()))
-    lines.append("  by status: " + ", ".join(f"{s} {n}" for s, n in statuses.items()))
     dialects = Counter(r.dialect for r in records)
+    head += ": " + ", ".join(f"{m} {n}" for m, n in marks.items())
+    head += " · status " + ", ".join(f"{s} {n}" for s, n in statuses.items())
     if len(dialects) > 1:
-        lines.append("  by dialect: " + ", ".join(f"{d} {n}" for d, n in dialects.items()))
+        head += " · " + ", ".join(f"{d} {n}" for d, n in dialects.items())
+    lines = [head]
     errors = [r for r in records if r.error is not None]
     lines.extend(f"  #{r.seq} {r.method} {r.path}: {r.status} {r.error}" for r in errors[:5])
     if len(errors) > 5:

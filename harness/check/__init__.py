@@ -24,12 +24,14 @@ if TYPE_CHECKING:
     from ._jobs import cpu_count
     from ._results import CheckRun, ShrunkFailure
     from ._run import MAX_HANGS, Progress, run_check
+    from ._shrink import Found, shrink
 
 __all__ = [
     "MAX_HANGS",
     "CheckRun",
     "ExpectationError",
     "Expectations",
+    "Found",
     "KnownFailure",
     "Progress",
     "ShrunkFailure",
@@ -40,6 +42,7 @@ __all__ = [
     "load_expectations",
     "no_local_constants",
     "run_check",
+    "shrink",
 ]
 
 _MODULES = {
@@ -57,6 +60,8 @@ _MODULES = {
     "ShrunkFailure": "_results",
     "generate": "_generate",
     "run_check": "_run",
+    "Found": "_shrink",
+    "shrink": "_shrink",
 }
 
 __getattr__, __dir__ = lazy(__name__, globals(), _MODULES)

@@ -51,6 +51,9 @@ class CheckRun:
     """Every scenario id of the run, those not run included (None: the reports' ids)."""
     stopped: str | None = None
     """Why the run stopped before its end (hangs in a row, the deadline), or None."""
+    generated_ids: tuple[str, ...] = ()
+    """The ids of the generated scenarios run (not of a fixture): they change with the seed
+    and the release, so ``--write-expect`` writes their failures for every scenario."""
 
     def expected_failure(self, report: ScenarioReport, finding: Finding) -> KnownFailure | None:
         return self.expectations.expected(

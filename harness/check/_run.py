@@ -3,12 +3,13 @@ the run loop.
 
 The scenarios are generated first (``_generate``); each runs in every dialect one after the
 other (``_one``), in this process or spread over workers (``_jobs``); the first generated
-scenario that fails in a dialect ends that dialect's generated runs and is shrunk at the end
-(``_shrink``). A subject that hangs on everything does not cost every scenario a timeout:
-the run stops after ``max_hangs`` hangs in a row, or when its ``deadline`` has passed
-(checked between scenarios), and says so in the failure it stops at. At the end a subject
-with a ``finish()`` (a process) is stopped, and what it wrote after its last reply is a
-failure too. What the run found is a ``CheckRun`` (``_results``).
+scenario that fails in a dialect, a failure no expectation names, ends that dialect's
+generated runs and is shrunk at the end (``_shrink``). A subject that hangs on everything
+does not cost every scenario a timeout: the run stops after ``max_hangs`` hangs in a row,
+or when its ``deadline`` has passed (checked between scenarios), and says so in the
+failure it stops at. At the end a subject with a ``finish()`` (a process) is stopped, and
+what it wrote after its last reply is a failure too. What the run found is a ``CheckRun``
+(``_results``).
 """
 
 from __future__ import annotations
@@ -125,12 +126,12 @@ def run_check(
     each scenario in every dialect one after the other, the reports dialect by dialect.
 
     The scenarios are generated once, before any is run, and are the same in every dialect.
-    Generation in a dialect stops at its first failure, so fewer may run; ``progress`` then
-    skips ahead, so that its last call is at the total. The run stops after ``max_hangs``
-    hangs in a row (0: never) or once ``deadline`` seconds have passed (checked between
-    scenarios: one under way runs to its end or its timeout); the failure it stops at says
-    so, and the run exits 3. A subject with a ``finish()`` is stopped at the end, and its
-    failures (output after its last reply) are the run's too.
+    Generation in a dialect stops at its first failure that no expectation names, so fewer
+    may run; ``progress`` then skips ahead, so that its last call is at the total. The run
+    stops after ``max_hangs`` hangs in a row (0: never) or once ``deadline`` seconds have
+    passed (checked between scenarios: one under way runs to its end or its timeout); the
+    failure it stops at says so, and the run exits 3. A subject with a ``finish()`` is
+    stopped at the end, and its failures (output after its last reply) are the run's too.
 
     With ``jobs`` above 1 the scenario runs are spread over that many processes, each with
     the subject ``spawn()`` gives; results are read in the run's order, so the report is the
@@ -159,6 +160,7 @@ def run_check(
     found: dict[str, Found] = {}
     generated_ids: dict[str, None] = {}
     budget = _Budget(max_hangs, deadline)
+    known = expectations or Expectations()
 
     def passed_over(item: _Item) -> bool:
         first = found.get(item.dialect)
@@ -197,7 +199,7 @@ def run_check(
             budget.count(crashed)
             if item.generated is not None:
                 generated_ids[report.scenario_id] = None
-                if report.failed or crashed:  # later runs of the dialect are passed over
+                if crashed or _unexpected(report, known):  # the dialect's later runs are
                     found[item.dialect] = Found(item.generated, item.scenario, report, crashed)
             tick(what)
             if budget.spent is not None:
@@ -237,6 +239,17 @@ def run_check(
         expectations=expectations or Expectations(),
         scenario_ids=tuple(ids),
         stopped=stopped,
+        generated_ids=tuple(i for i in generated_ids if i not in {s.id for s in fixtures}),
+    )
+
+
+def _unexpected(report: ScenarioReport, known: Expectations) -> bool:
+    """Whether a rule failed that no expectation names: a known failure does not end a
+    dialect's generated runs (they go on, as the pytest suite's items do)."""
+    return any(
+        f.status == "fail"
+        and known.expected(report.subject, report.scenario_id, report.dialect, f.rule) is None
+        for f in report.findings
     )
 
 

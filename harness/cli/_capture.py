@@ -8,7 +8,9 @@ import argparse
 import shlex
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .._interrupt import Interrupted, deferred
@@ -17,7 +19,7 @@ from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, output_problems, parse_size
 
 if TYPE_CHECKING:
-    from ..capture import FakeProvider, Record, Script
+    from ..capture import FakeProvider, Record, Script, StderrTail
     from ..check import Expectations
 
 __all__ = ["add_parser", "run"]
@@ -28,7 +30,6 @@ that building the parser does not load the capture machinery (tests/cli/test_sta
 the two equal)."""
 
 DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
-DEFAULT_RECORD = "capture.jsonl"
 GRACE_SECONDS = 2.0
 """How long the processes of an ended command have between SIGTERM and SIGKILL."""
 
@@ -66,9 +67,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--script", required=True, metavar="FILE", help="the JSON script")
     parser.add_argument(
         "--record",
-        default=DEFAULT_RECORD,
         metavar="FILE",
-        help=f"the JSON-lines record to write (default: {DEFAULT_RECORD})",
+        help="keep the requests as a JSON-lines record in FILE, for check-log (default: none"
+        " is left behind)",
     )
     parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
     parser.add_argument("--host", default="127.0.0.1", help="a loopback address to listen on")
@@ -92,15 +93,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture import (
-        FakeProvider,
-        LoopbackError,
-        RecordError,
-        ScriptError,
-        load_script,
-        run_command,
-    )
-
     command: list[str] = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
@@ -118,6 +110,27 @@ def run(args: argparse.Namespace) -> int:
     problem = output_problems(args, record=args.record)  # before the agent, not after it
     if problem is not None:
         return fail(problem)
+    if args.record is not None:
+        return _capture(args, command, args.record, expected)
+    with tempfile.TemporaryDirectory(prefix="prefix-harness-capture-") as scratch:
+        # the records live in a file (memory stays bounded), removed with it at the end
+        return _capture(args, command, str(Path(scratch) / "capture.jsonl"), expected)
+
+
+def _capture(
+    args: argparse.Namespace, command: list[str], record: str, expected: Expectations
+) -> int:
+    """Serve, run the command, report; ``record`` is where the requests are recorded."""
+    from ..capture import (
+        FakeProvider,
+        LoopbackError,
+        RecordError,
+        ScriptError,
+        StderrTail,
+        load_script,
+        run_command,
+    )
+
     try:
         script = load_script(args.script)
         provider = FakeProvider(
@@ -125,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             script,
             host=args.host,
             port=args.port,
-            record=args.record,
+            record=record,
             max_request_bytes=args.max_request_size,
         )
         provider.start()
@@ -135,24 +148,37 @@ def run(args: argparse.Namespace) -> int:
         where = f"record file {e.filename}" if e.filename else f"{args.host} port {args.port}"
         return fail(f"cannot start the fake provider ({where}): {e.strerror or e}")
     info = sys.stderr if args.json else sys.stdout
+    tail = StderrTail()
     try:
         _announce(provider, args, command, len(script.rules), info)
         outcome = run_command(
-            command, provider, args.timeout, grace=GRACE_SECONDS, to_stderr=args.json
+            command,
+            provider,
+            args.timeout,
+            grace=GRACE_SECONDS,
+            to_stderr=args.json,
+            stderr_tail=tail,
         )
     except Interrupted as e:
         with deferred():
             provider.stop()
         count = provider.recorded
+        kept = f" in {args.record}" if args.record else " (not kept: --record FILE keeps them)"
         e.detail = (
             f"the command and every process it started were ended; {count}"
-            f" request{' was' if count == 1 else 's were'} recorded in {args.record}"
+            f" request{' was' if count == 1 else 's were'} recorded{kept}"
         )
         raise
     finally:
         with deferred():  # the record is renamed into place whole, whatever ends the run
             provider.stop()
-    return _report(outcome, provider, args, script, info, expected)
+    return _report(outcome, provider, args, script, info, expected, tail)
+
+
+def _environment(provider: FakeProvider) -> list[str]:
+    from ..capture import provider_environment
+
+    return [f"{k}={v}" for k, v in provider_environment(provider.origin).items()]
 
 
 def _announce(
@@ -166,14 +192,20 @@ def _announce(
 
     dialects = [w.dialect for w in provider.wires]
     served = f" (requests recorded as {', '.join(dialects)})" if len(dialects) > 1 else ""
+    names = list(provider_environment(provider.origin))
     lines = [
         f"fake {provider.dialect} provider: {provider.base_url}{served}",
         f"script: {args.script} ({rules} rule{'' if rules == 1 else 's'})",
-        f"record: {args.record}",
-        "environment:",
-        *(f"  {k}={v}" for k, v in provider_environment(provider.origin).items()),
-        f"running: {shlex.join(command)} (timeout {args.timeout:g} s)",
     ]
+    if args.verbose:
+        lines += ["environment:", *(f"  {line}" for line in _environment(provider))]
+    else:
+        urls = [n for n in names if n.endswith("_BASE_URL")]
+        lines.append(
+            f"environment: {', '.join(urls)} and dummy keys point the SDKs at it"
+            f" (-v prints all {len(names)})"
+        )
+    lines.append(f"running: {shlex.join(command)} (timeout {args.timeout:g} s)")
     print(printable_lines("\n".join(lines)), file=info, flush=True)
 
 
@@ -184,14 +216,14 @@ def _report(
     script: Script,
     info: TextIO,
     expected: Expectations,
+    tail: StderrTail,
 ) -> int:
     """Print how the command ended and what was recorded, then check the requests; the
     exit code (a time-out or a command that never called wins over the rules)."""
     from ..capture import RecordError, check_records, summarize
 
     if isinstance(outcome, int):
-        status = f"killed by signal {-outcome}" if outcome < 0 else f"exited with status {outcome}"
-        print(f"command {status}", file=info)
+        print(f"command {_ended(outcome)}", file=info)
     failure = provider.failure
     if failure is not None:
         ended = "" if isinstance(outcome, int) else "; the command was ended"
@@ -201,22 +233,38 @@ def _report(
     except RecordError as e:
         return fail(str(e))
     info.write(summarize(records))
-    print(f"record written to {args.record}", file=info, flush=True)
+    if args.record:
+        print(f"record written to {args.record}", file=info, flush=True)
     if isinstance(outcome, str) and outcome.startswith("cannot run"):
         return fail(outcome)
-    if isinstance(outcome, str) and not records:
-        return fail(outcome, code=EXIT_SUBJECT)
     if not records:
-        return fail(
-            "the command never called the fake provider: does it read the base URL and key"
-            " from the environment printed above?",
-            code=EXIT_SUBJECT,
-        )
+        if isinstance(outcome, str):
+            return fail(outcome, code=EXIT_SUBJECT)
+        return fail(_never_called(outcome, provider, tail), code=EXIT_SUBJECT)
     print("", file=info, flush=True)
     options = group_options(args, fork_tag=script.fork_tag)
     result = check_records(records, options=options, subject=args.subject or "capture")
     overriding = EXIT_SUBJECT if isinstance(outcome, str) else None
-    code = report(result, args, expected, command="capture", overriding=overriding)
+    problem = outcome if isinstance(outcome, str) else None
+    code = report(result, args, expected, command="capture", overriding=overriding, problem=problem)
     if isinstance(outcome, str):
         return fail(outcome, code=EXIT_SUBJECT)
     return code
+
+
+def _ended(status: int) -> str:
+    return f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+
+
+def _never_called(status: int, provider: FakeProvider, tail: StderrTail) -> str:
+    """Why no request was recorded: the command died first (its stderr says why), or it ran
+    to its end without calling the fake (the variables it should have read)."""
+    stderr = tail.text()
+    said = f"; its stderr:\n{stderr}" if stderr.strip() else " (it wrote nothing to stderr)"
+    if status != 0:
+        return f"the command {_ended(status)} before any request{said}"
+    return (
+        "the command ended (status 0) without calling the fake provider: does it read the"
+        " base URL and key from these variables?\n"
+        + "\n".join(f"  {line}" for line in _environment(provider))
+    )

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ..reports import printable
 from ._collect import paced_collections
 from ._common import (
     EXIT_BAD_INPUT,
@@ -152,21 +151,20 @@ def report(
     *,
     command: str = "check-log",
     overriding: int | None = None,
+    problem: str | None = None,
 ) -> int:
     """Print the report (text or JSON), write the JUnit XML and HTML files if asked; the exit
     code. With ``expected``, known failures do not fail the run, and entries that passed or
     matched nothing do; the report then ends with the verdict the expectations give.
     ``overriding`` is an exit code the caller returns whatever the check found (a capture's
-    time-out): the HTML report shows it."""
+    time-out, which ``problem`` says): the verdict line and the HTML report show it."""
     import orjson
 
     from ..check import Expectations
     from ..reports import (
-        attention_lines,
         capture_json,
         capture_junit,
         capture_text,
-        capture_verdict_line,
         log_outcomes,
         outcomes_json,
     )
@@ -190,13 +188,14 @@ def report(
         sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(capture_json(result))))
         sys.stdout.flush()
     else:
-        text, verdict = capture_text(result), capture_verdict_line(result) + "\n"
-        attention = "".join(f"{line}\n" for line in attention_lines(outcomes, verbose=args.verbose))
-        sys.stdout.write(text.removesuffix(verdict) + attention + verdict)
-        if expected.entries:
-            sys.stdout.write(found.text(expected.source, code))
-        if outcomes.failed_on_warning is not None:
-            print(f"verdict: NOT conforming, {printable(outcomes.failed_on_warning)}")
+        text = capture_text(
+            result,
+            outcomes=outcomes,
+            verbose=args.verbose,
+            exit_code=overriding,
+            problem=problem,
+        )
+        sys.stdout.write(text)
         sys.stdout.flush()
     if args.junit_xml:
         from .._files import write_whole
@@ -272,24 +271,6 @@ class _Expected:
         if result.failed:  # every failure was expected: a verdict, not a silent pass
             return EXIT_OK
         return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
-
-    def text(self, source: str | None, code: int) -> str:
-        lines = []
-        if self.known:
-            lines.append(f"expected failures ({len(self.known)}, from {source}):")
-            lines += [f"  {r.scenario_id} · {f.rule}: {e.reason}" for r, f, e in self.known]
-        if self.stale:
-            lines.append(f"UNEXPECTED PASSES ({len(self.stale)}): remove these from {source}")
-            lines += [
-                f"  {e.scenario} · {e.rule} ({where}): expected to fail ({e.reason})"
-                for e, where in self.stale
-            ]
-        word = {EXIT_OK: "as expected", EXIT_FAILED: "NOT as expected"}.get(code, "inconclusive")
-        lines.append(
-            f"with {source}: {word}: {len(self.known)} expected failures, "
-            f"{self.unexpected} unexpected, {len(self.stale)} unexpected passes — exit {code}"
-        )
-        return "".join(line + "\n" for line in lines)
 
 
 def run(args: argparse.Namespace) -> int:

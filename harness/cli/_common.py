@@ -162,20 +162,26 @@ def _write(path: Path, text: str, what: str, *, append: bool = False) -> str | N
 
 def _expect_file(outcomes: Outcomes) -> tuple[str, int]:
     """The ``--write-expect`` file of ``outcomes`` and how many entries it holds: every failure
-    of the run, with the reason of the expectation that covered it or ``TODO``."""
+    of the run, with the reason of the expectation that covered it or ``TODO``. A failure of
+    a generated scenario is written for every scenario (``"*"``) in its dialect: another seed
+    or release draws other scenarios, and the pytest suite runs every one ``check`` would."""
     from ..check import KnownFailure, expectations_toml
 
-    entries = [
-        (
-            KnownFailure(e.scenario, e.rule, e.reason or "TODO", dialect=e.dialect),
-            f"{e.dialect} · {e.scenario} · {e.rule}: {e.message}",
-        )
-        for e in (*outcomes.unexpected_failures, *outcomes.expected_failures)
-    ]
+    entries = []
+    for e in (*outcomes.unexpected_failures, *outcomes.expected_failures):
+        if e.scenario in outcomes.generated:
+            entry = KnownFailure("*", e.rule, e.reason or "TODO", dialect=e.dialect)
+            comment = (
+                f"{e.dialect} · generated scenarios (first: {e.scenario}) · {e.rule}: {e.message}"
+            )
+        else:
+            entry = KnownFailure(e.scenario, e.rule, e.reason or "TODO", dialect=e.dialect)
+            comment = f"{e.dialect} · {e.scenario} · {e.rule}: {e.message}"
+        entries.append((entry, comment))
     header = (
         f"Known failures of {outcomes.subject}, written by prefix-harness {outcomes.command}"
         " --write-expect.\nReplace each TODO with the reason (an issue URL is best);"
-        " use the file with --expect."
+        " use the file with --expect (or pytest --prefix-expect)."
     )
     return expectations_toml(entries, header=header), len(dict.fromkeys(e for e, _ in entries))
 

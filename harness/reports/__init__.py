@@ -12,13 +12,13 @@ from .._lazy import lazy
 
 if TYPE_CHECKING:
     from ._capture import (
+        capture_counts_line,
         capture_json,
         capture_junit,
         capture_text,
         capture_verdict,
-        capture_verdict_line,
     )
-    from ._check import check_json, check_junit, check_text
+    from ._check import check_item_text, check_json, check_junit, check_text
     from ._diff import DIFF_FORMAT_VERSION, DiffSubjects, diff_json, diff_text
     from ._escape import display_width, printable, printable_lines, xml_safe
     from ._html import capture_html, check_html, write_html
@@ -36,13 +36,14 @@ __all__ = [
     "DiffSubjects",
     "Outcomes",
     "attention_lines",
+    "capture_counts_line",
     "capture_html",
     "capture_json",
     "capture_junit",
     "capture_text",
     "capture_verdict",
-    "capture_verdict_line",
     "check_html",
+    "check_item_text",
     "check_json",
     "check_junit",
     "check_outcomes",
@@ -73,7 +74,7 @@ _MODULES = {
     "capture_junit": "_capture",
     "capture_text": "_capture",
     "capture_verdict": "_capture",
-    "capture_verdict_line": "_capture",
+    "capture_counts_line": "_capture",
     "DIFF_FORMAT_VERSION": "_diff",
     "FORMAT_VERSION": "_rules_json",
     "REPORT_SCHEMA": "_schema",
@@ -87,6 +88,7 @@ _MODULES = {
     "capture_html": "_html",
     "check_html": "_html",
     "write_html": "_html",
+    "check_item_text": "_check",
     "check_json": "_check",
     "check_junit": "_check",
     "check_text": "_check",

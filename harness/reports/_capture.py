@@ -8,20 +8,29 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..rules import STATUSES
 from ._escape import printable, xml_safe
+from ._outcomes import Outcomes, log_outcomes
 from ._rules_json import rules_json
 from ._rules_junit import finish_junit, rules_junit
-from ._rules_text import rules_text
+from ._rules_text import (
+    MARKS,
+    attention_lines,
+    failing_rules,
+    failure_lines,
+    rule_lines,
+    verdict_line,
+)
 
 if TYPE_CHECKING:
     from ..capture import CheckResult, Roles
 
 __all__ = [
+    "capture_counts_line",
     "capture_json",
     "capture_junit",
     "capture_text",
     "capture_verdict",
-    "capture_verdict_line",
 ]
 
 _SUITE = "prefix-harness.grouping"
@@ -47,30 +56,75 @@ def capture_verdict(result: CheckResult) -> str:
     return "inconclusive" if result.inconclusive else "passed"
 
 
-def capture_verdict_line(result: CheckResult) -> str:
-    """The verdict: how many groups were checked, failed and not checked; for an
-    inconclusive check, why, one reason a line."""
+def capture_counts_line(result: CheckResult) -> str:
+    """How many groups were checked, failed and not checked, and conversations' turns; for an
+    inconclusive check, why, one reason a line after it."""
     failed = sum(c.report.failed for c in result.checks)
     counts = (
-        f"{len(result.checks)} group{'' if len(result.checks) == 1 else 's'} "
-        f"checked, {failed} failed, {len(result.not_checked)} not checked"
+        f"checked: {len(result.checks)} group{'' if len(result.checks) == 1 else 's'}, "
+        f"{failed} failed, {len(result.not_checked)} not checked"
     )
     if result.turns:
         broken = sum(c.report.failed for c in result.turns)
         count = len(result.turns)
         counts += (
-            f"; turns of {count} conversation{'' if count == 1 else 's'} checked, "
-            f"{broken} not append-only"
+            f"; turns of {count} conversation{'' if count == 1 else 's'}, {broken} not append-only"
         )
-    word = capture_verdict(result)
-    if word == "inconclusive":
-        reasons = "".join(f"\n  {printable(reason)}" for reason in result.inconclusive)
-        return f"check INCONCLUSIVE: {counts}{reasons}"
-    return f"check {'FAILED' if result.failed else 'passed'}: {counts}"
+    reasons = "".join(f"\ninconclusive: {printable(reason)}" for reason in result.inconclusive)
+    return counts + reasons
 
 
-def capture_text(result: CheckResult) -> str:
-    """The grouping, the checks, the rules report, what was not checked, a verdict line."""
+def _check_lines(result: CheckResult, unexpected: set[tuple[str, str]]) -> list[str]:
+    """A line per check: its mark, id and what it checks; a failed one names its rules."""
+    shown = (*result.checks, *result.turns)
+    if not shown:
+        return []
+    width = max(len(c.id) for c in shown)
+    lines = ["checks:"]
+    for c in shown:
+        failed = failing_rules(f.rule for f in c.report.findings if f.status == "fail")
+        mark = MARKS["fail"] if failed else MARKS["pass"]
+        line = f"  {mark} {c.id:<{width}}  {c.what}"
+        if failed:
+            how = "failed" if (c.report.dialect, c.id) in unexpected else "failed as expected"
+            line += f" — {how}: {', '.join(failed)}"
+        lines.append(printable(line))
+    return lines
+
+
+def _expectation_lines(outcomes: Outcomes) -> list[str]:
+    lines: list[str] = []
+    source = outcomes.expectations or "the expectations"
+    if outcomes.expected_failures:
+        lines.append(f"expected failures ({len(outcomes.expected_failures)}, from {source}):")
+        lines += [
+            printable(f"  {e.rule} · {e.scenario}: {e.reason}") for e in outcomes.expected_failures
+        ]
+    if outcomes.unexpected_passes:
+        count = len(outcomes.unexpected_passes)
+        lines.append(f"UNEXPECTED PASSES ({count}): remove these from {source}")
+        lines += [
+            printable(f"  {e.rule} · {e.scenario}: {e.message} ({e.reason})")
+            for e in outcomes.unexpected_passes
+        ]
+    return lines
+
+
+def capture_text(
+    result: CheckResult,
+    *,
+    outcomes: Outcomes | None = None,
+    verbose: bool = False,
+    exit_code: int | None = None,
+    problem: str | None = None,
+) -> str:
+    """The grouping, a line per check, the failures (``failure_lines``), what was not
+    checked, every rule of every check with ``verbose``, the counts, and the verdict: the
+    rules that failed and the exit code. ``outcomes`` holds the expectations and
+    ``--fail-on`` (none by default); ``exit_code`` and ``problem`` are the command's when
+    something other than the rules decides it (a capture's time-out)."""
+    if outcomes is None:
+        outcomes = _plain_outcomes(result)
     count = sum(len(r.conversations) for r in result.roles)
     dialects = ", ".join(r.conversations[0].first.dialect for r in result.roles)
     lines = [
@@ -83,20 +137,46 @@ def capture_text(result: CheckResult) -> str:
     lines += [f"  left out: request {i.seq}: {printable(i.reason)}" for i in result.ignored]
     if not count and not result.ignored:
         lines.append("  (no model call was recorded)")
-    shown = (*result.checks, *result.turns)
-    if shown:
-        width = max(len(c.id) for c in shown)
-        lines.append("checks:")
-        lines += [printable(f"  {c.id:<{width}}  {c.what}") for c in shown]
-    text = "\n".join(lines) + "\n"
-    if shown:
-        text += "\n" + rules_text(result.reports)
+    keys = {(e.dialect, e.scenario, e.rule) for e in outcomes.unexpected_failures}
+    lines += _check_lines(result, {(d or "", s) for d, s, _ in keys})
     if result.not_checked:
-        text += "\nnot checked:\n"
-        text += "".join(
-            f"  {printable(n.what)}\n    {printable(n.reason)}\n" for n in result.not_checked
-        )
-    return text + "\n" + capture_verdict_line(result) + "\n"
+        lines.append("not checked:")
+        for n in result.not_checked:
+            lines += [printable(f"  {n.what}"), printable(f"    {n.reason}")]
+    failures = [
+        (r, f)
+        for r in result.reports
+        for f in r.findings
+        if f.status == "fail" and (r.dialect, r.scenario_id, f.rule) in keys
+    ]
+    if failures:
+        lines += ["", f"FAILURES ({len(failures)})", *failure_lines(failures, verbose=verbose)]
+    if verbose:
+        for report in result.reports:
+            lines += ["", *rule_lines(report)]
+    reports = result.reports
+    if reports:
+        total = {s: sum(r.counts[s] for r in reports) for s in STATUSES}
+        counted = ", ".join(f"{n} {s}" for s, n in total.items() if n)
+        hint = "" if verbose else " (-v lists every rule)"
+        lines += ["", f"findings: {counted}{hint}"]
+    else:
+        lines.append("")
+    lines += attention_lines(outcomes, verbose=verbose)
+    lines += _expectation_lines(outcomes)
+    lines.append(capture_counts_line(result))
+    line = verdict_line(outcomes, exit_code=exit_code, problem=problem)
+    return "\n".join([*lines, line]) + "\n"
+
+
+def _plain_outcomes(result: CheckResult) -> Outcomes:
+    """The outcomes of a check without expectations, as ``check-log`` reports it."""
+    from ..check import Expectations
+
+    not_checked = [(n.what, n.reason) for n in result.not_checked]
+    return log_outcomes(
+        "check-log", "", result.reports, not_checked, Expectations(), [], result.exit_code
+    )
 
 
 def capture_json(result: CheckResult) -> bytes:

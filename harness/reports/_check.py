@@ -6,20 +6,23 @@ What a subject or a fixture supplies (messages, ids, the subject's stderr) is sh
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import orjson
 
-from ..check import CheckRun
+from ..check import CheckRun, ShrunkFailure
 from ..rules import Finding, ScenarioReport, catalog
 from ..scenarios import scenario_to_json
 from ..subjects import SubjectFailure
+from ._cost import divergence_key
 from ._escape import printable, printable_json, printable_lines
 from ._outcomes import check_outcomes
 from ._rules_json import outcomes_json, rules_document
-from ._rules_text import MARKS, attention_lines, finding_details, status_cell
+from ._rules_text import attention_lines, failure_lines, legend, status_cell, verdict_line
 
-__all__ = ["check_json", "check_junit", "check_text"]
+__all__ = ["check_item_text", "check_json", "check_junit", "check_text", "fixture_of"]
 
 
 def _table(run: CheckRun) -> list[str]:
@@ -47,28 +50,55 @@ def _table(run: CheckRun) -> list[str]:
                 ]
             ).rstrip()
         )
-    legend = ", ".join(f"{m} {s}" for s, m in MARKS.items())
-    lines.append(f"({legend}; counts are scenario runs)")
+    lines.append(legend())
     return lines
 
 
+def _shrunk_lines(shrunk: ShrunkFailure) -> list[str]:
+    """A failing generated scenario, shrunk when it could be, as fixture JSON to commit."""
+    failed = ", ".join(f.rule for f in shrunk.report.findings if f.status == "fail")
+    what, why = "minimal failing", ""
+    if shrunk.unshrunk is not None:
+        what, why = "failing", f"; not shrunk: {shrunk.unshrunk}"
+    return [
+        printable(
+            f"{what} generated scenario ({shrunk.dialect};"
+            f" fails {failed or 'subject-error'}{why}), ready to commit as a fixture:"
+        ),
+        printable_json(orjson.dumps(fixture_of(shrunk), option=orjson.OPT_INDENT_2).decode()),
+    ]
+
+
+def fixture_of(shrunk: ShrunkFailure) -> dict[str, Any]:
+    """The fixture file of a failing generated scenario."""
+    return {
+        "description": "found by prefix-harness check",
+        "scenarios": [scenario_to_json(shrunk.scenario)],
+    }
+
+
 def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure") -> str:
-    """The table, unexpected failures expanded, expectations, shrunk scenarios, a line
-    counting accepted divergences, warnings and skipped scenarios (each listed with
-    ``verbose``), the verdict; then why ``--fail-on warning`` fails the run, if it does."""
+    """The run's size, its unexpected failures (``failure_lines``), what the subject did
+    wrong, the rules table, expectations, shrunk scenarios, a line counting accepted
+    divergences, warnings and skipped scenarios (each listed with ``verbose``), and the
+    verdict: the rules that failed and the exit code."""
     lines = [
         printable(f"subject: {run.subject}    dialects: {', '.join(run.dialects)}"),
-        f"{len(run.reports)} scenario runs ({run.generated} of them generated)",
-        "",
-        *_table(run),
+        f"{len(run.reports)} scenario runs ({run.generated} generated)",
     ]
     failures = run.unexpected_failures
     if failures:
-        lines += ["", f"FAILURES ({len(failures)})"]
-        for report, finding in failures:
-            where = f"{report.dialect} · {report.scenario_id} · {finding.rule}"
-            lines.append(f"{MARKS['fail']} {printable(f'{where}: {finding.message}')}")
-            lines += [f"    {line}".rstrip() for line in finding_details(finding)]
+        divergences = len(set(_divergences(failures)))
+        lines += ["", f"FAILURES ({len(failures)}, {divergences} divergences)"]
+        lines += failure_lines(failures, verbose=verbose)
+    if run.failures:
+        lines += [
+            "",
+            f"SUBJECT FAILURES ({len(run.failures)}): crashed, hung or broke the protocol",
+        ]
+        lines += [f"  {_failure_report(f)}" for f in run.failures]
+    if verbose or run.reports:
+        lines += ["", *_table(run)]
     expected = [
         (r, f, e)
         for r in run.reports
@@ -79,7 +109,7 @@ def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure"
         source = f", from {run.expectations.source}" if run.expectations.source else ""
         lines += ["", f"expected failures ({len(expected)}{source}):"]
         lines += [
-            f"  {printable(f'{r.dialect} · {r.scenario_id} · {f.rule}: {e.reason}')}"
+            f"  {printable(f'{f.rule} · {r.dialect} · {r.scenario_id}: {e.reason}')}"
             for r, f, e in expected
         ]
     stale = run.unexpected_passes
@@ -90,37 +120,65 @@ def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure"
             f"{run.expectations.source or 'the expectations'}",
         ]
         lines += [
-            f"  {printable(f'{where} · {e.rule}: expected to fail ({e.reason})')}"
+            f"  {printable(f'{e.rule} · {where}: expected to fail ({e.reason})')}"
             for e, where in stale
         ]
     for shrunk in run.shrunk:
-        failed = ", ".join(f.rule for f in shrunk.report.findings if f.status == "fail")
-        fixture = {
-            "description": "found by prefix-harness check",
-            "scenarios": [scenario_to_json(shrunk.scenario)],
-        }
-        what, why = "minimal failing", ""
-        if shrunk.unshrunk is not None:
-            what, why = "failing", f"; not shrunk: {shrunk.unshrunk}"
-        lines += [
-            "",
-            printable(
-                f"{what} generated scenario ({shrunk.dialect};"
-                f" fails {failed or 'subject-error'}{why}), ready to commit as a fixture:"
-            ),
-            printable_json(orjson.dumps(fixture, option=orjson.OPT_INDENT_2).decode()),
-        ]
+        lines += ["", *_shrunk_lines(shrunk)]
+    outcomes = check_outcomes(run, fail_on=fail_on)
+    lines += ["", *attention_lines(outcomes, verbose=verbose)]
+    lines += [f"inconclusive: {printable(reason)}" for reason in run.inconclusive]
+    lines.append(verdict_line(outcomes, subject_failures=len(run.failures)))
+    return "\n".join(lines) + "\n"
+
+
+def check_item_text(
+    run: CheckRun, *, rerun: str | None = None, shrunk: ShrunkFailure | None = None
+) -> str:
+    """The report of one failing item of the pytest suite (one scenario in one dialect): its
+    first failure as ``rule: message``, how to run it again (``rerun``), the scenario shrunk
+    when it was generated, then its failures and the verdict as ``check_text`` says them."""
+    failures = run.unexpected_failures
+    if failures:
+        first = f"{failures[0][1].rule}: {failures[0][1].message}"
+    elif run.failures:
+        first = f"subject-error: {run.failures[0].message or run.failures[0].kind}"
+    elif run.unexpected_passes:
+        entry, where = run.unexpected_passes[0]
+        first = f"{entry.rule}: expected to fail ({entry.reason}), passed in {where}"
+    else:
+        first = f"{run.exit_code}: {run.inconclusive[0] if run.inconclusive else 'failed'}"
+    lines = [printable(first)]
+    if rerun is not None:
+        lines.append(printable(f"rerun: {rerun}"))
+    if shrunk is not None:
+        lines += _shrunk_lines(shrunk)
+    if failures:
+        lines += ["", *failure_lines(failures, verbose=True)]
     if run.failures:
         lines += [
             "",
             f"SUBJECT FAILURES ({len(run.failures)}): crashed, hung or broke the protocol",
         ]
         lines += [f"  {_failure_report(f)}" for f in run.failures]
-    outcomes = check_outcomes(run, fail_on=fail_on)
-    gated = outcomes.failed_on_warning
-    verdict = _verdict(run) if gated is None else f"verdict: NOT conforming, {printable(gated)}"
-    lines += ["", *attention_lines(outcomes, verbose=verbose), verdict]
+    if run.unexpected_passes:
+        lines += [
+            "",
+            f"UNEXPECTED PASSES ({len(run.unexpected_passes)}): remove these from "
+            f"{run.expectations.source or 'the expectations'}",
+        ]
+        lines += [
+            f"  {printable(f'{e.rule} · {where}: expected to fail ({e.reason})')}"
+            for e, where in run.unexpected_passes
+        ]
+    outcomes = check_outcomes(run)
+    lines += ["", verdict_line(outcomes, subject_failures=len(run.failures))]
     return "\n".join(lines) + "\n"
+
+
+def _divergences(found: Sequence[tuple[ScenarioReport, Finding]]) -> list[object]:
+    """One key per divergence of the findings (a finding naming none is one of its own)."""
+    return [divergence_key(r, f) or id(f) for r, f in found]
 
 
 def _failure_report(failure: SubjectFailure) -> str:
@@ -132,19 +190,6 @@ def _failure_report(failure: SubjectFailure) -> str:
         stderr_tail=printable_lines(failure.stderr_tail),
     )
     return shown.report()
-
-
-def _verdict(run: CheckRun) -> str:
-    if run.failures:
-        return f"verdict: subject failed ({len(run.failures)} crash/hang/protocol errors) — exit 3"
-    problems = len(run.unexpected_failures) + len(run.unexpected_passes)
-    if problems:
-        return f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
-    reasons = run.inconclusive
-    if reasons:
-        detail = "".join(f"\n  {printable(reason)}" for reason in reasons)
-        return f"verdict: INCONCLUSIVE, nothing was checked — exit 4{detail}"
-    return "verdict: conforming — exit 0"
 
 
 def check_json(run: CheckRun, *, fail_on: str = "failure") -> bytes:

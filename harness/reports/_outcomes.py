@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..check import Expectations, KnownFailure
 from ..rules import Finding, ScenarioReport
+from ._cost import lost_bytes
 
 if TYPE_CHECKING:  # a check-log's report names no check run: the generators stay unloaded
     from ..check import CheckRun
@@ -87,6 +88,8 @@ class Outcomes:
     """Where the expectations came from (a file name), or None."""
     fail_on: str = "failure"
     """``warning``: a run that would exit 0 exits 1 when it has a warning (``--fail-on``)."""
+    generated: frozenset[str] = frozenset()
+    """The ids of generated scenarios (``check``): drawn anew with another seed or release."""
 
     @property
     def failed_on_warning(self) -> str | None:
@@ -132,8 +135,9 @@ class Outcomes:
 
     @property
     def lost_bytes(self) -> int:
-        """Inherited prefix lost, in bytes, summed over every finding with a cost."""
-        return sum(f.cost.lost_bytes for r in self.reports for f in r.findings if f.cost)
+        """Inherited prefix lost, in bytes, summed over every finding with a cost, each
+        divergence counted once (several rules may find one; ``_cost.per_divergence``)."""
+        return lost_bytes((r, f) for r in self.reports for f in r.findings)
 
 
 def _failure(report: ScenarioReport, finding: Finding, reason: str | None = None) -> Entry:
@@ -184,6 +188,7 @@ def check_outcomes(run: CheckRun, *, fail_on: str = "failure") -> Outcomes:
         run_exit_code=run.exit_code,
         expectations=run.expectations.source,
         fail_on=fail_on,
+        generated=frozenset(run.generated_ids),
     )
 
 

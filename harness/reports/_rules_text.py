@@ -1,4 +1,12 @@
-"""Rule reports for a terminal: one line per rule per scenario, failures expanded below it.
+"""Rule reports for a terminal, failures first.
+
+A failure is a few lines: ``✗ rule: message``, then where it is (dialect, scenario, the child
+and what it was compared with; the byte, segment and path) and what it cost; the first
+failure of a rule in a dialect (every one with ``verbose``) adds both sides in context and
+the structural diff. A second finding of the same divergence (``_cost.per_divergence``)
+says so instead of its evidence, and its cost is not counted again. Passing and
+not-applicable rules are counted, and listed only with ``verbose``. The last line of a
+command's report is its verdict (``verdict_line``): the rules that failed and the exit code.
 
 Every text a subject or a fixture supplies (messages, ids, names, evidence) is shown through
 ``printable``: a control character in it is escaped, never sent to the terminal.
@@ -6,17 +14,31 @@ Every text a subject or a fixture supplies (messages, ids, names, evidence) is s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..prefix import Window
-from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
+from ..rules import STATUSES, Finding, ScenarioReport, Status, catalog
+from ._cost import cost_text, per_divergence
 from ._escape import caret_pad, printable
 
 if TYPE_CHECKING:
     from ._outcomes import Outcomes
 
-__all__ = ["MARKS", "attention_lines", "cost_text", "finding_details", "rules_text", "status_cell"]
+__all__ = [
+    "ACCEPTED_MARK",
+    "MARKS",
+    "attention_lines",
+    "cost_text",
+    "failing_rules",
+    "failure_lines",
+    "finding_details",
+    "legend",
+    "rule_lines",
+    "rules_text",
+    "status_cell",
+    "verdict_line",
+]
 
 MARKS: dict[Status, str] = {
     "fail": "✗",
@@ -25,15 +47,16 @@ MARKS: dict[Status, str] = {
     "pass": "✓",
     "not-applicable": "-",
 }
+ACCEPTED_MARK = "~"
+"""The mark of an accepted divergence: a warning the README accepts, counted apart from the
+other warnings (which ``--fail-on warning`` fails on)."""
 
 
-def cost_text(cost: Cost) -> str:
-    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens)``,
-    and the real count where the tokens extra made one (``; 287 tokens in o200k_base``)."""
-    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
+def legend(what: str = "scenario runs") -> str:
+    """What each mark of a rules table counts."""
     return (
-        f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
-        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token{real})"
+        f"(✗ failed, ! warning, {ACCEPTED_MARK} accepted divergence, i note, ✓ passed,"
+        f" - not applicable; counts are {what})"
     )
 
 
@@ -44,27 +67,43 @@ def _window(label: str, window: Window, width: int) -> list[str]:
     return [f"{label:<{width}}  {before}{after}", f"{'':<{width}}  {pad}^"]
 
 
-def finding_details(finding: Finding) -> list[str]:
-    """The evidence and cost of a finding, one fact a line: where, why, both sides, structure;
-    each line printable (control characters escaped, the carets still under their byte)."""
+def _where(finding: Finding) -> str | None:
+    """``byte 48, tools[0] (parent: tools[1]), path tools[0].function.name: why``."""
+    e = finding.evidence
+    if e is None:
+        return None
+    parts = []
+    if e.offset is not None:
+        parts.append(f"byte {e.offset:,}")
+    if e.segment or e.against_segment:
+        other = e.against_segment if e.against_segment not in (None, e.segment) else None
+        theirs = f" ({e.against}: {other})" if other else ""
+        parts.append(f"{e.segment or '(none)'}{theirs}")
+    if e.path:
+        parts.append(f"path {e.path}")
+    why = e.reason if e.reason and e.reason not in finding.message else None
+    if not parts and why is None:
+        return None
+    shown = ", ".join(parts)
+    if why is not None:
+        shown = f"{shown}: {why}" if shown else why
+    return shown
+
+
+def finding_details(finding: Finding, *, evidence: bool = True) -> list[str]:
+    """Where a finding is and what it cost, a line each; with ``evidence`` both sides in
+    context (the caret under the first differing character) and the structural diff. Each
+    line is printable (control characters escaped, the carets still under their byte)."""
     lines: list[str] = []
     e = finding.evidence
-    if e is not None:
-        against = f" (against {e.against})" if e.against else ""
-        lines.append(printable(f"body     {e.body}{against}"))
-        if e.offset is not None:
-            lines.append(f"offset   byte {e.offset:,} of the body's prefix stream")
-        if e.segment or e.against_segment:
-            other = e.against_segment if e.against_segment not in (None, e.segment) else None
-            theirs = f" ({e.against}: {other})" if other else ""
-            lines.append(printable(f"segment  {e.segment or '(none)'}{theirs}"))
-        if e.path:
-            lines.append(printable(f"path     {e.path}"))
-        if e.reason and e.reason not in finding.message:
-            lines.append(printable(f"why      {e.reason}"))
+    where = _where(finding)
+    if where is not None:
+        lines.append(printable(f"where  {where}"))
     if finding.cost is not None:
-        lines.append(f"cost     {cost_text(finding.cost)}")
-    if e is not None and (e.window or e.against_window):
+        lines.append(f"cost   {cost_text(finding.cost)}")
+    if not evidence or e is None:
+        return lines
+    if e.window or e.against_window:
         body, against_name = printable(e.body), printable(e.against or "")
         width = max(len(body), len(against_name))
         lines.append("")
@@ -72,8 +111,46 @@ def finding_details(finding: Finding) -> list[str]:
             lines += _window(against_name, e.against_window, width)
         if e.window is not None:
             lines += _window(body, e.window, width)
-    if e is not None and e.diff:
+    if e.diff:
         lines += ["", "structure:", *(f"  {printable(line)}" for line in e.diff)]
+    return lines
+
+
+def _in(report: ScenarioReport, finding: Finding, *, subject: bool) -> str:
+    where = [report.dialect, report.scenario_id]
+    if subject:
+        where.insert(0, report.subject)
+    e = finding.evidence
+    if e is not None:
+        where.append(f"{e.body} against {e.against}" if e.against else e.body)
+    return printable(f"in     {' · '.join(where)}")
+
+
+def failure_lines(
+    found: Iterable[tuple[ScenarioReport, Finding]],
+    *,
+    verbose: bool = False,
+    subject: bool = False,
+    indent: str = "    ",
+) -> list[str]:
+    """Each failed finding: ``✗ rule: message``, where (``subject`` names the subject too),
+    cost; the evidence for the first failure of its rule in its dialect, or for each with
+    ``verbose``; a finding of a divergence already shown says so in one line."""
+    lines: list[str] = []
+    shown: set[tuple[str, str]] = set()
+    for report, finding, earlier in per_divergence(found):
+        lines.append(f"{MARKS['fail']} {printable(f'{finding.rule}: {finding.message}')}")
+        lines.append(indent + _in(report, finding, subject=subject))
+        if earlier is not None:
+            lines.append(
+                f"{indent}cost   the divergence {printable(earlier.rule)} found above"
+                " (its bytes counted once)"
+            )
+            continue
+        first = (finding.rule, report.dialect) not in shown
+        shown.add((finding.rule, report.dialect))
+        details = finding_details(finding, evidence=verbose or first)
+        lines += [f"{indent}{line}".rstrip() for line in details]
     return lines
 
 
@@ -81,41 +158,63 @@ def _counts(counts: dict[Status, int]) -> str:
     return ", ".join(f"{n} {status}" for status, n in counts.items() if n)
 
 
-def rules_text(reports: Sequence[ScenarioReport]) -> str:
-    """Every report, then a summary; failures expanded, warnings with their cost."""
-    lines: list[str] = []
-    for report in reports:
-        verdict = "FAILED" if report.failed else "ok"
-        lines.append(
-            printable(f"{report.subject} · {report.dialect} · {report.scenario_id}")
-            + f": {verdict} ({_counts(report.counts)})"
-        )
-        width = max((len(f.rule) for f in report.findings), default=0)
-        for f in report.findings:
-            lines.append(
-                f"  {MARKS[f.status]} {printable(f.rule):<{width}}  {printable(f.message)}"
-            )
-            if f.status == "fail":
-                lines += [f"      {line}".rstrip() for line in finding_details(f)]
-            elif f.status == "warning" and f.cost is not None:
-                lines.append(f"      cost     {cost_text(f.cost)}")
-        lines.append("")
+def rule_lines(report: ScenarioReport) -> list[str]:
+    """Every rule's line of one report, as ``-v`` lists them."""
+    verdict = "FAILED" if report.failed else "ok"
+    lines = [
+        printable(f"{report.subject} · {report.dialect} · {report.scenario_id}")
+        + f": {verdict} ({_counts(report.counts)})"
+    ]
+    width = max((len(f.rule) for f in report.findings), default=0)
+    lines += [
+        f"  {MARKS[f.status]} {printable(f.rule):<{width}}  {printable(f.message)}"
+        for f in report.findings
+    ]
+    return lines
+
+
+def rules_text(reports: Sequence[ScenarioReport], *, verbose: bool = False) -> str:
+    """The failures (``failure_lines``, the subject named), then every rule's line of every
+    report with ``verbose``, then a line counting the runs and the findings."""
+    lines = failure_lines(
+        ((r, f) for r in reports for f in r.findings if f.status == "fail"),
+        verbose=verbose,
+        subject=True,
+    )
+    if verbose:
+        for report in reports:
+            lines += ["", *rule_lines(report)] if lines else rule_lines(report)
     total = {s: sum(r.counts[s] for r in reports) for s in STATUSES}
     failed = sum(r.failed for r in reports)
-    lines.append(
-        f"{len(reports)} scenario runs, {failed} failed; findings: {_counts(total) or 'none'}"
+    hint = "" if verbose or not reports else " (-v lists every rule)"
+    summary = (
+        f"{len(reports)} scenario runs, {failed} failed; findings: {_counts(total) or 'none'}{hint}"
     )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *([""] if lines else []), summary]) + "\n"
 
 
 def status_cell(reports: Sequence[ScenarioReport], rule: str) -> str:
-    """How the runs of ``reports`` judged ``rule``: ``3✓ 1!``; ``-`` when it never applied."""
+    """How the runs of ``reports`` judged ``rule``: ``3✓ 1! 2~``; ``-`` when it never applied.
+    An accepted divergence (``~``) is counted apart from the other warnings (``!``)."""
+    from ._outcomes import ACCEPTED
+
     counts = dict.fromkeys(STATUSES, 0)
+    accepted = 0
     for report in reports:
         for finding in report.findings:
-            if finding.rule == rule:
+            if finding.rule != rule:
+                continue
+            if finding.status == "warning" and ACCEPTED in finding.message:
+                accepted += 1
+            else:
                 counts[finding.status] += 1
-    shown = [f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable"]
+    shown = [
+        f"{n}{MARKS[s]}"
+        for s, n in counts.items()
+        if n and s != "not-applicable" and s not in ("note", "pass")
+    ]
+    shown += [f"{accepted}{ACCEPTED_MARK}"] if accepted else []
+    shown += [f"{counts[s]}{MARKS[s]}" for s in ("note", "pass") if counts[s]]
     return " ".join(shown) or MARKS["not-applicable"]
 
 
@@ -135,13 +234,16 @@ def attention_lines(outcomes: Outcomes, *, verbose: bool = False) -> list[str]:
     lines = [f"also: {counts}{hint}"]
     if not verbose:
         return lines
-    for title, found in (("accepted divergences", accepted), ("warnings", warnings)):
+    for title, found, mark in (
+        ("accepted divergences", accepted, ACCEPTED_MARK),
+        ("warnings", warnings, MARKS["warning"]),
+    ):
         if found:
             lines.append(f"{title} ({len(found)}):")
             lines += [
-                f"  {MARKS['warning']} "
+                f"  {mark} "
                 + printable(f"{r.dialect} · {r.scenario_id} · {f.rule}: {f.message}")
-                + (f" — cost {f.cost.lost_bytes:,} bytes" if f.cost is not None else "")
+                + (f" — cost {cost_text(f.cost)}" if f.cost is not None else "")
                 for r, f in found
             ]
     if skipped:
@@ -152,3 +254,50 @@ def attention_lines(outcomes: Outcomes, *, verbose: bool = False) -> list[str]:
             for s in skipped
         ]
     return lines
+
+
+def failing_rules(rules: Iterable[str]) -> list[str]:
+    """The rules named, each once, in the catalog's order."""
+    order = {info.id: i for i, info in enumerate(catalog())}
+    return sorted(dict.fromkeys(rules), key=lambda r: order.get(r, len(order)))
+
+
+def verdict_line(
+    outcomes: Outcomes,
+    *,
+    exit_code: int | None = None,
+    subject_failures: int = 0,
+    problem: str | None = None,
+) -> str:
+    """The report's last line: the verdict, the rules that failed and the exit code.
+
+    ``exit_code`` is the command's when something other than the rules decides it (a
+    capture's time-out: ``problem`` says what); ``subject_failures`` counts a subject's
+    crashes, hangs and protocol errors (exit 3)."""
+    if outcomes.failed_on_warning is not None and exit_code is None:
+        return f"verdict: NOT conforming, {printable(outcomes.failed_on_warning)}"
+    code = outcomes.exit_code if exit_code is None else exit_code
+    rules = failing_rules(e.rule for e in outcomes.unexpected_failures)
+    failed = f"{', '.join(rules)} failed" if rules else None
+    passes = len(outcomes.unexpected_passes)
+    held = (
+        f"{_plural(passes, 'expected failure')} did not happen (passed or never matched)"
+        if passes
+        else None
+    )
+    said = "; ".join(x for x in (failed, held) if x)
+    if code == 0:
+        known = len(outcomes.expected_failures)
+        expected = f", {_plural(known, 'expected failure')}" if known else ""
+        return f"verdict: conforming{expected} — exit 0"
+    if code == 1:
+        return f"verdict: NOT conforming: {said or 'a rule failed'} — exit 1"
+    if code == 3:
+        why = problem or (
+            f"subject failed ({subject_failures} crash/hang/protocol"
+            f" error{'' if subject_failures == 1 else 's'})"
+        )
+        return f"verdict: {printable(why)}{f'; {said}' if said else ''} — exit 3"
+    if code == 4:
+        return "verdict: INCONCLUSIVE, nothing was checked — exit 4"
+    return f"verdict: {printable(problem or outcomes.verdict)} — exit {code}"

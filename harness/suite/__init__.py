@@ -14,21 +14,20 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy
 
 if TYPE_CHECKING:
-    from ._generated import generated_scenarios
     from ._items import ConformanceFailure, ConformanceSuite, KnownFailureRaised, SuiteOptions
     from ._markers import marker_name
     from ._subject import LazySubject, SubjectUnavailable
-    from ._verdict import Verdict, judge
+    from ._verdict import Rerun, Verdict, judge
 
 __all__ = [
     "ConformanceFailure",
     "ConformanceSuite",
     "KnownFailureRaised",
     "LazySubject",
+    "Rerun",
     "SubjectUnavailable",
     "SuiteOptions",
     "Verdict",
-    "generated_scenarios",
     "judge",
     "marker_name",
 ]
@@ -40,8 +39,8 @@ _MODULES = {
     "LazySubject": "_subject",
     "SubjectUnavailable": "_subject",
     "SuiteOptions": "_items",
+    "Rerun": "_verdict",
     "Verdict": "_verdict",
-    "generated_scenarios": "_generated",
     "judge": "_verdict",
     "marker_name": "_markers",
 }

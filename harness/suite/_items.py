@@ -1,9 +1,12 @@
 """The conformance suite as pytest items: one per scenario × dialect, with stable ids.
 
 ``pytest --pyargs harness.suite`` collects this package; the plugin hands its
-``__init__.py`` to ``ConformanceSuite``, which yields a collector per fixture file (named
-after the file) and one for the generated scenarios (``generated``), each holding an item
-``<scenario-id>[<dialect>]`` per scenario and dialect. Items carry markers for ``-m``:
+``__init__.py`` to ``ConformanceSuite``, which starts the subject (its declaration decides
+the items) and yields a collector per fixture file (named after the file) and one for the
+generated scenarios (``generated``), each holding an item ``<scenario-id>[<dialect>]`` per
+scenario and dialect: the fixtures of the lifecycles the subject declares and the scenarios
+``prefix-harness check`` generates for it (``harness.check.generate``), in the dialects
+asked for that it declares. Items carry markers for ``-m``:
 ``prefix_conformance``, ``family_<file stem>`` (``family_generated``),
 ``lifecycle_<lifecycle>`` and ``dialect_<dialect>`` (``-`` written ``_``). An item of a
 known failure (``--prefix-expect``) is marked xfail(strict) with the entry's reason; with an
@@ -20,13 +23,12 @@ from typing import Any
 
 import pytest
 
-from ..check import ExpectationError, Expectations, KnownFailure, load_expectations
-from ..scenarios import Scenario, ScenarioFormatError, load_fixtures
+from ..check import ExpectationError, Expectations, KnownFailure, generate, load_expectations
+from ..scenarios import ACTIONS, Action, Scenario, ScenarioFormatError, lifecycle_of, load_fixtures
 from ..subjects import printable
-from ._generated import generated_scenarios
 from ._markers import marker_name
 from ._subject import LazySubject, SubjectUnavailable
-from ._verdict import judge
+from ._verdict import Rerun, judge
 
 __all__ = [
     "ConformanceFailure",
@@ -51,11 +53,14 @@ class SuiteOptions:
     """What the suite is made of, from the command line (or ini)."""
 
     subject: LazySubject
-    dialects: tuple[str, ...]
+    dialects: tuple[str, ...] | None
+    """The dialects asked for (``--prefix-dialect``); None: every one the subject declares."""
     fixtures: Path
     examples: int
     seed: int | None
     expect: Path | None
+    rerun: Rerun | None = None
+    """How to run one item again (its options on the command line), for a failure's report."""
 
 
 def _fixture_files(path: Path) -> list[Path]:
@@ -79,24 +84,44 @@ class ConformanceSuite(pytest.File):
                 expectations = load_expectations(o.expect)
             except ExpectationError as e:
                 raise self.CollectError(f"--prefix-expect: {e}") from None
+        try:  # what the subject declares decides the items: it starts here
+            subject = o.subject.get()
+        except SubjectUnavailable as e:
+            raise self.CollectError(str(e)) from None
+        dialects = tuple(d for d in (o.dialects or subject.dialects) if d in subject.dialects)
+        lifecycles = set(subject.lifecycles)
         groups: list[tuple[str, Sequence[Scenario]]] = []
         try:
             files = _fixture_files(o.fixtures)
             if not files:
                 raise ScenarioFormatError(str(o.fixtures), "holds no fixture files (*.json)")
-            groups += [(f.name, load_fixtures(f)) for f in files]
+            every = [(f.name, load_fixtures(f)) for f in files]
         except ScenarioFormatError as e:
             raise self.CollectError(f"--prefix-fixtures: {e}") from None
-        groups.append((GENERATED, generated_scenarios(o.examples, o.seed)))
-        ids: set[str] = set()
+        # an expectation names any fixture as check's do, those the subject cannot run too
+        ids = {s.id for _, scenarios in every for s in scenarios}
+        for name, loaded in every:
+            groups.append((name, [s for s in loaded if s.lifecycle in lifecycles]))
+        actions = [a for a in ACTIONS if lifecycle_of(a) in lifecycles]
+        groups.append((GENERATED, generate(actions, o.examples, o.seed) if dialects else ()))
         for name, scenarios in groups:
             ids.update(s.id for s in scenarios)
-            yield ScenarioGroup.from_parent(
-                self, name=name, scenarios=scenarios, expectations=expectations
-            )
+            if scenarios and dialects:
+                yield ScenarioGroup.from_parent(
+                    self,
+                    name=name,
+                    scenarios=scenarios,
+                    expectations=expectations,
+                    dialects=dialects,
+                    actions=tuple(actions),
+                )
         if o.expect is not None:
             yield StaleExpectations.from_parent(
-                self, name=f"{o.expect.name}::stale", expectations=expectations, ids=ids
+                self,
+                name=f"{o.expect.name}::stale",
+                expectations=expectations,
+                ids=ids,
+                dialects=dialects,
             )
 
 
@@ -104,11 +129,19 @@ class ScenarioGroup(pytest.Collector):
     """The items of one fixture file (or of the generated scenarios)."""
 
     def __init__(
-        self, *, scenarios: Sequence[Scenario], expectations: Expectations, **kwargs: Any
+        self,
+        *,
+        scenarios: Sequence[Scenario],
+        expectations: Expectations,
+        dialects: tuple[str, ...],
+        actions: tuple[Action, ...],
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.scenarios = scenarios
         self.expectations = expectations
+        self.dialects = dialects
+        self.actions = actions
 
     def collect(self) -> Iterator[ScenarioItem]:
         options: SuiteOptions = self.parent.options  # type: ignore[union-attr]
@@ -116,14 +149,17 @@ class ScenarioGroup(pytest.Collector):
         for i, scenario in enumerate(self.scenarios):
             # generated ids repeat (the strategy names its scenarios by shape): number them
             base = f"{i:02d}-{scenario.id}" if family == GENERATED else scenario.id
-            for dialect in options.dialects:
+            for dialect in self.dialects:
+                name = f"{base}[{dialect}]"
                 item = ScenarioItem.from_parent(
                     self,
-                    name=f"{base}[{dialect}]",
+                    name=name,
                     scenario=scenario,
                     dialect=dialect,
                     subject=options.subject,
                     expectations=self.expectations,
+                    generated=i if family == GENERATED else None,
+                    actions=self.actions,
                 )
                 item.add_marker("prefix_conformance")
                 item.add_marker(marker_name("family", family))
@@ -165,6 +201,8 @@ class ScenarioItem(pytest.Item):
         dialect: str,
         subject: LazySubject,
         expectations: Expectations,
+        generated: int | None = None,
+        actions: tuple[Action, ...] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -172,9 +210,23 @@ class ScenarioItem(pytest.Item):
         self.dialect = dialect
         self.subject = subject
         self.expectations = expectations
+        self.generated = generated
+        self.actions = actions
 
     def runtest(self) -> None:
-        verdict = judge(_subject(self.subject), self.scenario, self.dialect, self.expectations)
+        options: SuiteOptions = self.parent.parent.options  # type: ignore[union-attr]
+        rerun = options.rerun
+        group = self.parent.name if self.parent is not None else ""
+        verdict = judge(
+            _subject(self.subject),
+            self.scenario,
+            self.dialect,
+            self.expectations,
+            rerun=None if rerun is None else rerun.of(group, self.name),
+            generated=None
+            if self.generated is None
+            else (self.generated, self.actions, options.examples, options.seed),
+        )
         if verdict.status == "fail":
             raise ConformanceFailure(verdict.text)
         if verdict.status == "skip":
@@ -198,17 +250,25 @@ class StaleExpectations(pytest.Item):
     """Fails for expectations entries that can never match in the suite (a scenario id it
     does not have, a dialect it does not check), as ``check --expect`` reports them."""
 
-    def __init__(self, *, expectations: Expectations, ids: set[str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        expectations: Expectations,
+        ids: set[str],
+        dialects: tuple[str, ...],
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.expectations = expectations
         self.ids = ids
+        self.dialects = dialects
         self.add_marker("prefix_conformance")
 
     def runtest(self) -> None:
         options: SuiteOptions = self.parent.options  # type: ignore[union-attr]
         subject = _subject(options.subject)
         stale = self.expectations.never_matching(
-            scenarios=self.ids, dialects=options.dialects, subject=subject.name
+            scenarios=self.ids, dialects=self.dialects, subject=subject.name
         )
         if stale:
             lines = [

@@ -1,0 +1,139 @@
+"""What a finding costs, in every form a report takes, and costs summed per divergence.
+
+Each form has one function that reads a ``Cost`` (``cost_text``, ``cost_markdown``,
+``cost_html``, ``cost_json``): what a cost holds may change, and then these four change, and
+nothing else of the reports.
+
+Several rules can find one divergence: a child whose tools are reordered fails
+``tools-identical`` and ``byte-prefix`` at the same byte, each with the same bytes lost.
+The cache loses them once, so a sum counts each divergence once (``per_divergence``): the
+findings of one child of one scenario run that part from what they compare at the same byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeAlias
+
+from ..rules import BYTES_PER_TOKEN, Cost, Finding, ScenarioReport
+from ._html_page import bar, esc, percent
+
+__all__ = [
+    "DivergenceKey",
+    "cost_html",
+    "cost_json",
+    "cost_markdown",
+    "cost_text",
+    "divergence_key",
+    "lost_bytes",
+    "per_divergence",
+    "shared_bytes",
+]
+
+DivergenceKey: TypeAlias = tuple[str, str, str, str, int]
+"""(subject, dialect, scenario, child, byte): where one divergence is."""
+
+
+def shared_bytes(finding: Finding) -> int | None:
+    """Where the child leaves what it is compared with: the bytes of its prefix stream that
+    the cache can still serve (the divergence's offset), or None when the finding does not
+    say."""
+    if finding.evidence is not None and finding.evidence.offset is not None:
+        return finding.evidence.offset
+    return None if finding.cost is None else finding.cost.lost_from
+
+
+def divergence_key(report: ScenarioReport, finding: Finding) -> DivergenceKey | None:
+    """The divergence a finding with a cost found (its child and byte), or None when it names
+    none (it is then a divergence of its own)."""
+    offset = shared_bytes(finding)
+    if finding.cost is None or finding.evidence is None or offset is None:
+        return None
+    return (report.subject, report.dialect, report.scenario_id, finding.evidence.body, offset)
+
+
+def per_divergence(
+    found: Iterable[tuple[ScenarioReport, Finding]],
+) -> Iterator[tuple[ScenarioReport, Finding, Finding | None]]:
+    """Each finding with the earlier finding of the same divergence (None for the first):
+    only the first one's cost counts."""
+    first: dict[DivergenceKey, Finding] = {}
+    for report, finding in found:
+        key = divergence_key(report, finding)
+        earlier = None if key is None else first.setdefault(key, finding)
+        yield report, finding, (None if earlier is finding else earlier)
+
+
+def lost_bytes(found: Iterable[tuple[ScenarioReport, Finding]]) -> int:
+    """The inherited prefix lost by the findings with a cost, each divergence counted once."""
+    return sum(
+        f.cost.lost_bytes
+        for _, f, earlier in per_divergence(found)
+        if f.cost is not None and earlier is None
+    )
+
+
+def cost_text(cost: Cost) -> str:
+    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens at
+    ~4 bytes/token)``, and the real count where the tokens extra made one
+    (``; 287 tokens in o200k_base``)."""
+    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
+    return (
+        f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
+        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token{real})"
+    )
+
+
+def cost_markdown(cost: Cost) -> str:
+    """A Markdown table cell: ``1,074 (49.7%)``, the bytes lost and their share."""
+    return f"{cost.lost_bytes:,} ({cost.share:.1%})"
+
+
+def cost_json(cost: Cost | None) -> dict[str, Any] | None:
+    """The ``cost`` object of the JSON reports (docs/reports.md)."""
+    if cost is None:
+        return None
+    return {
+        "lost_bytes": cost.lost_bytes,
+        "child_bytes": cost.child_bytes,
+        "share_of_child": round(cost.share, 6),
+        "tokens_estimate": cost.tokens,
+        "bytes_per_token": BYTES_PER_TOKEN,
+        "tokens_real": cost.real_tokens,  # null without the tokens extra or outside OpenAI
+        "tokens_encoding": cost.encoding,
+    }
+
+
+def cost_html(label: str, finding: Finding) -> str:
+    """The child's prefix as a bar: the bytes the cache still serves (up to the divergence),
+    the inherited bytes lost, and the child's own bytes after them, which no cache held;
+    with the same figures in words. Empty when the finding has no cost."""
+    cost = finding.cost
+    if cost is None:
+        return ""
+    whole = cost.child_bytes
+    shared = shared_bytes(finding)
+    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
+    lost = (
+        f"{cost.lost_bytes:,} lost (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token"
+        f"{real})"
+    )
+    if shared is None:
+        pieces = [("lost", cost.lost_bytes)]
+        what = f"{lost} of {whole:,} bytes of prefix ({cost.share:.1%})"
+    else:
+        shared = min(shared, whole)
+        own = max(0, whole - shared - cost.lost_bytes)
+        pieces = [("kept", shared), ("lost", cost.lost_bytes), ("new", own)]
+        what = (
+            f"{shared:,} of {whole:,} bytes of prefix shared ({percent(shared, whole):.1f}%),"
+            f" {lost}, {own:,} the child's own"
+        )
+    return (
+        f'<div class="barline cost" data-body="{esc(label)}" data-shared="{shared or 0}"'
+        f' data-lost="{cost.lost_bytes}" data-whole="{whole}">'
+        f'<div class="what">{esc(label)}</div>'
+        f"<div>{bar(pieces, whole, title=what)}"
+        f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'
+        f' <i class="swatch new"></i>the child\'s own — {esc(what)}</div></div></div>'
+    )
