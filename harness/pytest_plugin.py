@@ -24,9 +24,12 @@ Registered through the ``pytest11`` entry point ``prefix_harness``, it adds (doc
 from __future__ import annotations
 
 import argparse
+import os
 import warnings
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 import pytest
@@ -313,19 +316,91 @@ def prefix_dialect(request: pytest.FixtureRequest) -> str:
     return name
 
 
+Body: TypeAlias = "bytes | bytearray | str | Mapping[str, Any] | os.PathLike[str]"
+"""A request body as the assertions take it: the bytes as POSTed, its JSON text, its decoded
+JSON object (a dict), or the path of a file holding it."""
+
+_FORMS = (
+    "bytes as POSTed, str (its JSON text), a dict (its decoded JSON), a pathlib.Path of a"
+    " file holding it"
+)
+
+
+def _decoded(body: object, what: str, *, caller: str) -> Any:
+    """``body`` as decoded JSON; ``TypeError`` naming the forms taken for anything else."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        return decode_body(bytes(body), source=what)
+    if isinstance(body, str):
+        return decode_body(body.encode("utf-8", "surrogatepass"), source=what)
+    if isinstance(body, os.PathLike):
+        path = Path(body)
+        return decode_body(path.read_bytes(), source=f"{what} ({path})")
+    if isinstance(body, Mapping):
+        return body if isinstance(body, dict) else dict(body)
+    raise TypeError(
+        f"{caller}: the {what} must be a request body: {_FORMS} — not {type(body).__name__}"
+    )
+
+
+def _as_bytes(body: object, what: str) -> bytes:
+    """An outcome's body as the bytes a subject would POST (a dict is encoded compactly in
+    its own key order, as a runtime would send it)."""
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, bytearray | memoryview):
+        return bytes(body)
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogatepass")
+    if isinstance(body, os.PathLike):
+        return Path(body).read_bytes()
+    if isinstance(body, Mapping):
+        return orjson.dumps(body)
+    raise TypeError(
+        f"assert_conforms: the outcome's {what} must be a request body: {_FORMS} — not"
+        f" {type(body).__name__}"
+    )
+
+
+def _bytes_outcome(outcome: Outcome) -> Outcome:
+    if not isinstance(outcome, Outcome):
+        raise TypeError(
+            "assert_conforms: outcome must be a harness.Outcome (what a subject's assemble"
+            f" returns), not {type(outcome).__name__}"
+        )
+    return replace(
+        outcome,
+        parent=None if outcome.parent is None else _as_bytes(outcome.parent, "parent"),
+        children=tuple(_as_bytes(b, f"children[{i}]") for i, b in enumerate(outcome.children)),
+        follow_ups=tuple(
+            _as_bytes(b, f"follow_ups[{i}]") for i, b in enumerate(outcome.follow_ups)
+        ),
+        parent_next=None
+        if outcome.parent_next is None
+        else _as_bytes(outcome.parent_next, "parent_next"),
+    )
+
+
 def assert_conforms(
     scenario: Scenario, outcome: Outcome, *, dialect: str | None = None, subject: str = "subject"
 ) -> ScenarioReport:
     """Assert that every rule holds on ``outcome``, what a subject gave for ``scenario``.
 
-    The dialect is ``dialect``, else detected from the outcome's bodies. Returns the report;
-    on a failed rule the ``AssertionError`` message is the report of ``prefix-harness rules``
-    text: one line per rule, each failure with its evidence and cost.
+    The outcome's bodies are bytes as POSTed (a str of JSON text, a decoded dict or a path
+    are taken too). The dialect is ``dialect``, else detected from the outcome's bodies.
+    Returns the report; on a failed rule the ``AssertionError`` message is the report of
+    ``prefix-harness rules`` text: each failure as ``rule: message`` with its evidence and
+    cost. Anything else than a ``Scenario`` and an ``Outcome`` is a ``TypeError``.
     """
     __tracebackhide__ = True
     from .reports import rules_text
     from .rules import EvaluationError, evaluate
 
+    if not isinstance(scenario, Scenario):
+        raise TypeError(
+            "assert_conforms: scenario must be a harness.Scenario (harness.scenarios."
+            f"load_fixtures reads fixture files), not {type(scenario).__name__}"
+        )
+    outcome = _bytes_outcome(outcome)
     if dialect is None:
         heads = (outcome.parent, *outcome.children, *outcome.follow_ups, outcome.parent_next)
         bodies = {f"body {i}": b for i, b in enumerate(heads) if b is not None}
@@ -343,19 +418,26 @@ def assert_conforms(
 
 
 def assert_prefix_preserved(
-    parent: bytes | ParsedBody, fork: bytes | ParsedBody, *, dialect: str | None = None
+    parent: Body | ParsedBody, fork: Body | ParsedBody, *, dialect: str | None = None
 ) -> PrefixComparison:
     """Assert that ``fork``'s prefix stream starts with ``parent``'s whole prefix stream.
 
-    Bodies are raw request bytes as POSTed, or already parsed. The dialect is ``dialect``,
-    else that of a parsed body, else detected from the bodies. On failure the
-    ``AssertionError`` message is the divergence report of ``prefix-harness diff``:
-    where the two part, why, both sides in context. Settings are listed, not judged.
+    Each body is the bytes as POSTed, its JSON text (``str``), its decoded JSON (a ``dict``,
+    as ``json.loads`` gives it), a ``pathlib.Path`` of a file holding it, or a
+    ``ParsedBody``; anything else is a ``TypeError`` saying so, and text that is not a JSON
+    object a ``BodyError`` naming the side. The dialect is ``dialect``, else that of a
+    parsed body, else detected from the bodies. On failure the ``AssertionError`` message is
+    the divergence report of ``prefix-harness diff``: where the two part, why, both sides in
+    context. Settings are listed, not judged.
     """
     __tracebackhide__ = True
     bodies = {"parent": parent, "fork": fork}
     parsed = {k: v for k, v in bodies.items() if isinstance(v, ParsedBody)}
-    raw = {k: decode_body(v, source=k) for k, v in bodies.items() if not isinstance(v, ParsedBody)}
+    raw = {
+        k: _decoded(v, k, caller="assert_prefix_preserved")
+        for k, v in bodies.items()
+        if not isinstance(v, ParsedBody)
+    }
     names = {p.dialect.name for p in parsed.values()}
     if dialect is None and len(names) > 1:
         raise ValueError("the parent and the fork were parsed in different dialects")

@@ -215,9 +215,10 @@ def capture_json(result: CheckResult) -> bytes:
 
 
 def capture_junit(result: CheckResult) -> bytes:
-    """The rules JUnit XML (``rules_junit``), plus one suite whose skipped cases are
-    the groups that could not be checked (``finish_junit`` counts and times them)."""
-    root = ET.fromstring(rules_junit(result.reports))
+    """The rules JUnit XML (``rules_junit``) of the rules that applied to each group, plus
+    one suite whose skipped cases are the groups that could not be checked (``finish_junit``
+    counts and times them)."""
+    root = ET.fromstring(rules_junit(result.reports, applicable=True))
     if result.inconclusive:
         attributes = {"name": _VERDICT, "tests": "1", "failures": "0", "errors": "1"}
         suite = ET.SubElement(root, "testsuite", attributes)

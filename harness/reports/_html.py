@@ -1,10 +1,11 @@
 """The HTML report of ``check``, ``capture`` and ``check-log``: one self-contained page for
 people (docs/html.md).
 
-A header (command, subject, dialects, seed, the verdict and what its exit code means,
-counts), the rules × dialects matrix, then each failure with both sides of the divergence
-and a bar of the prefix its child kept and lost; for a capture or a log, a timeline of the
-requests of each conversation showing how much of each the cache could serve.
+A header (command, the verdict and what its exit code means, the rules that failed, then
+subject, dialects, seed and counts), each failure with both sides of the divergence and a
+bar of the prefix its child kept and lost, then the rules × dialects matrix; for a capture
+or a log, then a timeline of the requests of each conversation showing how much of each the
+cache could serve. The failures come first: they start within the first screen.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..scenarios import scenario_to_json
 from ._html_check import Failure, failure_cards, failures_of, matrix
 from ._html_page import esc, esc_lines, page, section
 from ._html_timeline import left_out, timeline
+from ._rules_text import failing_rules
 
 if TYPE_CHECKING:  # harness.capture reports through harness.reports: no import at run time
     from ..capture import CheckResult
@@ -35,15 +37,31 @@ EXIT_MEANINGS = {
 }
 
 
-def _header(command: str, facts: Sequence[tuple[str, str]], code: int, why: Sequence[str]) -> str:
+def _header(
+    command: str,
+    facts: Sequence[tuple[str, str]],
+    code: int,
+    why: Sequence[str],
+    failures: Sequence[Failure],
+) -> str:
+    """The command, the verdict and the rules that failed (unexpectedly, then as expected),
+    why, then the facts of the run on a few lines."""
     verdict = f"exit {code} — {EXIT_MEANINGS.get(code, 'unknown exit code')}"
-    items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)
     reasons = "".join(f"<li>{esc(r)}</li>" for r in why)
     listed = f'<ul class="plain">{reasons}</ul>' if reasons else ""
+    rules = ""
+    for known, words in ((False, "failed"), (True, "failed as expected")):
+        named = failing_rules(x.finding.rule for x in failures if (x.known is not None) == known)
+        if named:
+            codes = ", ".join(f"<code>{esc(r)}</code>" for r in named)
+            rules += f'<p class="failing" data-known="{str(known).lower()}">{words}: {codes}</p>'
+    items = "".join(
+        f'<span class="fact"><span class="muted">{esc(k)}</span> {esc(v)}</span>' for k, v in facts
+    )
     return (
         f"<header><h1>prefix-harness {esc(command)}</h1>"
-        f'<div class="verdict code-{code}" data-exit="{code}">{esc(verdict)}</div>{listed}'
-        f'<dl class="facts">{items}</dl></header>'
+        f'<div class="verdict code-{code}" data-exit="{code}">{esc(verdict)}</div>'
+        f'{rules}{listed}<p class="facts">{items}</p></header>'
     )
 
 
@@ -140,9 +158,11 @@ def check_html(
             facts,
             run.exit_code if exit_code is None else exit_code,
             (*notes, *run.inconclusive),
+            failures,
         ),
-        section("Rules × dialects", matrix(run.reports, run.dialects, failures), id_="matrix"),
+        _subject_failures(run),
         _failures(failures),
+        section("Rules × dialects", matrix(run.reports, run.dialects, failures), id_="matrix"),
         _listing(
             "Unexpected passes",
             [
@@ -151,7 +171,6 @@ def check_html(
             ],
             "unexpected-passes",
         ),
-        _subject_failures(run),
         _shrunk(run),
     ]
     return page(f"prefix-harness check: {run.subject}", "\n".join(b for b in body if b))
@@ -196,10 +215,10 @@ def capture_html(
     ]
     checks = [f"{c.id}: {c.what}" for c in (*result.checks, *result.turns)]
     body = [
-        _header(command, facts, exit_code, (*notes, *result.inconclusive)),
-        section("Requests per conversation", timeline(result), id_="timeline"),
-        section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
+        _header(command, facts, exit_code, (*notes, *result.inconclusive), failures),
         _failures(failures),
+        section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
+        section("Requests per conversation", timeline(result), id_="timeline"),
         _listing("Checks", checks, "checks"),
         _listing(
             "Not checked", [f"{n.what}: {n.reason}" for n in result.not_checked], "not-checked"

@@ -5,8 +5,9 @@ it is a known one, ``pass`` when a rule held (warnings and notes included, count
 ``na`` when it applied nowhere; a failing or expected cell links to its failures. A card
 shows the rule and scenario, the one-line reason, both sides of the divergence in the byte
 window the text report shows (``Evidence.window``/``against_window``, from
-``harness.prefix.byte_window``), the structural diff, and a bar of the child's prefix: the
-part it shares with what it is compared against, and the part lost.
+``harness.prefix.byte_window``), the structural diff, and a bar of the child's prefix
+(``_cost.cost_html``): the bytes up to the divergence, which the cache still serves, the
+inherited bytes lost after it, and the child's own.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..prefix import Window, byte_window
-from ..rules import BYTES_PER_TOKEN, Cost, Evidence, Finding, ScenarioReport, catalog, rule_info
-from ._html_page import anchor, bar, esc, esc_lines, percent
-from ._rules_text import MARKS
+from ..rules import Evidence, Finding, ScenarioReport, catalog, rule_info
+from ._cost import cost_html, per_divergence
+from ._html_page import anchor, esc, esc_lines
+from ._rules_text import ACCEPTED_MARK, status_cell
 
-__all__ = ["Failure", "Known", "cost_bar", "failure_cards", "failures_of", "matrix"]
+__all__ = ["Failure", "Known", "failure_cards", "failures_of", "matrix"]
 
 Known = Callable[[ScenarioReport, Finding], "str | None"]
 """The reason a failure is expected (known), or None when it is not."""
@@ -55,11 +57,13 @@ def _target(failure: Failure) -> str:
     return anchor(kind, failure.finding.rule, failure.report.dialect)
 
 
-def _cell(rule: str, dialect: str, findings: list[Finding], failures: list[Failure]) -> str:
+def _cell(
+    rule: str, dialect: str, reports: Sequence[ScenarioReport], failures: list[Failure]
+) -> str:
     mine = [x for x in failures if x.finding.rule == rule and x.report.dialect == dialect]
     unexpected = [x for x in mine if x.known is None]
-    counts = {s: sum(f.status == s for f in findings) for s in MARKS}
-    shown = " ".join(f"{n}{MARKS[s]}" for s, n in counts.items() if n and s != "not-applicable")
+    findings = [f for r in reports for f in r.findings if f.rule == rule]
+    shown = status_cell(reports, rule)
     if unexpected:
         kind, link = "fail", _target(unexpected[0])
     elif mine:
@@ -68,7 +72,7 @@ def _cell(rule: str, dialect: str, findings: list[Finding], failures: list[Failu
         kind, link = "pass", None
     else:
         kind, link = "na", None
-    text = esc(shown or MARKS["not-applicable"])
+    text = esc(shown)
     if link is not None:
         text = f'<a href="#{link}">{text}</a>'
     title = f"{rule} in {dialect}: {_CELL_TITLES[kind]}"
@@ -83,21 +87,17 @@ def matrix(
 ) -> str:
     """The rules × dialects table; counts are scenario runs (or checked groups)."""
     head = "".join(f"<th>{esc(d)}</th>" for d in dialects)
-    by_cell: dict[tuple[str, str], list[Finding]] = {}
-    for r in reports:
-        for f in r.findings:
-            by_cell.setdefault((f.rule, r.dialect), []).append(f)
+    by_dialect = {d: [r for r in reports if r.dialect == d] for d in dialects}
     rows = []
     for info in catalog():
-        cells = "".join(
-            _cell(info.id, d, by_cell.get((info.id, d), []), failures) for d in dialects
-        )
+        cells = "".join(_cell(info.id, d, by_dialect[d], failures) for d in dialects)
         rows.append(
             f'<tr><th scope="row" title="{esc(info.title)}"><code>{esc(info.id)}</code></th>'
             f"{cells}</tr>"
         )
     legend = (
-        '<p class="legend"><span class="pass">✓ passed (! warning, i note)</span>'
+        '<p class="legend"><span class="pass">✓ passed (! warning,'
+        f" {ACCEPTED_MARK} accepted divergence, i note)</span>"
         '<span class="fail">✗ failed</span><span class="expected">✗ expected failure</span>'
         '<span class="na">- not applicable</span> <span class="muted">counts are runs;'
         " a failing cell links to its failures</span></p>"
@@ -140,24 +140,7 @@ def _facts(e: Evidence, message: str) -> str:
     return f'<dl class="facts">{items}</dl>'
 
 
-def cost_bar(label: str, cost: Cost) -> str:
-    """The child's prefix as a bar: shared (kept) then lost, widths from the cost in bytes."""
-    kept = cost.child_bytes - cost.lost_bytes
-    what = (
-        f"{kept:,} of {cost.child_bytes:,} bytes of prefix shared"
-        f" ({percent(kept, cost.child_bytes):.1f}%), {cost.lost_bytes:,} lost"
-        f" (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
-    )
-    return (
-        f'<div class="barline cost" data-body="{esc(label)}">'
-        f'<div class="what">{esc(label)}</div>'
-        f"<div>{bar([('kept', kept), ('lost', cost.lost_bytes)], cost.child_bytes, title=what)}"
-        f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'
-        f" — {esc(what)}</div></div></div>"
-    )
-
-
-def _card(failure: Failure) -> str:
+def _card(failure: Failure, earlier: Finding | None = None) -> str:
     r, f = failure.report, failure.finding
     info = rule_info(f.rule)
     kind = "failure expected" if failure.known is not None else "failure"
@@ -176,8 +159,13 @@ def _card(failure: Failure) -> str:
             parts.append(_side(e.against, e.against_window))
         if e.window is not None:
             parts.append(_side(e.body, e.window))
-    if f.cost is not None:
-        parts.append(cost_bar(e.body if e is not None else "child", f.cost))
+    if f.cost is not None and earlier is not None:
+        parts.append(
+            f'<p class="muted same" data-same="{esc(earlier.rule)}">cost: the divergence'
+            f" <code>{esc(earlier.rule)}</code> found (its bytes counted once)</p>"
+        )
+    elif f.cost is not None:
+        parts.append(cost_html(e.body if e is not None else "child", f))
     if e is not None and e.diff:
         parts.append(
             f'<div class="label">structure</div><pre>{esc_lines(chr(10).join(e.diff))}</pre>'
@@ -188,7 +176,10 @@ def _card(failure: Failure) -> str:
 
 
 def failure_cards(failures: Sequence[Failure]) -> str:
-    """The cards, grouped by rule and dialect; each group's id is what its cell links to."""
+    """The cards, grouped by rule and dialect; each group's id is what its cell links to. A
+    card of a divergence an earlier card showed says so instead of its bar: its bytes are
+    counted once."""
+    earlier = {id(f): e for _, f, e in per_divergence((x.report, x.finding) for x in failures)}
     groups: dict[str, list[Failure]] = {}
     for x in failures:
         groups.setdefault(_target(x), []).append(x)
@@ -196,7 +187,7 @@ def failure_cards(failures: Sequence[Failure]) -> str:
     for target, items in groups.items():
         first = items[0]
         where = f"{first.finding.rule} · {first.report.dialect} ({len(items)})"
-        cards = "".join(_card(x) for x in items)
+        cards = "".join(_card(x, earlier.get(id(x.finding))) for x in items)
         blocks.append(
             f'<details class="group" id="{target}" open><summary>{esc(where)}</summary>'
             f"{cards}</details>"

@@ -45,6 +45,10 @@ a { color: #0969da; }
 .verdict.code-1, .verdict.code-3 { background: var(--bad-bg); color: var(--bad); }
 .verdict.code-2, .verdict.code-4 { background: var(--known-bg); color: var(--known); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+p.facts { margin: 6px 0; font-size: 14px; }
+p.facts .fact { display: inline-block; margin-right: 18px; }
+p.failing { margin: 4px 0; font-weight: 600; color: var(--bad); }
+p.failing[data-known="true"] { color: var(--known); }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 table.matrix { border-collapse: collapse; margin: 8px 0; }

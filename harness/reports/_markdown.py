@@ -1,8 +1,9 @@
 """A run as GitHub-flavoured Markdown, fit for a CI step summary (``--summary-md``).
 
-A verdict line, a rules × dialects table, then the failures nobody expected, the expected ones
-and the expectations that did not hold, each with rule id, dialect, scenario, the one-line
-reason and the cost in bytes of inherited prefix lost.
+A verdict line naming the rules that failed, a rules × dialects table, then the failures
+nobody expected, the expected ones and the expectations that did not hold, each with rule id,
+dialect, scenario, the one-line reason and the cost in bytes of inherited prefix lost,
+counted once per divergence: a second rule finding the same divergence says so instead.
 
 What a subject or a fixture supplies (scenario ids, messages, reasons) is escaped by
 ``md_text``: controls as ``printable`` shows them (no line break can end a row), then every
@@ -17,9 +18,10 @@ import re
 from collections.abc import Sequence
 
 from ..rules import ScenarioReport, catalog
+from ._cost import cost_markdown, per_divergence
 from ._escape import printable
 from ._outcomes import Entry, Outcomes
-from ._rules_text import MARKS, status_cell
+from ._rules_text import failing_rules, legend, status_cell
 
 __all__ = ["md_text", "outcomes_markdown"]
 
@@ -54,20 +56,23 @@ def _rules_table(outcomes: Outcomes) -> list[str]:
     return _table(["rule", *(md_text(d) for d in dialects)], rows)
 
 
-def _costs(reports: Sequence[ScenarioReport]) -> dict[tuple[str, str, str], int]:
-    """Bytes lost per (dialect, scenario, rule)."""
-    return {
-        (r.dialect, r.scenario_id, f.rule): f.cost.lost_bytes
-        for r in reports
-        for f in r.findings
-        if f.cost is not None
-    }
+def _costs(reports: Sequence[ScenarioReport]) -> dict[tuple[str, str, str], str]:
+    """The cost cell per (dialect, scenario, rule) of the failures: the bytes lost, once per
+    divergence; a later finding of the same divergence names the rule that counted it."""
+    cells: dict[tuple[str, str, str], str] = {}
+    failed = ((r, f) for r in reports for f in r.findings if f.status == "fail")
+    for r, f, earlier in per_divergence(failed):
+        if f.cost is None:
+            continue
+        cell = cost_markdown(f.cost) if earlier is None else f"as `{earlier.rule}`"
+        cells.setdefault((r.dialect, r.scenario_id, f.rule), cell)
+    return cells
 
 
 def _entries(
     title: str,
     entries: Sequence[Entry],
-    costs: dict[tuple[str, str, str], int] | None,
+    costs: dict[tuple[str, str, str], str] | None,
     *,
     because: bool = True,
 ) -> list[str]:
@@ -77,7 +82,7 @@ def _entries(
         return []
     header = ["rule", "dialect", "scenario", "reason"]
     header += ["expected because"] if because else []
-    header += ["bytes lost"] if costs is not None else []
+    header += ["bytes lost (share)"] if costs is not None else []
     rows = []
     for e in entries[:_SHOWN]:
         row = [f"`{e.rule}`", md_text(e.dialect or "every dialect"), md_text(e.scenario)]
@@ -85,8 +90,7 @@ def _entries(
         if because:
             row.append(md_text(e.reason or ""))
         if costs is not None:
-            cost = costs.get((e.dialect or "", e.scenario, e.rule))
-            row.append("" if cost is None else f"{cost:,}")
+            row.append(costs.get((e.dialect or "", e.scenario, e.rule), ""))
         rows.append(row)
     more = len(entries) - _SHOWN
     tail = ["", f"… and {more} more (the JSON report has every one)"] if more > 0 else []
@@ -97,8 +101,10 @@ def outcomes_markdown(outcomes: Outcomes) -> str:
     """The summary: verdict line, counts, rules × dialects table, failures and expectations."""
     icon = _ICONS.get(outcomes.exit_code, "❔")
     runs = len(outcomes.reports)
+    rules = failing_rules(e.rule for e in outcomes.unexpected_failures)
+    failed = f", {', '.join(f'`{r}`' for r in rules)} failed" if rules else ""
     lines = [
-        f"## {icon} prefix-harness {outcomes.command}: {outcomes.verdict}"
+        f"## {icon} prefix-harness {outcomes.command}: {outcomes.verdict}{failed}"
         f" (exit {outcomes.exit_code})",
         "",
         f"subject {md_text(outcomes.subject)} · {runs} scenario run{'' if runs == 1 else 's'}"
@@ -106,13 +112,13 @@ def outcomes_markdown(outcomes: Outcomes) -> str:
         f" · {len(outcomes.expected_failures)} expected failures"
         f" · {len(outcomes.unexpected_passes)} unexpected passes"
         f" · {len(outcomes.accepted)} accepted divergences · {len(outcomes.warnings)} warnings"
-        f" · {len(outcomes.skipped)} skipped · {outcomes.lost_bytes:,} bytes of prefix lost",
+        f" · {len(outcomes.skipped)} skipped · {outcomes.lost_bytes:,} bytes of prefix lost"
+        " (each divergence counted once)",
     ]
     if outcomes.failed_on_warning is not None:
         lines += ["", md_text(outcomes.failed_on_warning)]
     if outcomes.dialects:
-        legend = ", ".join(f"{m} {s}" for s, m in MARKS.items())
-        lines += ["", *_rules_table(outcomes), "", md_text(f"({legend}; counts are scenario runs)")]
+        lines += ["", *_rules_table(outcomes), "", md_text(legend())]
     costs = _costs(outcomes.reports)
     lines += _entries("Failures", outcomes.unexpected_failures, costs, because=False)
     lines += _entries("Expected failures", outcomes.expected_failures, costs)

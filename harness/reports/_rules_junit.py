@@ -2,7 +2,8 @@
 
 One ``<testsuite>`` per scenario and dialect, one ``<testcase>`` per rule (classname
 ``prefix-harness.<dialect>.<scenario>``, name the rule id): ``<failure>`` for a failed rule,
-``<skipped>`` for a rule that does not apply, and warnings and notes as passing cases whose
+``<skipped>`` for a rule that does not apply (left out for a check of recorded requests:
+``applicable``), and warnings and notes as passing cases whose
 ``<system-out>`` says what was noticed. The subject is a property of each suite.
 
 A subject's messages may hold characters XML 1.0 cannot (NUL, ESC, BEL, lone surrogates, even
@@ -86,14 +87,19 @@ def finish_junit(root: ET.Element, *, timestamp: datetime | None = None) -> byte
     return document + b"\n"
 
 
-def rules_junit(reports: Sequence[ScenarioReport]) -> bytes:
-    """The reports as a JUnit XML document (UTF-8, with an XML declaration)."""
+def rules_junit(reports: Sequence[ScenarioReport], *, applicable: bool = False) -> bytes:
+    """The reports as a JUnit XML document (UTF-8, with an XML declaration). With
+    ``applicable``, a rule that does not apply has no case (a recorded group is judged by the
+    few rules its shape has); a report no rule applied to keeps one skipped case saying why."""
     root = ET.Element("testsuites", name=_PREFIX)
     for report in reports:
         classname = f"{_PREFIX}.{report.dialect}.{report.scenario_id}"
         suite = ET.SubElement(root, "testsuite", name=classname)
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="subject", value=report.subject)
-        for f in report.findings:
+        findings = report.findings
+        if applicable:
+            findings = tuple(f for f in findings if f.status != "not-applicable") or findings[:1]
+        for f in findings:
             _case(suite, classname, f)
     return finish_junit(root)

@@ -133,12 +133,15 @@ def failure_lines(
     subject: bool = False,
     indent: str = "    ",
 ) -> list[str]:
-    """Each failed finding: ``✗ rule: message``, where (``subject`` names the subject too),
-    cost; the evidence for the first failure of its rule in its dialect, or for each with
-    ``verbose``; a finding of a divergence already shown says so in one line."""
+    """Each failed finding, rule by rule in the catalog's order: ``✗ rule: message``, where
+    (``subject`` names the subject too), cost; the evidence for the first failure of its
+    rule in its dialect, or for each with ``verbose``; a finding of a divergence already
+    shown says so in one line."""
+    order = {info.id: i for i, info in enumerate(catalog())}
+    ordered = sorted(found, key=lambda pair: order.get(pair[1].rule, len(order)))
     lines: list[str] = []
     shown: set[tuple[str, str]] = set()
-    for report, finding, earlier in per_divergence(found):
+    for report, finding, earlier in per_divergence(ordered):
         lines.append(f"{MARKS['fail']} {printable(f'{finding.rule}: {finding.message}')}")
         lines.append(indent + _in(report, finding, subject=subject))
         if earlier is not None:
