@@ -89,7 +89,8 @@ def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure"
     failures = run.unexpected_failures
     if failures:
         divergences = len(set(_divergences(failures)))
-        lines += ["", f"FAILURES ({len(failures)}, {divergences} divergences)"]
+        counted = f"; {divergences} divergences" if divergences < len(failures) else ""
+        lines += ["", f"FAILURES ({len(failures)}{counted})"]
         lines += failure_lines(failures, verbose=verbose)
     if run.failures:
         lines += [

@@ -36,11 +36,14 @@ DivergenceKey: TypeAlias = tuple[str, str, str, str, int]
 
 def shared_bytes(finding: Finding) -> int | None:
     """Where the child leaves what it is compared with: the bytes of its prefix stream that
-    the cache can still serve (the divergence's offset), or None when the finding does not
-    say."""
+    the cache can still serve. That is where its cost is counted from (``Cost.lost_from``:
+    a rule may point its evidence at the segment that holds the difference, before it),
+    else the evidence's offset; None when the finding says neither."""
+    if finding.cost is not None and finding.cost.lost_from is not None:
+        return finding.cost.lost_from
     if finding.evidence is not None and finding.evidence.offset is not None:
         return finding.evidence.offset
-    return None if finding.cost is None else finding.cost.lost_from
+    return None
 
 
 def divergence_key(report: ScenarioReport, finding: Finding) -> DivergenceKey | None:

@@ -102,7 +102,7 @@ def outcomes_markdown(outcomes: Outcomes) -> str:
     icon = _ICONS.get(outcomes.exit_code, "❔")
     runs = len(outcomes.reports)
     rules = failing_rules(e.rule for e in outcomes.unexpected_failures)
-    failed = f", {', '.join(f'`{r}`' for r in rules)} failed" if rules else ""
+    failed = f": {md_text(', '.join(rules))} failed" if rules else ""
     lines = [
         f"## {icon} prefix-harness {outcomes.command}: {outcomes.verdict}{failed}"
         f" (exit {outcomes.exit_code})",

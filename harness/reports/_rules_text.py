@@ -296,11 +296,13 @@ def verdict_line(
     if code == 1:
         return f"verdict: NOT conforming: {said or 'a rule failed'} — exit 1"
     if code == 3:
+        rules = [r for r in rules if r != "subject-error"]  # the subject failures say it
+        said = "; ".join(x for x in (f"{', '.join(rules)} failed" if rules else None, held) if x)
         why = problem or (
             f"subject failed ({subject_failures} crash/hang/protocol"
             f" error{'' if subject_failures == 1 else 's'})"
         )
         return f"verdict: {printable(why)}{f'; {said}' if said else ''} — exit 3"
     if code == 4:
-        return "verdict: INCONCLUSIVE, nothing was checked — exit 4"
+        return "verdict: INCONCLUSIVE, no verdict either way (why: above) — exit 4"
     return f"verdict: {printable(problem or outcomes.verdict)} — exit {code}"

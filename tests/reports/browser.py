@@ -10,9 +10,11 @@ every host name to nothing, so a page that tried to fetch anything could not.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 import subprocess
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -92,6 +94,98 @@ def screenshot(page: Path, tmp: Path) -> bytes:
     assert done.returncode == 0, done.stderr[-2000:]
     assert out.exists(), done.stderr[-2000:]
     return out.read_bytes()
+
+
+SCREEN = (1280, 800)
+"""A laptop's first screen: what a reader sees of a page before scrolling."""
+
+
+def layout(page: Path, tmp: Path, expression: str, *, window: tuple[int, int] = SCREEN) -> object:
+    """The value of a JavaScript ``expression`` evaluated in the page after it loaded, in a
+    window of ``window`` pixels: Chromium is driven over its DevTools protocol on a pipe
+    (``--remote-debugging-pipe``: commands on its fd 3, replies on its fd 4), so a test can
+    measure where the page lays things out (the page's own policy runs no script; DevTools
+    is not the page)."""
+    commands_r, commands_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+
+    def wire() -> None:  # in the child: the two ends Chromium expects at fds 3 and 4
+        high_r, high_w = os.dup(commands_r), os.dup(replies_w)
+        os.dup2(high_r, 3)
+        os.dup2(high_w, 4)
+
+    profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
+    width, height = window
+    process = subprocess.Popen(
+        [
+            chromium(),
+            *FLAGS,
+            OFFLINE,
+            f"--user-data-dir={profile}",
+            f"--window-size={width},{height}",
+            "--remote-debugging-pipe",
+            page.resolve().as_uri(),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=False,
+        preexec_fn=wire,
+    )
+    os.close(commands_r)
+    os.close(replies_w)
+    replies = os.fdopen(replies_r, "rb", buffering=0)
+    pending = bytearray()
+    counter = iter(range(1, 1_000_000))
+
+    def call(method: str, session: str | None = None, **params: object) -> dict[str, object]:
+        ident = next(counter)
+        message: dict[str, object] = {"id": ident, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        os.write(commands_w, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in pending:
+                chunk = replies.read(65536)
+                assert chunk, f"Chromium closed its DevTools pipe during {method}"
+                pending.extend(chunk)
+            end = pending.index(b"\0")
+            reply = json.loads(pending[:end])
+            del pending[: end + 1]
+            if reply.get("id") == ident:
+                assert "error" not in reply, (method, reply["error"])
+                result: dict[str, object] = reply["result"]
+                return result
+
+    try:
+        deadline = time.monotonic() + 60
+        target = None
+        while target is None and time.monotonic() < deadline:
+            infos = call("Target.getTargets")["targetInfos"]
+            assert isinstance(infos, list)
+            target = next((t for t in infos if t["type"] == "page"), None)
+        assert target is not None, "Chromium opened no page"
+        session = call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
+        session_id = str(session["sessionId"])
+
+        def evaluate(source: str) -> object:
+            found = call("Runtime.evaluate", session_id, expression=source, returnByValue=True)
+            value = found["result"]
+            assert isinstance(value, dict)
+            return value.get("value")
+
+        loaded = f"location.href === {json.dumps(page.resolve().as_uri())}"
+        while evaluate(f"{loaded} && document.readyState === 'complete'") is not True:
+            assert time.monotonic() < deadline, "the page did not load"
+            time.sleep(0.05)
+        return evaluate(expression)
+    finally:
+        os.close(commands_w)  # Chromium exits when its pipe closes
+        replies.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @dataclass

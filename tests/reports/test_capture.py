@@ -9,7 +9,7 @@ import orjson
 
 from harness.capture import CheckResult, GroupOptions, check_records
 from harness.model import Text
-from harness.reports import capture_json, capture_junit, capture_text, capture_verdict_line
+from harness.reports import capture_counts_line, capture_json, capture_junit, capture_text
 from tests.capture.simulate import ASK, Runtime, call, calls, child_history, results, text, user
 
 
@@ -34,20 +34,23 @@ def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
     assert "  conversation 3 (not placed: it carries the fork tag): request 4\n" in out
     assert "  conversation 4 (other: no child message, no delegation prompt): request 5\n" in out
     assert "  left out: request 6: refused with status 400 (POST /v1/chat/completions)\n" in out
-    assert "checks:\n  fork-1   fork at request 1: 1 fork call in conversation 1 -> " in out
-    assert "\n  turns-1  turns of conversation 1 (parent): requests 1, 3\n" in out
-    assert "agent · openai · fork-1: ok" in out
+    assert "checks:\n  ✓ fork-1   fork at request 1: 1 fork call in conversation 1 -> " in out
+    assert "\n  ✓ turns-1  turns of conversation 1 (parent): requests 1, 3\n" in out
+    assert "agent · openai · fork-1: ok" not in out, "passing rules only with -v"
+    verbose = capture_text(result_with_everything(), verbose=True)
+    assert "agent · openai · fork-1: ok" in verbose
     assert "not checked:\n  recursion at request 2: 1 fork call in conversation 2" in out
     assert "\n  conversation 3 (requests 4)\n    not placed: it carries the fork tag" in out
     assert (
-        "\ncheck INCONCLUSIVE: 1 group checked, 0 failed, 2 not checked"
-        "; turns of 1 conversation checked, 0 not append-only\n"
-        "  1 request was left out, so the groups checked may not be all there are\n"
-        "  1 refused by the fake; first: request 6: refused with status 400"
+        "\nchecked: 1 group, 0 failed, 2 not checked"
+        "; turns of 1 conversation, 0 not append-only\n"
+        "inconclusive: 1 request was left out, so the groups checked may not be all there are\n"
+        "inconclusive: 1 refused by the fake; first: request 6: refused with status 400"
         " (POST /v1/chat/completions)\n"
     ) in out
-    assert "\n  not checked: recursion at request 2: 1 fork call in conversation 2: " in out
-    assert "\n  not checked: conversation 3 (requests 4): not placed: it carries the" in out
+    assert "\ninconclusive: not checked: recursion at request 2: 1 fork call in conversat" in out
+    assert "\ninconclusive: not checked: conversation 3 (requests 4): not placed: it carr" in out
+    assert out.endswith("\nverdict: INCONCLUSIVE, no verdict either way (why: above) — exit 4\n")
 
 
 def test_a_pass_without_anything_left_out_is_a_pass() -> None:
@@ -56,7 +59,8 @@ def test_a_pass_without_anything_left_out_is_a_pass() -> None:
     rt.send(child_history([ASK], turn, "A"), text("done"), mark="kid")
     result = check_records(rt.records)
     assert result.inconclusive == ()
-    assert capture_verdict_line(result) == "check passed: 1 group checked, 0 failed, 0 not checked"
+    assert capture_counts_line(result) == "checked: 1 group, 0 failed, 0 not checked"
+    assert capture_text(result).endswith("\nverdict: conforming — exit 0\n")
 
 
 def test_a_failure_is_a_verdict_even_with_requests_left_out() -> None:
@@ -67,16 +71,19 @@ def test_a_failure_is_a_verdict_even_with_requests_left_out() -> None:
     result = check_records(rt.records, options=GroupOptions(fork_tool="fork"))
     assert result.failed
     assert result.inconclusive == ()
-    assert capture_verdict_line(result).startswith("check FAILED")
+    assert capture_counts_line(result) == "checked: 1 group, 1 failed, 0 not checked"
+    lines = capture_text(result).splitlines()
+    assert lines[-1] == "verdict: NOT conforming: well-formed failed — exit 1"
+    assert any(line.startswith("✗ well-formed: ") for line in lines)
 
 
 def test_nothing_to_check() -> None:
     rt = Runtime()
     rt.send([ASK], text("hello"))
     result = check_records(rt.records)
-    assert capture_verdict_line(result) == (
-        "check INCONCLUSIVE: 0 groups checked, 0 failed, 0 not checked\n"
-        "  nothing was checked: no fork or spawn call among 1 usable model call"
+    assert capture_counts_line(result) == (
+        "checked: 0 groups, 0 failed, 0 not checked\n"
+        "inconclusive: nothing was checked: no fork or spawn call among 1 usable model call"
     )
     assert orjson.loads(capture_json(result))["verdict"] == "inconclusive"
     root = ET.fromstring(capture_junit(result))
@@ -129,6 +136,15 @@ def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
     assert message.get("message", "").startswith("not checked: ")
     rules = int(suites[0].get("tests", "0")) + int(suites[1].get("tests", "0"))
     assert root.get("tests") == str(rules + 1 + 2)
+
+
+def test_junit_leaves_out_the_rules_that_do_not_apply() -> None:
+    result = result_with_everything()
+    root = ET.fromstring(capture_junit(result))
+    applied = sum(f.status != "not-applicable" for r in result.reports for f in r.findings)
+    cases = [c for s in root.findall("testsuite")[:2] for c in s.findall("testcase")]
+    assert len(cases) == applied < sum(len(r.findings) for r in result.reports)
+    assert not [c for c in cases if c.find("skipped") is not None]
 
 
 def test_what_an_agent_wrote_is_escaped_in_text_and_junit() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.check import CheckRun, Expectations, KnownFailure, bundled_fixtures, run_check
 from harness.reports import check_json, check_junit, check_outcomes, check_text
+from harness.reports._cost import per_divergence
 from harness.rules import Finding, ScenarioReport, catalog
 from harness.scenarios import Lifecycle, Scenario, load_fixtures, scenario_from_json
 from harness.subjects import InProcessSubject, Outcome, ReferenceSubject, SubjectFailure
@@ -86,7 +87,7 @@ def test_the_table_has_a_column_per_dialect_and_a_row_per_rule() -> None:
     run = broken()
     lines = check_text(run).splitlines()
     assert lines[0] == "subject: tool-order    dialects: anthropic, openai"
-    assert lines[1] == f"{len(run.reports)} scenario runs ({run.generated} of them generated)"
+    assert lines[1] == f"{len(run.reports)} scenario runs ({run.generated} generated)"
     at = lines.index(next(line for line in lines if line.startswith("rule ")))
     assert lines[at].split() == ["rule", "anthropic", "openai"]
     rows = lines[at + 1 : at + 1 + len(catalog())]
@@ -96,7 +97,7 @@ def test_the_table_has_a_column_per_dialect_and_a_row_per_rule() -> None:
         assert all(row[c - 1] == " " and row[c] != " " for c in columns), row
     tools = next(row for row in rows if row.startswith("tools-identical "))
     assert all("✗" in cell for cell in (tools[columns[0] : columns[1]], tools[columns[1] :]))
-    assert lines[at + 1 + len(catalog())].startswith("(✗ fail, ! warning")
+    assert lines[at + 1 + len(catalog())].startswith("(✗ failed, ! warning, ~ accepted divergence")
 
 
 def test_the_table_counts_scenario_runs_per_dialect() -> None:
@@ -106,21 +107,41 @@ def test_the_table_counts_scenario_runs_per_dialect() -> None:
     assert row.split()[1] == f"{len(run.reports)}✓"
 
 
-def test_failures_are_expanded_with_rule_and_evidence() -> None:
+def test_failures_come_first_each_rule_message_where_cost_and_evidence() -> None:
     run = broken()
     text = check_text(run)
     lines = text.splitlines()
-    assert f"FAILURES ({len(run.unexpected_failures)})" in lines
+    count = len(run.unexpected_failures)
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"FAILURES ({count}; "))
+    assert at == 3, "the failures come right after the run's size, before the table"
+    assert lines.index(next(x for x in lines if x.startswith("rule "))) > at
     head = next(
         i
         for i, line in enumerate(lines)
-        if line.startswith("✗ openai · fork-ends-model-calls · tools-identical: ")
+        if line.startswith("✗ tools-identical: ")
+        and lines[i + 1].startswith("    in     anthropic · fork-ends-model-calls · ")
     )
-    details = lines[head + 1 : head + 8]
-    assert "    body     children[0] (against parent)" in details
-    assert "    path     tools[0].function.name" in details
+    assert lines[head + 1] == (
+        "    in     anthropic · fork-ends-model-calls · children[0] against parent"
+    )
+    assert lines[head + 2].startswith("    where  byte ")
+    assert ", tools[0], path tools[0]." in lines[head + 2]
+    assert lines[head + 3].startswith("    cost   ")
     assert "expected failures" not in text
     assert "UNEXPECTED PASSES" not in text
+
+
+def test_every_failure_is_listed_with_evidence_once_per_rule_and_dialect() -> None:
+    run = broken()
+    lines = check_text(run).splitlines()
+    heads = [x for x in lines if x.startswith("✗ ")]
+    assert len(heads) == len(run.unexpected_failures)
+    shown = check_text(run).count("structure:")
+    found = list(per_divergence(run.unexpected_failures))
+    first = {(r.dialect, f.rule) for r, f, same in found if same is None}
+    divergences = [f for _, f, same in found if same is None]
+    assert shown == len(first) < len(divergences)
+    assert check_text(run, verbose=True).count("structure:") == len(divergences)
 
 
 def test_expected_failures_and_unexpected_passes_have_their_sections() -> None:
@@ -131,14 +152,17 @@ def test_expected_failures_and_unexpected_passes_have_their_sections() -> None:
     heading = f"expected failures ({len(failed)}, from known.toml):"
     at = lines.index(heading)
     assert (
-        lines[at + 1] == f"  openai · {failed[0].scenario_id} · settings-identical: {KNOWN.reason}"
+        lines[at + 1] == f"  settings-identical · openai · {failed[0].scenario_id}: {KNOWN.reason}"
     )
     at = lines.index("UNEXPECTED PASSES (1): remove these from known.toml")
     assert (
         lines[at + 1]
-        == f"  fork-ends-user/openai · tools-identical: expected to fail ({STALE.reason})"
+        == f"  tools-identical · fork-ends-user/openai: expected to fail ({STALE.reason})"
     )
-    assert lines[-1] == "verdict: NOT conforming (1 unexpected results) — exit 1"
+    assert lines[-1] == (
+        "verdict: NOT conforming: 1 expected failure did not happen (passed or never matched)"
+        " — exit 1"
+    )
 
 
 def test_expectations_made_in_code_have_no_file_to_name() -> None:
@@ -174,16 +198,13 @@ def test_a_scenario_that_is_not_shrunk_says_why() -> None:
     assert heading.endswith("; not shrunk: the subject hung)")
 
 
-def test_the_verdict_line_follows_the_exit_code() -> None:
+def test_the_verdict_line_names_the_failing_rules_and_the_exit_code() -> None:
     assert check_text(clean()).splitlines()[-1] == "verdict: conforming — exit 0"
-    problems = len(broken().unexpected_failures)
     assert check_text(broken()).splitlines()[-1] == (
-        f"verdict: NOT conforming ({problems} unexpected results) — exit 1"
+        "verdict: NOT conforming: tools-identical, byte-prefix failed — exit 1"
     )
     text = check_text(crashed())
-    assert (
-        text.splitlines()[-1] == "verdict: subject failed (1 crash/hang/protocol errors) — exit 3"
-    )
+    assert text.splitlines()[-1] == "verdict: subject failed (1 crash/hang/protocol error) — exit 3"
     assert "SUBJECT FAILURES (1): crashed, hung or broke the protocol" in text
     assert (
         "  subject crashed in scenario 'fork-ends-model-text': assemble raised RuntimeError" in text
@@ -295,7 +316,7 @@ def test_junit_keeps_unexpected_failures() -> None:
     failure = case.find("failure")
     assert failure is not None
     assert failure.attrib["type"] == "error"
-    assert "path     tools[0].function.name" in (failure.text or "")
+    assert "path tools[0].function.name" in (failure.text or "")
 
 
 def test_text_escapes_what_the_subject_wrote() -> None:
@@ -347,7 +368,7 @@ def test_the_text_counts_what_it_does_not_list() -> None:
     verbose = check_text(run, verbose=True)
     listed = verbose[verbose.index(line) :].splitlines()
     assert listed[1] == f"accepted divergences ({accepted}):"
-    assert all(" · " in entry and entry.startswith("  ! openai · ") for entry in listed[2:-1])
+    assert all(" · " in entry and entry.startswith("  ~ openai · ") for entry in listed[2:-1])
     assert len(listed) == accepted + 3
     # the one-shot fixtures alone: what generation draws may bring accepted divergences
     fixtures_only = run_check(REFERENCE, oneshot(), dialects=["openai"], examples=0)

@@ -7,6 +7,7 @@ install it (tests/reports/browser.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import orjson
@@ -33,6 +34,7 @@ from tests.reports.browser import (
     WINDOW,
     Node,
     dump_dom,
+    layout,
     page_requests,
     parse,
     png_colours,
@@ -80,7 +82,12 @@ def test_the_header_says_command_subject_seed_and_verdict(check_dom: Node, run: 
     verdict = check_dom.find("div", class_="verdict")
     assert verdict.attrs["data-exit"] == str(run.exit_code) == "1"
     assert "a rule failed" in verdict.text()
-    facts = check_dom.find("dl", class_="facts").text()
+    failing, known = check_dom.find("header").find_all("p", class_="failing")
+    assert failing.text() == "failed: tools-identical, append-only"
+    assert [c.text() for c in failing.find_all("code")] == ["tools-identical", "append-only"]
+    assert {f.rule for _, f in run.unexpected_failures} == {"tools-identical", "append-only"}
+    assert known.text() == "failed as expected: byte-prefix"
+    facts = check_dom.find("p", class_="facts").text()
     for shown in ("tool-order", "openai", "7"):
         assert shown in facts
     assert f"{len(run.reports)} (0 generated)" in facts
@@ -125,12 +132,16 @@ def test_each_failure_shows_both_sides_and_a_bar_from_its_cost(
         assert [s.find("pre").text() for s in sides] == [e.against_window.text, e.window.text]
         cost = finding.cost
         assert cost is not None
-        kept, lost = card.find("div", class_="bar").find_all("span")
+        kept, lost, new = card.find("div", class_="bar").find_all("span")
+        shared = cost.lost_from if cost.lost_from is not None else e.offset
+        assert shared is not None
+        assert int(kept.attrs["data-bytes"]) == shared, "shared up to the divergence"
         assert int(lost.attrs["data-bytes"]) == cost.lost_bytes
-        assert int(kept.attrs["data-bytes"]) == cost.child_bytes - cost.lost_bytes
-        widths = [float((s.style("width") or "").rstrip("%")) for s in (kept, lost)]
+        assert int(new.attrs["data-bytes"]) == cost.child_bytes - shared - cost.lost_bytes
+        widths = [float((s.style("width") or "").rstrip("%")) for s in (kept, lost, new)]
         assert sum(widths) <= 100.0
         assert widths[1] == pytest.approx(100 * cost.share, abs=0.01)
+        assert f"{shared:,} of {cost.child_bytes:,} bytes of prefix shared" in card.text()
 
 
 def test_the_page_fetches_nothing(check_dom: Node, check_page: Path) -> None:
@@ -178,6 +189,35 @@ def test_a_screenshot_of_the_page_is_not_blank(check_page: Path, browser_tmp: Pa
     assert len(png_colours(png)) > 2
 
 
+_TOPS = """JSON.stringify({
+  screen: window.innerHeight,
+  verdict: document.querySelector("header .verdict").getBoundingClientRect().top,
+  failing: document.querySelector("header p.failing").getBoundingClientRect().top,
+  failure: document.querySelector("#failures article").getBoundingClientRect().top,
+  matrix: document.querySelector("#matrix").getBoundingClientRect().top,
+  timeline: (document.querySelector("#timeline") || {getBoundingClientRect: () => ({top: -1})})
+    .getBoundingClientRect().top,
+})"""
+
+
+def _tops(page: Path, tmp: Path) -> dict[str, float]:
+    found = layout(page, tmp, _TOPS)
+    assert isinstance(found, str)
+    tops: dict[str, float] = json.loads(found)
+    return tops
+
+
+def test_the_first_failure_starts_within_the_first_screen(
+    check_page: Path, browser_tmp: Path
+) -> None:
+    """Measured in Chromium: the verdict, the failing rules and the first failure's card are
+    on the first screen of a laptop; the matrix comes after the failures."""
+    tops = _tops(check_page, browser_tmp)
+    assert tops["verdict"] < tops["failing"] < tops["failure"] < tops["screen"], tops
+    assert tops["failure"] < tops["matrix"], tops
+    assert tops["timeline"] == -1, "a check has no timeline"
+
+
 # --- a capture: the timeline ------------------------------------------------------------------
 
 
@@ -198,11 +238,39 @@ def capture() -> CheckResult:
 
 
 @pytest.fixture(scope="module")
-def capture_dom(capture: CheckResult, browser_tmp: Path) -> Node:
+def capture_page(capture: CheckResult, browser_tmp: Path) -> Path:
     page = browser_tmp / "capture.html"
     html = capture_html(capture, command="check-log", exit_code=1, subject="sim.jsonl")
     page.write_text(html, encoding="utf-8")
-    return dump_dom(page, browser_tmp)
+    return page
+
+
+@pytest.fixture(scope="module")
+def capture_dom(capture_page: Path, browser_tmp: Path) -> Node:
+    return dump_dom(capture_page, browser_tmp)
+
+
+def test_a_captures_failures_come_first_then_the_matrix_then_the_timeline(
+    capture_page: Path, browser_tmp: Path
+) -> None:
+    tops = _tops(capture_page, browser_tmp)
+    assert tops["failing"] < tops["failure"] < tops["screen"], tops
+    assert tops["failure"] < tops["matrix"] < tops["timeline"], tops
+
+
+def test_a_failures_bar_and_the_timeline_give_the_same_bytes_shared(
+    capture: CheckResult, capture_dom: Node
+) -> None:
+    """The dated child leaves its parent at one byte: the failure's bar and the timeline's
+    bar of that child's first request say the same bytes shared, of the same whole."""
+    card = capture_dom.find("article", data_rule="system-identical")
+    bar = card.find("div", class_="cost")
+    child = capture.checks[0].report.finding("system-identical")
+    assert child.cost is not None
+    request = _requests(capture_dom)[2]
+    kept = request.find("div", class_="bar").find_all("span")[0]
+    assert int(bar.attrs["data-shared"]) == int(kept.attrs["data-bytes"]) == child.cost.lost_from
+    assert request.attrs["data-size"] == bar.attrs["data-whole"]
 
 
 def _requests(dom: Node) -> dict[int, Node]:
@@ -275,7 +343,7 @@ def test_what_a_subject_controls_is_text_not_markup(browser_tmp: Path) -> None:
     assert reason.startswith("<script>document.title=")
     assert "\\u202e\\x1b[2K\\ud800" in reason  # controls shown as escapes
     assert not {"\u202e", "\x1b"} & set(page.read_text())
-    (_, lost) = dom.find("div", class_="bar").find_all("span")
+    (_, lost, _) = dom.find("div", class_="bar").find_all("span")
     assert lost.style("width") == "52.94%"
 
 

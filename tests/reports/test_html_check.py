@@ -4,7 +4,7 @@ cell and its link, failures in catalog order, and what a card shows."""
 from __future__ import annotations
 
 from harness.prefix import Window
-from harness.reports._html_check import cost_bar, failure_cards, failures_of, matrix
+from harness.reports._html_check import failure_cards, failures_of, matrix
 from harness.rules import Cost, Evidence, Finding, ScenarioReport, Status, catalog
 from tests.reports.browser import Node, parse
 
@@ -120,12 +120,3 @@ def test_a_side_that_ended_says_so() -> None:
     child = card.find_all("div", class_="side")[1]
     assert not child.find_all("span", class_="caret")
     assert child.find("span", class_="muted").text() == "(the prefix ends here)"
-
-
-def test_the_cost_bar_is_shared_then_lost() -> None:
-    bar = parse(cost_bar("children[1]", Cost(1106, 1716))).find("div", class_="cost")
-    assert bar.attrs["data-body"] == "children[1]"
-    kept, lost = bar.find("div", class_="bar").find_all("span")
-    assert (kept.attrs["class"], kept.style("width")) == ("kept", "35.55%")
-    assert (lost.attrs["class"], lost.style("width")) == ("lost", "64.45%")
-    assert "610 of 1,716 bytes of prefix shared (35.5%), 1,106 lost (~277 tokens" in bar.text()

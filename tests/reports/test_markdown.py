@@ -7,11 +7,13 @@ import re
 
 from hypothesis import example, given, settings
 
-from harness.check import CheckRun, Expectations
+from harness.check import CheckRun, Expectations, bundled_fixtures, run_check
 from harness.reports import check_outcomes, outcomes_markdown
 from harness.reports._escape import printable
 from harness.reports._markdown import _SHOWN, md_text
 from harness.rules import Finding, ScenarioReport, catalog
+from harness.scenarios import load_fixtures
+from tests.rules.bad_subjects import CASES
 
 from .strategies import RULES, runs
 
@@ -56,14 +58,36 @@ def one_failure(scenario: str, message: str) -> CheckRun:
 
 def test_the_summary_of_a_failing_run() -> None:
     text = outcomes_markdown(check_outcomes(one_failure("fork-a", "leaves at byte 48")))
-    assert text.splitlines()[0] == "## ❌ prefix-harness check: not conforming (exit 1)"
+    assert text.splitlines()[0] == (
+        "## ❌ prefix-harness check: not conforming: byte-prefix failed (exit 1)"
+    )
     rules, failures = tables(text)
     assert rules[0] == ["rule", "openai"]
     assert [row[0] for row in rules[1:]] == [f"`{info.id}`" for info in catalog()]
     assert failures == [
-        ["rule", "dialect", "scenario", "reason", "bytes lost"],
+        ["rule", "dialect", "scenario", "reason", "bytes lost (share)"],
         ["`byte-prefix`", "openai", "fork-a", "leaves at byte 48", ""],
     ]
+
+
+def test_the_bytes_lost_are_counted_once_per_divergence() -> None:
+    """A reordered tool list fails tools-identical and byte-prefix at one byte: the summary
+    counts its bytes once, and the second row names the first."""
+    run = run_check(
+        CASES["tool-order"].subject,
+        [s for s in load_fixtures(bundled_fixtures()) if s.id == "fork-ends-model-calls"],
+        dialects=["openai"],
+    )
+    report = run.reports[0]
+    lost = report.finding("tools-identical").cost
+    assert lost is not None
+    assert lost == report.finding("byte-prefix").cost
+    text = outcomes_markdown(check_outcomes(run))
+    assert f" · {lost.lost_bytes:,} bytes of prefix lost (each divergence counted once)" in text
+    _, failures = tables(text)
+    assert [row[0] for row in failures[1:]] == ["`tools-identical`", "`byte-prefix`"]
+    assert failures[1][-1] == f"{lost.lost_bytes:,} ({lost.share:.1%})"
+    assert failures[2][-1] == "as `tools-identical`"
 
 
 @settings(max_examples=30)

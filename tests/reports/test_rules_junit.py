@@ -49,7 +49,9 @@ def test_failures_skips_and_notes() -> None:
     assert failure is not None
     assert failure.get("type") == "error"
     assert failure.get("message") == memory.finding("system-identical").message
-    assert "segment  systemInstruction" in (failure.text or "")
+    assert "where  byte 127, systemInstruction, path systemInstruction.parts" in (
+        failure.text or ""
+    )
     skipped = first.find("testcase[@name='spawn-isolated']/skipped")
     assert skipped is not None
     assert skipped.get("message") == "applies to spawn children, not one-shot"
@@ -100,7 +102,7 @@ def test_control_characters_and_surrogates_still_parse() -> None:
     failure = root.find(".//testcase[@name='system-identical']/failure")
     assert failure is not None
     assert failure.get("message") == shown
-    assert f"why      because {shown}" in (failure.text or "")
+    assert f"where  because {shown}" in (failure.text or "")
     skipped = root.find(".//testcase[@name='spawn-isolated']/skipped")
     assert skipped is not None
     assert skipped.get("message") == shown
