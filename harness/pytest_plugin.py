@@ -179,10 +179,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return [
-        f"prefix-harness: subject {_spec(config)} (started at first use), "
-        f"dialects {', '.join(_dialects(config))}"
-    ]
+    asked = config.getoption("prefix_dialect")
+    dialects = ", ".join(dict.fromkeys(asked)) if asked else "every one it declares"
+    return [f"prefix-harness: subject {_spec(config)} (started at first use), dialects {dialects}"]
+
+
+_LEFT_OUT = pytest.StashKey[list[str]]()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    """What the subject's declaration kept out of the suite (its lifecycles, its dialects)."""
+    return [f"prefix-harness: {line}" for line in config.stash.get(_LEFT_OUT, [])]
 
 
 class _Tally:
@@ -275,7 +282,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         rerun=Rerun(_spec(config), fixtures, examples, seed, expect),
     )
     suite: pytest.Collector = ConformanceSuite.from_parent(
-        parent, path=file_path, name=_SUITE_ID, nodeid=_SUITE_ID, options=options
+        parent,
+        path=file_path,
+        name=_SUITE_ID,
+        nodeid=_SUITE_ID,
+        options=options,
+        left_out=config.stash.setdefault(_LEFT_OUT, []),
     )
     return suite
 

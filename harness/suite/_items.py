@@ -72,9 +72,14 @@ def _fixture_files(path: Path) -> list[Path]:
 class ConformanceSuite(pytest.File):
     """Collects the fixture files and the generated scenarios."""
 
-    def __init__(self, *, options: SuiteOptions, **kwargs: Any) -> None:
+    def __init__(
+        self, *, options: SuiteOptions, left_out: list[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.options = options
+        self.left_out: list[str] = [] if left_out is None else left_out
+        """What the subject's declaration keeps out of the suite, a sentence each (the
+        plugin says them when collection ends)."""
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         o = self.options
@@ -90,6 +95,12 @@ class ConformanceSuite(pytest.File):
             raise self.CollectError(str(e)) from None
         dialects = tuple(d for d in (o.dialects or subject.dialects) if d in subject.dialects)
         lifecycles = set(subject.lifecycles)
+        lacking = [d for d in (o.dialects or ()) if d not in subject.dialects]
+        if lacking:
+            self.left_out.append(
+                f"the subject {subject.name} declares no {', '.join(lacking)} dialect: its"
+                " items are not collected"
+            )
         groups: list[tuple[str, Sequence[Scenario]]] = []
         try:
             files = _fixture_files(o.fixtures)
@@ -100,6 +111,13 @@ class ConformanceSuite(pytest.File):
             raise self.CollectError(f"--prefix-fixtures: {e}") from None
         # an expectation names any fixture as check's do, those the subject cannot run too
         ids = {s.id for _, scenarios in every for s in scenarios}
+        others = sorted({s.lifecycle for _, found in every for s in found} - lifecycles)
+        if others:
+            count = sum(s.lifecycle not in lifecycles for _, found in every for s in found)
+            self.left_out.append(
+                f"the subject {subject.name} declares no {' or '.join(others)} lifecycle:"
+                f" {count} fixture scenarios of it are not collected"
+            )
         for name, loaded in every:
             groups.append((name, [s for s in loaded if s.lifecycle in lifecycles]))
         actions = [a for a in ACTIONS if lifecycle_of(a) in lifecycles]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from harness.protocol import Outcome
+from harness.scenarios import Scenario
 from tests.rules.bad_subjects import CASES, Mutant
 
 
@@ -22,3 +24,19 @@ def not_a_subject() -> object:
 def tool_choice() -> Mutant:
     """The child changes tool_choice: a warning (no cache effect on OpenAI), no failure."""
     return CASES["tool-choice"].subject
+
+
+class _Skipper:
+    """A subject still being written: it skips every scenario."""
+
+    name = "skipper"
+    dialects = ("openai",)
+    lifecycles = ("one-shot",)
+
+    def assemble(self, scenario: Scenario, dialect: str) -> Outcome:
+        return Outcome("skipped", message="not implemented yet")
+
+
+def skipper() -> _Skipper:
+    """Skips every scenario: a run of it checked nothing."""
+    return _Skipper()

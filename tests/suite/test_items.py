@@ -5,6 +5,7 @@ Plugin autoloading is off in those runs: they load exactly ``-p harness.pytest_p
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import xml.etree.ElementTree as ET
@@ -115,45 +116,90 @@ def test_markers_select_items(suite: Run, expression: str, count: int) -> None:
     assert len(_ids(suite("--co", "-q", "--strict-markers", "-m", expression))) == count
 
 
-def test_a_failing_item_shows_what_check_prints(
+def test_a_failing_item_says_rule_message_then_how_to_rerun_it_then_what_check_prints(
     suite: Run, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     result = suite(
-        "--prefix-subject", TOOL_ORDER, "--prefix-dialect", "openai", "-m", "family_oneshot"
-    )
+        "--prefix-subject", TOOL_ORDER, "--prefix-dialect", "openai", "-m", "family_oneshot",
+        "-rf",
+    )  # fmt: skip
     shown = result.stdout.str()
-    assert f"FAILED {ITEM}" in shown
     result.assert_outcomes(failed=len(ONESHOT) - 1, passed=1)  # fork-provider-items has no tools
+    report = shown[shown.index("_ fork-ends-model-calls[openai] _") :].splitlines()[1:]
+    assert report[0].startswith("tools-identical: children[0]: tool `")
+    assert report[1] == (
+        f"rerun: pytest --pyargs harness.suite --prefix-subject {TOOL_ORDER} --prefix-examples 2"
+        " -k 'oneshot.json and fork-ends-model-calls[openai]'"
+    )
+    assert f"FAILED {ITEM} - tools-ide" in shown, "the summary line starts with the rule"
     monkeypatch.chdir(ROOT)
     check = "check --examples 0 --dialect openai --no-progress --fixtures"
     cli([*shlex.split(check), str(bundled_fixtures() / "oneshot.json"), "--subject", TOOL_ORDER])
     printed = capsys.readouterr().out
-    start = "✗ openai · fork-ends-model-calls · tools-identical:"
-    block = shown[
-        shown.index(start) : shown.index("✗ openai · fork-ends-model-calls · byte-prefix")
-    ]
+    start = "✗ tools-identical: "
+    block = shown[shown.index(start) : shown.index("✗ byte-prefix: ")]
     assert block.count("\n") > 5
     assert block in printed, "the item shows the lines check prints for the failure"
-    assert "verdict: NOT conforming" in shown
+    assert "verdict: NOT conforming: tools-identical, byte-prefix failed — exit 1" in shown
     assert "Traceback" not in shown
+    assert "scenario runs" not in shown, "an item is one run: no count of runs"
+
+
+def test_the_rerun_line_runs_that_item_alone(suite: Run, pytester: pytest.Pytester) -> None:
+    shown = suite("--prefix-subject", TOOL_ORDER, "-k", ITEM.split("::")[-1]).stdout.str()
+    rerun = next(line for line in shown.splitlines() if line.startswith("rerun: pytest "))
+    words = shlex.split(rerun.removeprefix("rerun: pytest "))
+    again = pytester.runpytest("-p", "harness.pytest_plugin", *words, "-q")
+    again.assert_outcomes(failed=1)
+    assert f"FAILED {ITEM}" in again.stdout.str()
+
+
+def test_a_failing_generated_item_shows_its_scenario_shrunk(suite: Run) -> None:
+    shown = suite(
+        "--prefix-subject", TOOL_ORDER, "--prefix-dialect", "openai", "-m", "family_generated"
+    ).stdout.str()
+    head = "minimal failing generated scenario (openai; fails tools-identical"
+    assert head in shown
+    fixture = shown[shown.index(head) :].split("\n", 1)[1]
+    document = json.loads(fixture[: fixture.index("\n}\n") + 2])
+    (scenario,) = document["scenarios"]
+    assert len(scenario["history"]) <= 2, "shrunk: a minimal history"
 
 
 NODE = f"cmd:node {ROOT / 'examples' / 'node-subject' / 'subject.js'}"
 
 
-def test_a_subject_that_lacks_a_lifecycle_skips_its_items(suite: Run) -> None:
-    result = suite("--prefix-subject", NODE, "-m", "family_spawn or family_oneshot", "-rs")
-    result.assert_outcomes(skipped=2 * 4, passed=len(ONESHOT) * 4)
-    result.stdout.fnmatch_lines(["*the subject node-example has no spawn lifecycle*"])
-    assert result.ret == pytest.ExitCode.OK
+def test_only_the_lifecycles_and_dialects_the_subject_declares_are_collected(
+    suite: Run,
+) -> None:
+    # the Node example speaks every dialect but has no spawn lifecycle
+    result = suite("--prefix-subject", NODE, "-m", "family_spawn or family_oneshot", "--co", "-q")
+    ids = _ids(result)
+    assert len(ids) == len(ONESHOT) * 4
+    assert not [i for i in ids if "spawn" in i]
+    result.stdout.fnmatch_lines(
+        [
+            "prefix-harness: the subject node-example declares no continuable or spawn"
+            " lifecycle: * fixture scenarios of it are not collected"
+        ]
+    )
+    # an in-process subject of openai and one-shot alone
+    ids = _ids(suite("--prefix-subject", "python:tests.cli.check_subjects:skipper", "--co", "-q"))
+    assert {i.rsplit("[", 1)[1] for i in ids} == {"openai]"}
+    assert not [i for i in ids if "continuable" in i or "spawn" in i]
 
 
 def test_a_run_that_checked_no_item_is_inconclusive_not_0(suite: Run) -> None:
-    result = suite("--prefix-subject", NODE, "-m", "family_spawn")
-    result.assert_outcomes(skipped=2 * 4)
+    result = suite(
+        "--prefix-subject", "python:tests.cli.check_subjects:skipper", "-m", "family_oneshot"
+    )
+    result.assert_outcomes(skipped=len(ONESHOT))
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(
-        ["prefix-harness: INCONCLUSIVE, none of the 8 harness.suite items was checked*"]
+        [
+            f"prefix-harness: INCONCLUSIVE, none of the {len(ONESHOT)} harness.suite items"
+            " was checked*"
+        ]
     )
 
 
@@ -216,7 +262,7 @@ def test_a_known_failure_of_another_rule_does_not_hide_a_failure(
     )  # fmt: skip
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["FAILURES (1)", "✗ openai · fork-ends-model-calls · byte-prefix:*"]
+        ["byte-prefix: children?0? leaves*", "rerun: *", "", "✗ byte-prefix: *"]
     )
 
 
@@ -253,7 +299,8 @@ def test_junit_xml_has_a_case_per_item_with_the_report(
     assert failing.get("classname") == "harness.suite.oneshot.json"
     failure = failing.find("failure")
     assert failure is not None
-    assert "✗ openai · fork-ends-model-calls · tools-identical:" in (failure.text or "")
+    assert (failure.text or "").startswith("tools-identical: ")
+    assert "✗ tools-identical: " in (failure.text or "")
     assert by_name["fork-provider-items[openai]"].find("failure") is None
     pytester.makefile(".toml", expect=EXPECT)
     suite(
@@ -268,11 +315,32 @@ def test_junit_xml_has_a_case_per_item_with_the_report(
     assert "tools sorted by name" in (skipped.get("message") or "")
 
 
-def test_a_bad_subject_fails_the_items_and_collection_starts_nothing(suite: Run) -> None:
-    assert suite("--co", "--prefix-subject", "nonsense").ret == pytest.ExitCode.OK
-    result = suite("--prefix-subject", "nonsense", "-m", "family_spawn")
-    result.assert_outcomes(failed=8)
-    result.stdout.fnmatch_lines(["--prefix-subject 'nonsense': unknown subject 'nonsense'*"])
+def test_a_bad_subject_is_a_collection_error_of_one_sentence(
+    suite: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite's items are what the subject declares: collecting it starts the subject,
+    and one that cannot start is one collection error naming it; other tests still run."""
+    result = suite("--prefix-subject", "nonsense")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*--prefix-subject 'nonsense': unknown subject 'nonsense'*"])
+    assert "Traceback" not in result.stdout.str()
+    monkeypatch.setenv("PREFIX_PID_EXIT", "7")
+    result = suite("--prefix-subject", pid_subject.spec(), "--co")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*--prefix-subject 'cmd:*exited*"])
+
+
+def test_a_run_without_the_suite_starts_no_subject(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PREFIX_PID_LOG", str(pytester.path / "pids.log"))
+    pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
+    result = pytester.runpytest(
+        "-p", "harness.pytest_plugin", "--prefix-subject", pid_subject.spec()
+    )
+    result.assert_outcomes(passed=1)
+    assert pid_subject.started(pytester.path / "pids.log") == []
 
 
 def test_under_xdist_each_worker_starts_one_subject(suite: Run, pytester: pytest.Pytester) -> None:

@@ -25,8 +25,27 @@ def test_a_conforming_subject_passes() -> None:
 def test_a_failure_is_the_check_report() -> None:
     verdict = judge(BROKEN, FORK, "openai", NONE)
     assert verdict.status == "fail"
-    assert "✗ openai · fork-ends-model-calls · tools-identical:" in verdict.text
-    assert verdict.text.rstrip().endswith("— exit 1")
+    assert verdict.text.startswith("tools-identical: children[0]: tool `")
+    assert "\n✗ tools-identical: " in verdict.text
+    assert verdict.text.rstrip().endswith("tools-identical, byte-prefix failed — exit 1")
+
+
+def test_a_failure_says_how_to_rerun_it_and_a_generated_one_is_shrunk() -> None:
+    from harness.check import generate
+    from harness.scenarios import ACTIONS
+
+    drawn = generate(list(ACTIONS), 3)
+    verdict = judge(
+        BROKEN,
+        drawn[0],
+        "openai",
+        NONE,
+        rerun="pytest --pyargs harness.suite -k x",
+        generated=(0, list(ACTIONS), 3, None),
+    )
+    lines = verdict.text.splitlines()
+    assert lines[1] == "rerun: pytest --pyargs harness.suite -k x"
+    assert lines[2].startswith("minimal failing generated scenario (openai; fails ")
 
 
 class Crashing(ReferenceSubject):
