@@ -2,9 +2,9 @@
 the run loop.
 
 The scenarios are generated first (``_generate``); each runs in every dialect one after the
-other (``_one``), in this process or spread over workers (``_jobs``); the first generated
-scenario that fails in a dialect, a failure no expectation names, ends that dialect's
-generated runs and is shrunk at the end (``_shrink``). A subject that hangs on everything
+other (``_one``), in this process or spread over workers (``_jobs``); every one runs, and the
+first generated scenario that fails in a dialect (a failure no expectation names) is shrunk
+at the end (``_shrink``). A subject that hangs on everything
 does not cost every scenario a timeout: the run stops after ``max_hangs`` hangs in a row,
 or when its ``deadline`` has passed (checked between scenarios), and says so in the
 failure it stops at. At the end a subject with a ``finish()`` (a process) is stopped, and
@@ -125,12 +125,12 @@ def run_check(
     """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``:
     each scenario in every dialect one after the other, the reports dialect by dialect.
 
-    The scenarios are generated once, before any is run, and are the same in every dialect.
-    Generation in a dialect stops at its first failure that no expectation names, so fewer
-    may run; ``progress`` then skips ahead, so that its last call is at the total. The run
-    stops after ``max_hangs`` hangs in a row (0: never) or once ``deadline`` seconds have
-    passed (checked between scenarios: one under way runs to its end or its timeout); the
-    failure it stops at says so, and the run exits 3. A subject with a ``finish()`` is
+    The scenarios are generated once, before any is run, and are the same in every dialect;
+    every one runs, and the first of a dialect that fails (a failure no expectation names) is
+    shrunk. ``progress``'s last call is at the total. The run stops after ``max_hangs`` hangs
+    in a row (0: never) or once ``deadline`` seconds have passed (checked between scenarios:
+    one under way runs to its end or its timeout); the failure it stops at says so, and the
+    run exits 3. A subject with a ``finish()`` is
     stopped at the end, and its failures (output after its last reply) are the run's too.
 
     With ``jobs`` above 1 the scenario runs are spread over that many processes, each with
@@ -162,13 +162,9 @@ def run_check(
     budget = _Budget(max_hangs, deadline)
     known = expectations or Expectations()
 
-    def passed_over(item: _Item) -> bool:
-        first = found.get(item.dialect)
-        return first is not None and item.generated is not None and item.generated > first.index
-
     def wanted(position: int) -> bool:
         item = plan[position]
-        return item.report is None and not passed_over(item) and budget.spent is None
+        return item.report is None and budget.spent is None
 
     pool = None
     runnable = sum(1 for item in plan if item.report is None)
@@ -179,9 +175,6 @@ def run_check(
             what = (
                 f"{item.dialect} {'generated' if item.generated is not None else item.scenario.id}"
             )
-            if passed_over(item):
-                tick(what)
-                continue
             if item.report is not None:
                 if budget.spent is not None:
                     break
@@ -199,7 +192,9 @@ def run_check(
             budget.count(crashed)
             if item.generated is not None:
                 generated_ids[report.scenario_id] = None
-                if crashed or _unexpected(report, known):  # the dialect's later runs are
+                if (crashed or _unexpected(report, known)) and item.dialect not in found:
+                    # the first failure of a dialect is shrunk; the later runs go on, as the
+                    # pytest suite runs every generated scenario
                     found[item.dialect] = Found(item.generated, item.scenario, report, crashed)
             tick(what)
             if budget.spent is not None:
@@ -223,7 +218,7 @@ def run_check(
         stopped = f"{budget.spent}: the run is stopped, up to {total - done} scenario runs not run"
         failures = _stop_at(failures, stopped, fixtures, reports)
         tick("stopped", upto=total)
-    tick("done", upto=total)  # the generated scenarios not drawn, the passed-over ones
+    tick("done", upto=total)  # the generated scenarios not drawn
     finish = getattr(subject, "finish", None)
     if callable(finish):
         failures.extend(f for f in finish() if isinstance(f, SubjectFailure))
@@ -244,8 +239,7 @@ def run_check(
 
 
 def _unexpected(report: ScenarioReport, known: Expectations) -> bool:
-    """Whether a rule failed that no expectation names: a known failure does not end a
-    dialect's generated runs (they go on, as the pytest suite's items do)."""
+    """Whether a rule failed that no expectation names: a known failure is not shrunk."""
     return any(
         f.status == "fail"
         and known.expected(report.subject, report.scenario_id, report.dialect, f.rule) is None

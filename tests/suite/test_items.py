@@ -371,3 +371,46 @@ def test_what_the_subject_writes_after_its_last_reply_fails_the_run(
     )
     monkeypatch.delenv("PREFIX_PID_LATE")
     assert suite("--prefix-subject", pid_subject.spec(), "-k", "fork-ends-user").ret == 0
+
+
+def test_check_and_the_suite_judge_the_same_scenarios_and_share_an_expect_file(
+    suite: Run,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What a new user does: check writes the known failures of a broken subject, check with
+    them passes, and so does the pytest suite, item by item, over the same scenarios."""
+    known = pytester.path / "known.toml"
+    args = ["check", "--subject", TOOL_ORDER, "--dialect", "openai", "--examples", "4"]
+    monkeypatch.chdir(ROOT)
+    assert cli([*args, "--no-progress", "--write-expect", str(known)]) == 1
+    written = known.read_text(encoding="utf-8")
+    assert 'scenario = "*"' in written, "a generated scenario's failure is for every scenario"
+    capsys.readouterr()
+    assert cli([*args, "--no-progress", "--expect", str(known), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    fixture_ids = {s.id for s in load_fixtures(bundled_fixtures())}
+    ran = [r["scenario"] for r in document["reports"] if r["scenario"] not in fixture_ids]
+    assert len(ran) == document["generated"] == 4, "every generated scenario ran"
+    monkeypatch.chdir(pytester.path)
+    result = suite(
+        "--prefix-subject", TOOL_ORDER, "--prefix-dialect", "openai", "--prefix-examples", "4",
+        "--prefix-expect", str(known), "-rfE",
+    )  # fmt: skip
+    outcomes = result.parseoutcomes()
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert "failed" not in outcomes
+    assert outcomes["xfailed"] > 0
+    collected = _ids(
+        suite("--prefix-subject", TOOL_ORDER, "--prefix-dialect", "openai", "--prefix-examples",
+              "4", "--co", "-q")
+    )  # fmt: skip
+    generated = [i.split("::")[-1] for i in collected if "::generated::" in i]
+    assert [g.split("-", 1)[1].removesuffix("[openai]") for g in generated] == ran
+    runs = len(document["reports"]) - sum(
+        all(f["status"] == "not-applicable" for f in r["findings"]) for r in document["reports"]
+    )
+    assert len(collected) == runs, (
+        "the items are check's scenario runs, those it could not run left out"
+    )
