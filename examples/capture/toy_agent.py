@@ -1,7 +1,8 @@
 """A toy agent runtime with a ``fork`` tool, to try ``prefix-harness capture`` on.
 
-It talks to OpenAI chat completions through the official SDK, which reads OPENAI_BASE_URL
-and OPENAI_API_KEY, so under capture it talks to the fake provider. A ``fork`` call starts
+It talks to OpenAI chat completions over HTTP with the standard library alone, reading
+OPENAI_BASE_URL and OPENAI_API_KEY as the official SDKs do, so under capture it talks to the
+fake provider. A ``fork`` call starts
 a worker in a thread, seeded the way docs/protocol.md ("Lifecycles") describes (parent
 history, one placeholder result per call, then the child message); the parent gets the same
 placeholders at once.
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import threading
+import urllib.request
 from typing import Any
-
-import openai
 
 SYSTEM = "You are a toy agent. Use the fork tool to delegate."
 TOOLS = [
@@ -42,33 +43,45 @@ BOILERPLATE = (
 PLACEHOLDER = "Fork started in the background."
 REJECTED = "Error: fork is not available inside a fork child."
 
-client = openai.OpenAI(max_retries=0)
 workers: list[threading.Thread] = []
 reports: dict[str, str] = {}
+
+
+def complete(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chat completion: POST {OPENAI_BASE_URL}/chat/completions, the answer's message."""
+    base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+    body = json.dumps({"model": "toy-model", "messages": messages, "tools": TOOLS}).encode()
+    headers = {
+        "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
+        "Content-Type": "application/json",
+    }
+    request = urllib.request.Request(f"{base}/chat/completions", data=body, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        message: dict[str, Any] = json.load(response)["choices"][0]["message"]
+    return message
 
 
 def turn(messages: list[dict[str, Any]], *, in_fork: bool) -> str:
     """Ask the model until it answers without calls; returns its last text."""
     while True:
-        reply = client.chat.completions.create(model="toy-model", messages=messages, tools=TOOLS)
-        message = reply.choices[0].message
-        calls = message.tool_calls or []
-        entry: dict[str, Any] = {"role": "assistant", "content": message.content}
+        message = complete(messages)
+        calls = message.get("tool_calls") or []
+        entry: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
         if calls:
             entry["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": c.function.model_dump()} for c in calls
+                {"id": c["id"], "type": "function", "function": c["function"]} for c in calls
             ]
         messages.append(entry)
         if not calls:
-            return message.content or ""
+            return str(message.get("content") or "")
         placeholders = [
-            {"role": "tool", "tool_call_id": c.id, "content": PLACEHOLDER} for c in calls
+            {"role": "tool", "tool_call_id": c["id"], "content": PLACEHOLDER} for c in calls
         ]
         for call in calls:
             if in_fork:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": REJECTED})
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": REJECTED})
                 continue
-            directive = json.loads(call.function.arguments)["directive"]
+            directive = json.loads(call["function"]["arguments"])["directive"]
             child = [*copy.deepcopy(messages), *placeholders]
             child.append({"role": "user", "content": f"{BOILERPLATE}\nDirective: {directive}"})
             worker = threading.Thread(target=work, args=(child, directive))

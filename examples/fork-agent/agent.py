@@ -1,9 +1,10 @@
 """A small agent runtime with a fork tool and a delegate (spawn) tool, for
 ``prefix-harness capture``.
 
-It talks to OpenAI chat completions through the official SDK (which reads OPENAI_BASE_URL
-and OPENAI_API_KEY, so under capture it talks to the fake provider). The parent loop calls
-the model until it answers without calls; its tools are:
+It talks to OpenAI chat completions over HTTP with the standard library alone (no SDK to
+install), reading OPENAI_BASE_URL and OPENAI_API_KEY as the official SDKs do, so under
+capture it talks to the fake provider. The parent loop calls the model until it answers
+without calls; its tools are:
 
 - ``fork``: a worker in a background thread that inherits the parent's system prompt, tools
   and history as sent (docs/protocol.md, "Lifecycles"): one placeholder result per open call,
@@ -32,11 +33,11 @@ import argparse
 import copy
 import datetime
 import json
+import os
 import threading
 import traceback
+import urllib.request
 from typing import Any
-
-import openai
 
 MODEL = "fork-agent-model"
 SYSTEM = (
@@ -88,49 +89,69 @@ ACKNOWLEDGEMENT = "Understood. Starting on the directive now."
 BACKGROUND = "A forked worker is running this directive in the background."
 REFUSED = "Error: fork refused: a forked worker cannot start forks."
 
-client = openai.OpenAI(max_retries=0, timeout=30)
 bug: str | None = None
 workers: list[threading.Thread] = []
 reports: dict[str, str] = {}
 lock = threading.Lock()
 
 
+def complete(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chat completion: POST {OPENAI_BASE_URL}/chat/completions, the answer's message."""
+    base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+    body = json.dumps({"model": MODEL, "messages": messages, "tools": tools}).encode()
+    request = urllib.request.Request(
+        f"{base}/chat/completions",
+        data=body,
+        headers={
+            "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
+            "Content-Type": "application/json",
+        },
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: dict[str, Any] = json.load(response)
+    message: dict[str, Any] = answer["choices"][0]["message"]
+    return message
+
+
 def run(messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, in_fork: bool) -> str:
     """Call the model until it answers without calls; its last text."""
     while True:
-        answer = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
-        message = answer.choices[0].message
-        calls = message.tool_calls or []
-        entry: dict[str, Any] = {"role": "assistant", "content": message.content}
+        message = complete(messages, tools)
+        calls = message.get("tool_calls") or []
+        entry: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
         if calls:
             entry["tool_calls"] = [
                 {
-                    "id": c.id,
+                    "id": c["id"],
                     "type": "function",
-                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    "function": {
+                        "name": c["function"]["name"],
+                        "arguments": c["function"]["arguments"],
+                    },
                 }
                 for c in calls
             ]
         messages.append(entry)
         if not calls:
-            return message.content or ""
+            return str(message.get("content") or "")
         results = [
-            {"role": "tool", "tool_call_id": c.id, "content": act(c, messages, tools, in_fork)}
+            {"role": "tool", "tool_call_id": c["id"], "content": act(c, messages, tools, in_fork)}
             for c in calls
         ]
         messages.extend(results)
 
 
 def act(
-    call: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]], in_fork: bool
+    call: dict[str, Any], messages: list[dict[str, Any]], tools: list[dict[str, Any]], in_fork: bool
 ) -> str:
-    args = json.loads(call.function.arguments or "{}")
-    if call.function.name == "fork":
+    args = json.loads(call["function"]["arguments"] or "{}")
+    name = call["function"]["name"]
+    if name == "fork":
         if in_fork and bug != "recursion":
             return REFUSED
-        fork(messages, tools, args["directive"], call.id)
+        fork(messages, tools, args["directive"], call["id"])
         return BACKGROUND
-    if call.function.name == "delegate":
+    if name == "delegate":
         helper = [
             {"role": "system", "content": HELPER_SYSTEM},
             {"role": "user", "content": args["prompt"]},

@@ -149,6 +149,7 @@ def _capture(
         return fail(f"cannot start the fake provider ({where}): {e.strerror or e}")
     info = sys.stderr if args.json else sys.stdout
     tail = StderrTail()
+    environment = _environment(provider)
     try:
         _announce(provider, args, command, len(script.rules), info)
         outcome = run_command(
@@ -172,7 +173,7 @@ def _capture(
     finally:
         with deferred():  # the record is renamed into place whole, whatever ends the run
             provider.stop()
-    return _report(outcome, provider, args, script, info, expected, tail)
+    return _report(outcome, provider, args, script, info, expected, (tail, environment))
 
 
 def _environment(provider: FakeProvider) -> list[str]:
@@ -216,10 +217,11 @@ def _report(
     script: Script,
     info: TextIO,
     expected: Expectations,
-    tail: StderrTail,
+    command: tuple[StderrTail, list[str]],
 ) -> int:
     """Print how the command ended and what was recorded, then check the requests; the
-    exit code (a time-out or a command that never called wins over the rules)."""
+    exit code (a time-out or a command that never called wins over the rules). ``command``
+    is the end of its stderr and the environment it was given, to say why it never called."""
     from ..capture import RecordError, check_records, summarize
 
     if isinstance(outcome, int):
@@ -240,7 +242,7 @@ def _report(
     if not records:
         if isinstance(outcome, str):
             return fail(outcome, code=EXIT_SUBJECT)
-        return fail(_never_called(outcome, provider, tail), code=EXIT_SUBJECT)
+        return fail(_never_called(outcome, *command), code=EXIT_SUBJECT)
     print("", file=info, flush=True)
     options = group_options(args, fork_tag=script.fork_tag)
     result = check_records(records, options=options, subject=args.subject or "capture")
@@ -256,7 +258,7 @@ def _ended(status: int) -> str:
     return f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
 
 
-def _never_called(status: int, provider: FakeProvider, tail: StderrTail) -> str:
+def _never_called(status: int, tail: StderrTail, environment: list[str]) -> str:
     """Why no request was recorded: the command died first (its stderr says why), or it ran
     to its end without calling the fake (the variables it should have read)."""
     stderr = tail.text()
@@ -266,5 +268,5 @@ def _never_called(status: int, provider: FakeProvider, tail: StderrTail) -> str:
     return (
         "the command ended (status 0) without calling the fake provider: does it read the"
         " base URL and key from these variables?\n"
-        + "\n".join(f"  {line}" for line in _environment(provider))
+        + "\n".join(f"  {line}" for line in environment)
     )

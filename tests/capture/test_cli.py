@@ -69,13 +69,13 @@ def test_sdk_program_is_captured(
     assert "first: hello\n" in out
     assert "second: streamed default\n" in out
     assert "fake openai provider: http://127.0.0.1:" in out
-    assert "  OPENAI_API_KEY=sk-prefix-harness-fake\n" in out
-    assert "  ANTHROPIC_BASE_URL=http://127.0.0.1:" in out
-    assert "  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:" in out
+    assert (
+        "environment: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy keys"
+        " point the SDKs at it (-v prints all 9)\n"
+    ) in out
     assert "command exited with status 0\n" in out
-    assert "recorded 2 requests\n" in out
-    assert "  by mark:   greet 1, (default reply) 1\n" in out
-    assert "  by status: 200 2\n" in out
+    assert "recorded 2 requests: greet 1, (default reply) 1 · status 200 2\n" in out
+    assert "record written to " in out
     records = read_record(record)
     assert [(r.mark, r.stream) for r in records] == [("greet", False), (None, True)]
     assert all(r.headers["authorization"] == "<redacted>" for r in records)
@@ -106,7 +106,9 @@ def test_responses_sdk_program_is_captured_as_openai_responses(
     assert "first: hello\nsecond: streamed default\ntokens: True\n" in out
     assert "fake openai-responses provider: http://127.0.0.1:" in out
     assert "/v1 (requests recorded as openai-responses, openai)\n" in out
-    assert "  by mark:   greet 1, (default reply) 1, (not a model call) 1\n" in out
+    assert (
+        "recorded 3 requests: greet 1, (default reply) 1, (not a model call) 1 · status 200 3\n"
+    ) in out
     assert "grouping: 2 requests in 2 conversations (openai-responses)" in out
     assert "nothing was checked: no fork or spawn call among 2 usable model calls" in out
     records = read_record(record)
@@ -141,10 +143,10 @@ def test_a_responses_fork_agent_is_grouped_and_checked(
     for child in ("fork-A", "fork-B"):
         assert compare(parent, by_mark[child].parse()).preserved
     assert "grouping: 6 requests in 3 conversations (openai-responses)" in out
-    assert "capture · openai-responses · siblings-1: ok" in out
+    assert "  ✓ siblings-1 " in out
     assert out.endswith(
-        "check passed: 3 groups checked, 0 failed, 0 not checked"
-        "; turns of 3 conversations checked, 0 not append-only\n"
+        "checked: 3 groups, 0 failed, 0 not checked"
+        "; turns of 3 conversations, 0 not append-only\nverdict: conforming — exit 0\n"
     )
 
 
@@ -157,8 +159,9 @@ def test_a_responses_fork_agent_with_reordered_tools_fails(
     )  # fmt: skip
     out, err = capfd.readouterr()
     assert code == 1, err
-    assert "capture · openai-responses · siblings-1: FAILED" in out
-    assert "✗ tools-identical     children[0]: tool `fork` moved from 0 to 1;" in out
+    assert "  ✗ siblings-1 " in out
+    assert "\n✗ tools-identical: children[0]: tool `fork` moved from 0 to 1;" in out
+    assert "\n    in     openai-responses · siblings-1 · children[0] against parent\n" in out
 
 
 ENV_PROGRAMS = {
@@ -210,10 +213,10 @@ def test_toy_fork_agent_keeps_the_prefix(tmp_path: Path, capfd: pytest.CaptureFi
     parent = by_mark["parent"].parse()
     for child in ("fork-A", "fork-B"):
         assert compare(parent, by_mark[child].parse()).preserved
-    assert "capture · openai · siblings-1: ok" in out
+    assert "  ✓ siblings-1 " in out
     assert out.endswith(
-        "check passed: 3 groups checked, 0 failed, 0 not checked"
-        "; turns of 3 conversations checked, 0 not append-only\n"
+        "checked: 3 groups, 0 failed, 0 not checked"
+        "; turns of 3 conversations, 0 not append-only\nverdict: conforming — exit 0\n"
     )
 
 
@@ -225,8 +228,9 @@ def test_a_command_without_forks_is_inconclusive_and_exits_4(
     out, _ = capfd.readouterr()
     assert code == 4
     assert out.endswith(
-        "check INCONCLUSIVE: 0 groups checked, 0 failed, 0 not checked\n"
-        "  nothing was checked: no fork or spawn call among 2 usable model calls\n"
+        "checked: 0 groups, 0 failed, 0 not checked\n"
+        "inconclusive: nothing was checked: no fork or spawn call among 2 usable model calls\n"
+        "verdict: INCONCLUSIVE, no verdict either way (why: above) — exit 4\n"
     )
 
 
@@ -246,9 +250,10 @@ def test_a_program_whose_requests_are_all_refused_is_inconclusive(
     out, _ = capfd.readouterr()
     assert code == 4
     assert "status 404\n" in out
-    assert "check INCONCLUSIVE" in out
+    assert "verdict: INCONCLUSIVE" in out
     refused = (
-        "  3 refused by the fake; first: request 1: refused with status 404 (POST /v1/embeddings"
+        "inconclusive: 3 refused by the fake; first: request 1: refused with status 404"
+        " (POST /v1/embeddings"
     )
     assert refused in out
 
@@ -270,7 +275,9 @@ def test_a_timed_out_command_is_still_checked_and_exits_3(
     assert code == 3
     assert "recorded 1 request" in out
     assert "grouping: 1 request in 1 conversation (openai)" in out
-    assert "check INCONCLUSIVE" in out
+    assert "\ninconclusive: nothing was checked" in out
+    assert out.endswith("exit 3\n")
+    assert out.splitlines()[-1].startswith("verdict: timed out: the command did not finish")
     assert "timed out: the command did not finish within 1.5 s" in err
 
 
@@ -283,8 +290,42 @@ def test_command_that_never_calls_exits_3(
     out, err = capfd.readouterr()
     assert code == 3
     assert "recorded 0 requests" in out
-    assert "the command never called the fake provider" in err
+    assert "the command ended (status 0) without calling the fake provider" in err
+    assert "\n  ANTHROPIC_BASE_URL=http://127.0.0.1:" in err, "the variables it should read"
     assert record.read_bytes() == b""
+
+
+def test_a_command_that_dies_before_any_request_says_its_status_and_stderr(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    program = "import sys\nprint('booting', file=sys.stderr)\nimport not_a_module_at_all\n"
+    code = capture("--dialect", "openai", "--script", script, "--", PY, "-c", program)
+    out, err = capfd.readouterr()
+    assert code == 3
+    assert "command exited with status 1\n" in out
+    said = err[err.index("prefix-harness: error: ") :]
+    assert said.startswith(
+        "prefix-harness: error: the command exited with status 1 before any request;"
+        " its stderr:\nbooting\nTraceback"
+    )
+    assert "ModuleNotFoundError: No module named 'not_a_module_at_all'" in said
+    assert "booting\n" in err[: err.index("prefix-harness: error: ")], "passed on as it came"
+    assert "base URL" not in said
+
+
+def test_without_record_no_file_is_left_behind(
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    code = capture("--dialect", "openai", "--script", script, "--", PY, "-c", SDK_PROGRAM)
+    out, _ = capfd.readouterr()
+    assert code == 4
+    assert "recorded 2 requests" in out
+    assert "record written" not in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.json", "tmp"]
+    assert list((tmp_path / "tmp").iterdir()) == [], "the records' file is removed"
 
 
 def test_command_exit_status_is_reported(

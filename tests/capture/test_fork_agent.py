@@ -1,9 +1,11 @@
-"""End to end: ``prefix-harness capture`` runs examples/fork-agent/agent.py (the official
-OpenAI SDK, real HTTP on loopback) and checks what it sent. The correct agent passes; each
-planted bug fails with the rule that catches it named in the report."""
+"""End to end: ``prefix-harness capture`` runs examples/fork-agent/agent.py (the standard
+library alone, run without site-packages; real HTTP on loopback) and checks what it sent.
+The correct agent passes; each planted bug fails with the rule that catches it named in the
+report's failures and its last line."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -24,7 +26,7 @@ def capture(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     if "--json" in agent_options:
         agent_options.remove("--json")
         command.append("--json")
-    command += ["--", sys.executable, str(AGENT / "agent.py"), *agent_options]
+    command += ["--", sys.executable, "-S", str(AGENT / "agent.py"), *agent_options]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
@@ -39,13 +41,15 @@ def test_the_correct_agent_passes(tmp_path: Path) -> None:
     out = done.stdout
     assert "worker 'A: list the files': Worker done." in out
     assert "  conversation 1 (parent): requests 1, " in out
-    assert "capture · openai · siblings-1: ok" in out
-    assert out.count("  ✓ recursion-rejected  the fork inside a fork child is rejected") == 2
-    assert "  ✓ spawn-isolated" in out
+    assert "  ✓ siblings-1   fork at request 1: 2 fork calls in conversation 1 -> " in out
+    assert out.count("  ✓ recursion-") == 2
+    assert "  ✓ spawn-" in out
     assert out.endswith(
-        "check passed: 4 groups checked, 0 failed, 0 not checked"
-        "; turns of 3 conversations checked, 0 not append-only\n"
+        "checked: 4 groups, 0 failed, 0 not checked"
+        "; turns of 3 conversations, 0 not append-only\n"
+        "verdict: conforming — exit 0\n"
     )
+    assert len(out.splitlines()) <= 40, "a passing capture is a screen"
     assert failed_rules(tmp_path) == set()
 
 
@@ -61,8 +65,12 @@ def test_the_correct_agent_passes(tmp_path: Path) -> None:
 def test_each_planted_bug_fails_its_rule(tmp_path: Path, bug: str, rule: str) -> None:
     done = capture(tmp_path, "--bug", bug)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert f"  ✗ {rule}" in done.stdout
-    assert "check FAILED: 4 groups checked" in done.stdout
+    lines = done.stdout.splitlines()
+    assert any(line.startswith(f"✗ {rule}: ") for line in lines)
+    assert lines[-1].startswith("verdict: NOT conforming: ")
+    assert rule in lines[-1].removeprefix("verdict: NOT conforming: ").split(" failed")[0]
+    assert lines[-1].endswith(" — exit 1")
+    assert re.search(r"^checked: \d+ groups, [12] failed", done.stdout, re.M)
     assert rule in failed_rules(tmp_path)
 
 

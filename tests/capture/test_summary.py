@@ -21,9 +21,8 @@ def test_counts_marks_statuses_and_lists_refusals() -> None:
         draft(seq=6, reply=Reply("x"), note="the openai dialect could not read the body"),
     ]
     assert summarize(records) == (
-        "recorded 6 requests\n"
-        "  by mark:   parent 1, fork-A 2, (default reply) 2, (not a model call) 1\n"
-        "  by status: 200 5, 400 1\n"
+        "recorded 6 requests: parent 1, fork-A 2, (default reply) 2, (not a model call) 1"
+        " · status 200 5, 400 1\n"
         "  #5 POST /v1/chat/completions: 400 the request body is not valid JSON\n"
         "  #6 note: the openai dialect could not read the body\n"
     )
@@ -35,5 +34,7 @@ def test_counts_dialects_when_a_provider_served_more_than_one() -> None:
         draft(seq=2, reply=Reply("b"), dialect="openai-responses", path="/v1/responses"),
         draft(seq=3, reply=Reply("c"), dialect="openai-responses", path="/v1/responses"),
     ]
-    assert summarize(records).splitlines()[-1] == "  by dialect: openai 1, openai-responses 2"
-    assert "by dialect" not in summarize(records[1:])
+    assert summarize(records) == (
+        "recorded 3 requests: (default reply) 3 · status 200 3 · openai 1, openai-responses 2\n"
+    )
+    assert "openai-responses 2" not in summarize(records[1:])
