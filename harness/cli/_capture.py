@@ -267,6 +267,5 @@ def _never_called(status: int, tail: StderrTail, environment: list[str]) -> str:
         return f"the command {_ended(status)} before any request{said}"
     return (
         "the command ended (status 0) without calling the fake provider: does it read the"
-        " base URL and key from these variables?\n"
-        + "\n".join(f"  {line}" for line in environment)
+        " base URL and key from these variables?\n" + "\n".join(f"  {line}" for line in environment)
     )

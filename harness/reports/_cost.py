@@ -16,7 +16,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TypeAlias
 
 from ..rules import BYTES_PER_TOKEN, Cost, Finding, ScenarioReport
-from ._html_page import bar, esc, percent
 
 __all__ = [
     "DivergenceKey",
@@ -111,6 +110,8 @@ def cost_html(label: str, finding: Finding) -> str:
     """The child's prefix as a bar: the bytes the cache still serves (up to the divergence),
     the inherited bytes lost, and the child's own bytes after them, which no cache held;
     with the same figures in words. Empty when the finding has no cost."""
+    from ._html_page import bar, esc, percent  # the page's modules, loaded for a page only
+
     cost = finding.cost
     if cost is None:
         return ""

@@ -61,11 +61,11 @@ def planted(tmp_path: Path) -> str:
 def test_a_recorded_capture_passes(recorded: Path, capfd: pytest.CaptureFixture[str]) -> None:
     assert check_log(str(recorded)) == 0
     out, _ = capfd.readouterr()
-    assert "agent.jsonl · openai · siblings-1: ok" in out
-    assert "  spawn-" in out
+    assert "  ✓ siblings-1 " in out
+    assert "  ✓ spawn-" in out
     assert out.endswith(
-        "check passed: 4 groups checked, 0 failed, 0 not checked"
-        "; turns of 3 conversations checked, 0 not append-only\n"
+        "checked: 4 groups, 0 failed, 0 not checked"
+        "; turns of 3 conversations, 0 not append-only\nverdict: conforming — exit 0\n"
     )
 
 
@@ -83,8 +83,9 @@ def test_the_minimal_external_format_passes(
     log = write(tmp_path / "external.jsonl", minimal)
     assert check_log(log, "--subject", "external") == 0
     out, _ = capfd.readouterr()
-    assert "external · openai · siblings-" in out
-    assert "check passed: 4 groups checked, 0 failed, 0 not checked" in out
+    assert "  ✓ siblings-" in out
+    assert "checked: 4 groups, 0 failed, 0 not checked" in out
+    assert out.endswith("verdict: conforming — exit 0\n")
 
 
 def test_a_failing_rule_exits_1_and_is_named(
@@ -92,10 +93,11 @@ def test_a_failing_rule_exits_1_and_is_named(
 ) -> None:
     assert check_log(planted(tmp_path)) == 1
     out, _ = capfd.readouterr()
-    assert "  ✗ system-identical" in out
+    assert "\n✗ system-identical: " in out
     assert out.endswith(
-        "check FAILED: 1 group checked, 1 failed, 0 not checked"
-        "; turns of 1 conversation checked, 0 not append-only\n"
+        "checked: 1 group, 1 failed, 0 not checked"
+        "; turns of 1 conversation, 0 not append-only\n"
+        "verdict: NOT conforming: system-identical, byte-prefix failed — exit 1\n"
     )
 
 
@@ -217,14 +219,13 @@ def test_expected_failures_do_not_fail_the_run(
     expect = expect_file(tmp_path, ("fork-1", "system-identical"), ("fork-1", "byte-prefix"))
     code = check_log(log, "--expect", expect)
     out, _ = capfd.readouterr()
-    failing = [line for line in out.splitlines() if line.startswith("  ✗")]
+    failing = [line for line in out.splitlines() if line.startswith("✗")]
     assert code == 0, failing
-    assert "expected failures (" in out
-    assert "  fork-1 · system-identical: dated system prompt" in out
-    assert out.endswith(
-        f"with {expect}: as expected: 2 expected failures, 0 unexpected, 0 unexpected passes"
-        " — exit 0\n"
-    )
+    assert failing == []
+    assert f"expected failures (2, from {expect}):" in out
+    assert "  system-identical · fork-1: dated system prompt" in out
+    assert " — failed as expected: system-identical, byte-prefix\n" in out
+    assert out.endswith("verdict: conforming, 2 expected failures — exit 0\n")
 
 
 def test_an_unexpected_failure_still_fails(
@@ -242,9 +243,13 @@ def test_an_entry_that_passes_or_matches_nothing_fails_the_run(
     out, _ = capfd.readouterr()
     assert "UNEXPECTED PASSES (2)" in out
     assert (
-        "  fork-99 · byte-prefix (stale, never matches: no scenario 'fork-99' in this run)" in out
+        "  byte-prefix · fork-99: never matched: no scenario 'fork-99' in this run"
+        " (dated system prompt)"
+    ) in out
+    assert out.endswith(
+        "verdict: NOT conforming: 2 expected failures did not happen (passed or never matched)"
+        " — exit 1\n"
     )
-    assert ": NOT as expected: " in out
 
 
 def test_a_bad_expect_file_is_one_sentence(
@@ -266,4 +271,4 @@ def test_a_body_that_cannot_be_read_is_left_out_and_inconclusive(
     out, err = capfd.readouterr()
     assert err == ""
     assert "left out: request 1: the openai dialect cannot read the body" in out
-    assert "check INCONCLUSIVE" in out
+    assert "verdict: INCONCLUSIVE" in out

@@ -63,9 +63,13 @@ def test_check_log_summary_md_verbose_and_fail_on(
     summary = tmp_path / "summary.md"
     assert run(["check-log", log, "--summary-md", str(summary), "-v"]) == 1
     out, _ = capfd.readouterr()
-    assert "\nalso: 0 accepted divergences, 0 warnings, 0 skipped scenarios\ncheck FAILED" in out
+    assert "\nalso: 0 accepted divergences, 0 warnings, 0 skipped scenarios\nchecked: " in out
+    assert "\n  ✓ well-formed " in out, "-v lists every rule"
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("## ❌ prefix-harness check-log: not conforming (exit 1)\n")
+    assert text.startswith(
+        "## ❌ prefix-harness check-log: not conforming: system-identical, byte-prefix failed"
+        " (exit 1)\n"
+    )
     _, failures = markdown_tables(text)
     assert ["`system-identical`", "openai", "fork-1"] in [row[:3] for row in failures]
     # --fail-on warning changes nothing for a run that fails anyway

@@ -40,7 +40,7 @@ def test_check_writes_the_page_and_keeps_its_report_and_exit_code(
     assert out.startswith("subject: tool-order    dialects: openai\n")  # the text report too
     page = _page(html)
     assert page.find("div", class_="verdict").attrs["data-exit"] == "1"
-    assert "3" in page.find("dl", class_="facts").text()
+    assert "3" in page.find("p", class_="facts").text()
     assert _status(page, "tools-identical") == "fail"
     assert page.find_all("article", data_rule="tools-identical")
 
@@ -58,10 +58,10 @@ def test_check_log_writes_the_page_with_a_timeline(
 ) -> None:
     html = tmp_path / "log.html"
     assert run(["check-log", planted(tmp_path), "--html", str(html)]) == 1
-    assert "check FAILED" in capsys.readouterr().out
+    assert "verdict: NOT conforming: system-identical" in capsys.readouterr().out
     page = _page(html)
     assert page.find("h1").text() == "prefix-harness check-log"
-    assert "planted.jsonl" in page.find("dl", class_="facts").text()
+    assert "planted.jsonl" in page.find("p", class_="facts").text()
     lanes = page.find("section", id="timeline").find_all("div", class_="conversation")
     assert [lane.attrs["data-kind"] for lane in lanes] == ["parent", "child"]
     assert _status(page, "system-identical") == "fail"
