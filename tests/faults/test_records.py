@@ -22,17 +22,13 @@ BIG = "x" * 20_000
 """Padding that makes each request's record line about 20 KB."""
 
 
-@pytest.mark.parametrize("record", ["run.jsonl", None], ids=["given", "default-capture.jsonl"])
 def test_a_second_capture_on_the_same_record_refuses_at_once(
-    harness: Callable[..., Harness],
-    agent: Path,
-    script: Path,
-    tmp_path: Path,
-    record: str | None,
+    harness: Callable[..., Harness], agent: Path, script: Path, tmp_path: Path
 ) -> None:
     ran = tmp_path / "second-ran"
-    option = [] if record is None else ["--record", record]
-    path = tmp_path / (record or "capture.jsonl")
+    record = "run.jsonl"
+    option = ["--record", record]
+    path = tmp_path / record
     first = harness("capture", "--dialect", "openai", "--script", str(script), *option,
                     "--timeout", "8", "--", sys.executable, str(agent), "2",
                     cwd=tmp_path)  # fmt: skip
@@ -43,7 +39,7 @@ def test_a_second_capture_on_the_same_record_refuses_at_once(
     assert second.ended is not None
     assert second.ended < 30  # at once: not after the first run
     assert one_sentence(second.stderr) == (
-        f"prefix-harness: error: the record file {record or 'capture.jsonl'} is being written by"
+        f"prefix-harness: error: the record file {record} is being written by"
         f" another run (pid {first.process.pid}), as {path}.partial: give each run its own"
         " --record"
     )
@@ -54,6 +50,27 @@ def test_a_second_capture_on_the_same_record_refuses_at_once(
     lines = whole_lines(path)
     assert [line["seq"] for line in lines] == [1, 2]  # its own requests, nobody else's
     assert all("hi " in str(line["body"]) for line in lines)
+
+
+def test_captures_without_a_record_run_side_by_side_and_leave_nothing(
+    harness: Callable[..., Harness], agent: Path, script: Path, tmp_path: Path
+) -> None:
+    """Without --record each run records into a file of its own, removed at its end: two
+    runs in one directory never meet, and neither leaves a file behind."""
+    ran = tmp_path / "second-ran"
+    first = harness("capture", "--dialect", "openai", "--script", str(script),
+                    "--timeout", "8", "--", sys.executable, str(agent), "2",
+                    cwd=tmp_path)  # fmt: skip
+    first.wait_for(first.output_has("called"))
+    second = harness("capture", "--dialect", "openai", "--script", str(script),
+                     "--", "sh", "-c", f"touch {ran}", cwd=tmp_path)  # fmt: skip
+    assert second.wait() == 3  # its command ran, and never called the fake
+    assert ran.exists()
+    assert "without calling the fake provider" in second.stderr
+    assert first.wait() == 3  # the first one's own verdict: its agent timed out
+    assert first.left() == []
+    assert second.left() == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".jsonl", ".partial")) == []
 
 
 def test_a_full_disk_leaves_whole_lines_and_a_record_check_log_reads(
