@@ -4,9 +4,11 @@ Plugin autoloading is off in those runs, so they load exactly ``-p harness.pytes
 (and ``-p syrupy`` for snapshots) whether or not the entry point is installed.
 """
 
+import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -420,6 +422,44 @@ def test_the_helper_refuses_bodies_it_cannot_compare() -> None:
         assert_prefix_preserved(parsed, body, dialect="anthropic")
     with pytest.raises(BodyError, match=r"^fork: ends in the middle of the JSON"):
         assert_prefix_preserved(body, body[:-3])
+    with pytest.raises(BodyError, match=r"^parent: is not a valid OpenAI chat completions"):
+        assert_prefix_preserved("[1]", body, dialect="openai")
+
+
+EXAMPLES = Path(__file__).parents[1] / "examples" / "openai"
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda p: p.read_bytes(),
+        lambda p: bytearray(p.read_bytes()),
+        lambda p: p.read_text(encoding="utf-8"),
+        lambda p: json.loads(p.read_text(encoding="utf-8")),
+        lambda p: p,
+    ],
+    ids=["bytes", "bytearray", "str", "dict", "path"],
+)
+def test_the_helper_takes_a_body_in_each_of_its_forms(form: Callable[[Path], object]) -> None:
+    parent, fork, broken = (EXAMPLES / f"{n}.json" for n in ("parent", "fork", "fork-broken"))
+    kept = assert_prefix_preserved(form(parent), form(fork))  # type: ignore[arg-type]
+    assert kept.preserved
+    with pytest.raises(AssertionError) as raised:
+        assert_prefix_preserved(form(parent), form(broken))  # type: ignore[arg-type]
+    assert str(raised.value).startswith("dialect: openai\n")
+    assert "PREFIX BROKEN at byte 610 of the prefix stream" in str(raised.value)
+
+
+@pytest.mark.parametrize("body", [42, None, ["a"], 1.5])
+def test_the_helper_says_which_forms_it_takes(body: object) -> None:
+    valid = (EXAMPLES / "parent.json").read_bytes()
+    with pytest.raises(TypeError) as raised:
+        assert_prefix_preserved(body, valid)  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "assert_prefix_preserved: the parent must be a request body: bytes as POSTed, str (its"
+        " JSON text), a dict (its decoded JSON), a pathlib.Path of a file holding it — not "
+        f"{type(body).__name__}"
+    )
 
 
 FORK = next(s for s in load_fixtures(bundled_fixtures()) if s.id == "fork-ends-model-calls")
@@ -438,9 +478,31 @@ def test_assert_conforms_fails_with_the_report() -> None:
     with pytest.raises(AssertionError) as raised:
         assert_conforms(FORK, outcome, subject="tool-order")
     text = str(raised.value)
-    assert text.startswith("tool-order · openai · fork-ends-model-calls: FAILED")
-    assert re.search(r"\n  ✗ tools-identical +children\[0\]: tool `run_tests` moved from 2", text)
-    assert "      path     tools[0].function.name" in text
+    assert text.startswith("✗ tools-identical: children[0]: tool `run_tests` moved from 2")
+    assert "\n    in     tool-order · openai · fork-ends-model-calls · children[0]" in text
+    assert re.search(r"\n    where  byte 48, tools\[0\], path tools\[0\]\.function\.name", text)
+
+
+def test_assert_conforms_takes_bodies_as_text_or_dicts_and_refuses_the_rest() -> None:
+    outcome = CASES["tool-order"].subject.assemble(FORK, "openai")
+    assert outcome.parent is not None
+    as_text = replace(
+        outcome,
+        parent=outcome.parent.decode(),
+        children=tuple(orjson.loads(c) for c in outcome.children),
+    )
+    with pytest.raises(AssertionError, match=r"^✗ tools-identical: "):
+        assert_conforms(FORK, as_text)  # type: ignore[arg-type]
+    good = ReferenceSubject().assemble(FORK, "openai")
+    assert good.parent is not None
+    dicts = replace(good, parent=orjson.loads(good.parent))
+    assert not assert_conforms(FORK, dicts).failed  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="the outcome's parent must be a request body"):
+        assert_conforms(FORK, replace(good, parent=3))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"outcome must be a harness\.Outcome"):
+        assert_conforms(FORK, {"parent": good.parent})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"scenario must be a harness\.Scenario"):
+        assert_conforms({"id": "x"}, good)  # type: ignore[arg-type]
 
 
 def test_assert_conforms_needs_a_dialect_for_an_outcome_without_bodies() -> None:
