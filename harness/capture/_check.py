@@ -66,6 +66,11 @@ class CheckResult:
         return tuple(c.report for c in (*self.checks, *self.turns))
 
     @property
+    def unmatched(self) -> tuple[str, ...]:
+        """The grouping options that matched nothing, a sentence each (``Roles.unmatched``)."""
+        return tuple(dict.fromkeys(note for r in self.roles for note in r.unmatched))
+
+    @property
     def failed(self) -> bool:
         return any(r.failed for r in self.reports)
 

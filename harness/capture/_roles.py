@@ -100,6 +100,9 @@ class Roles:
     fork_children: frozenset[int]
     rewritten: frozenset[int] = frozenset()
     """Fork children whose first request does not extend the request they were forked from."""
+    unmatched: tuple[str, ...] = ()
+    """The grouping options that matched nothing (the fork tag, the fork tool, the directive
+    key), a sentence each naming the option: why children may be missing."""
     _roles: dict[int, str] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
@@ -148,6 +151,8 @@ class _Placer:
                 self.branches[conv.origin].append(conv)
         self.calls = cache(self._calls)
         self.turn = cache(self._turn)
+        self.tag_seen = False
+        """Whether the fork tag was in the new user text of a conversation looked at."""
         self.seqs = [conv.seqs for conv in self.convs]
         self._called: list[tuple[int, int, int]] | None = None
         self._prompt_index: _Prompts | None = None
@@ -204,7 +209,42 @@ class _Placer:
             tuple(unplaced),
             fork_children,
             frozenset(rewritten),
+            tuple(self._unmatched(turns)),
         )
+
+    def _unmatched(self, turns: Sequence[ForkTurn]) -> list[str]:
+        """A sentence for each grouping option that matched nothing, when the model made
+        calls at all (a capture without any has nothing to match): the fork tag in no
+        child's new user text, a fork tool that no call names, a directive key that no fork
+        call has as an argument."""
+        options = self.options
+        called = [call for _, c, t in self._called_turns() for call in self.calls(c, t) or ()]
+        if not called:
+            return []
+        found: list[str] = []
+        if not self.tag_seen:
+            found.append(
+                f"the fork tag {options.fork_tag!r} (fork_tag of the script, or --fork-tag)"
+                " matched nothing: no request's new user text holds it, so a fork child is"
+                " known only by a directive it repeats"
+            )
+        names = sorted({c.name for c in called})
+        if options.fork_tool is not None and options.fork_tool not in names:
+            found.append(
+                f"--fork-tool {options.fork_tool!r} matched nothing: no call names it (the"
+                f" model called {', '.join(names)})"
+            )
+        key = options.directive_key
+        forks = [c for turn in turns for c in turn.calls] or called
+        if key is not None and not any(
+            isinstance(c.args, dict) and key in c.args for c in forks
+        ):
+            keys = sorted({k for c in forks if isinstance(c.args, dict) for k in c.args})
+            found.append(
+                f"--directive-key {key!r} matched nothing: no fork call has that argument"
+                f" (they have {', '.join(keys) or 'none'})"
+            )
+        return found
 
     def _parent(
         self, turns: Sequence[ForkTurn], spawns: Sequence[SpawnLink], children: frozenset[int]
@@ -259,6 +299,7 @@ class _Placer:
         that started it is unclear."""
         options = self.options
         text = added_by(conv.first, self._start(conv))
+        self.tag_seen = self.tag_seen or options.fork_tag in text
         if conv.origin is None and options.fork_tag not in text and not _forked_shape(conv):
             return None
         turns = self._candidates(conv)

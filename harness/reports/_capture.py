@@ -137,6 +137,7 @@ def capture_text(
     lines += [f"  left out: request {i.seq}: {printable(i.reason)}" for i in result.ignored]
     if not count and not result.ignored:
         lines.append("  (no model call was recorded)")
+    lines += [printable(f"note: {note}") for note in result.unmatched]
     keys = {(e.dialect, e.scenario, e.rule) for e in outcomes.unexpected_failures}
     lines += _check_lines(result, {(d or "", s) for d, s, _ in keys})
     if result.not_checked:
@@ -207,6 +208,7 @@ def capture_json(result: CheckResult) -> bytes:
             for c in (*result.checks, *result.turns)
         ],
         "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
+        "unmatched": list(result.unmatched),
         "left_out": [
             {"request": i.seq, "kind": i.kind, "reason": i.reason} for i in result.ignored
         ],

@@ -215,7 +215,13 @@ def capture_html(
     ]
     checks = [f"{c.id}: {c.what}" for c in (*result.checks, *result.turns)]
     body = [
-        _header(command, facts, exit_code, (*notes, *result.inconclusive), failures),
+        _header(
+            command,
+            facts,
+            exit_code,
+            (*notes, *result.inconclusive, *result.unmatched),
+            failures,
+        ),
         _failures(failures),
         section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
         section("Requests per conversation", timeline(result), id_="timeline"),

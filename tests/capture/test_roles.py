@@ -251,3 +251,39 @@ def test_spawns_among_many_calls_are_each_tied_to_their_own_call() -> None:
         (seq, t, prompts[t]) for seq, t in spawned
     ]
     assert {s.source for s in placed.spawns} == {0}
+
+
+def test_options_that_match_nothing_are_said_by_name() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A"), call("fork", directive="B")))
+    rt.send(child_history([ASK], turn, "A"), text("done"))
+    assert roles(rt).unmatched == (), "the default tag is in the child's message"
+    options = GroupOptions(fork_tag="<worker-task>", fork_tool="spawn", directive_key="task")
+    found = roles(rt, options).unmatched
+    assert found == (
+        "the fork tag '<worker-task>' (fork_tag of the script, or --fork-tag) matched nothing:"
+        " no request's new user text holds it, so a fork child is known only by a directive"
+        " it repeats",
+        "--fork-tool 'spawn' matched nothing: no call names it (the model called fork)",
+        "--directive-key 'task' matched nothing: no fork call has that argument (they have"
+        " directive)",
+    )
+    assert roles(rt, GroupOptions(fork_tool="fork", directive_key="directive")).unmatched == ()
+
+
+def test_a_capture_without_calls_has_nothing_to_match() -> None:
+    rt = Runtime()
+    rt.send([ASK], text("hello"))
+    assert roles(rt, GroupOptions(fork_tag="<none>", fork_tool="x")).unmatched == ()
+
+
+def test_the_report_says_which_option_matched_nothing() -> None:
+    from harness.reports import capture_json, capture_text
+
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A")), mark="parent")
+    rt.send(child_history([ASK], turn, "A"), text("done"))
+    result = check_records(rt.records, options=GroupOptions(fork_tag="<x>"))
+    out = capture_text(result)
+    assert "\nnote: the fork tag '<x>' (fork_tag of the script, or --fork-tag) matched" in out
+    assert capture_json(result).count(b"the fork tag '<x>'") == 1

@@ -121,4 +121,11 @@ def test_every_report_of_any_run_follows_the_schema(
     assert_valid_report(orjson.loads(outcomes_json(outcomes, base)))
 
 
-GROUPING = {"requests": 0, "conversations": [], "checks": [], "not_checked": [], "left_out": []}
+GROUPING = {
+    "requests": 0,
+    "conversations": [],
+    "checks": [],
+    "not_checked": [],
+    "unmatched": [],
+    "left_out": [],
+}
