@@ -236,9 +236,7 @@ class _Placer:
             )
         key = options.directive_key
         forks = [c for turn in turns for c in turn.calls] or called
-        if key is not None and not any(
-            isinstance(c.args, dict) and key in c.args for c in forks
-        ):
+        if key is not None and not any(isinstance(c.args, dict) and key in c.args for c in forks):
             keys = sorted({k for c in forks if isinstance(c.args, dict) for k in c.args})
             found.append(
                 f"--directive-key {key!r} matched nothing: no fork call has that argument"
