@@ -2,11 +2,12 @@
 
 It talks to OpenAI chat completions over HTTP with the standard library alone, reading
 OPENAI_BASE_URL and OPENAI_API_KEY as the official SDKs do, so under capture it talks to the
-fake provider. A ``fork`` call starts
-a worker in a thread, seeded the way docs/protocol.md ("Lifecycles") describes (parent
-history, one placeholder result per call, then the child message); the parent gets the same
-placeholders at once.
-A fork requested inside a worker is rejected.
+fake provider. A ``fork`` call runs a worker seeded the way docs/protocol.md
+("Lifecycles") describes (parent history, one placeholder result per call, then the child
+message); the parent gets the same placeholders. The workers of a turn run one after the
+other, each to its end, before the parent's next turn: a runtime of one thread, whose
+requests come in the same order on every run. A fork requested inside a worker is
+rejected.
 
     prefix-harness capture --dialect openai --script examples/capture/fork-siblings.json \
         -- python3 examples/capture/toy_agent.py
@@ -17,7 +18,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import threading
 import urllib.request
 from typing import Any
 
@@ -43,7 +43,6 @@ BOILERPLATE = (
 PLACEHOLDER = "Fork started in the background."
 REJECTED = "Error: fork is not available inside a fork child."
 
-workers: list[threading.Thread] = []
 reports: dict[str, str] = {}
 
 
@@ -84,9 +83,7 @@ def turn(messages: list[dict[str, Any]], *, in_fork: bool) -> str:
             directive = json.loads(call["function"]["arguments"])["directive"]
             child = [*copy.deepcopy(messages), *placeholders]
             child.append({"role": "user", "content": f"{BOILERPLATE}\nDirective: {directive}"})
-            worker = threading.Thread(target=work, args=(child, directive))
-            workers.append(worker)
-            worker.start()
+            work(child, directive)
         if not in_fork:
             messages.extend(placeholders)
 
@@ -98,8 +95,6 @@ def work(messages: list[dict[str, Any]], directive: str) -> None:
 def main() -> None:
     history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Look around."}]
     print("parent:", turn(history, in_fork=False))
-    for worker in workers:
-        worker.join()
     for directive, report in sorted(reports.items()):
         print(f"worker {directive!r}: {report}")
 

@@ -36,16 +36,18 @@ GRACE_SECONDS = 2.0
 DESCRIPTION = """\
 Start a scripted fake model provider on loopback, run COMMAND with every official SDK
 pointed at it (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy keys),
-and record every request it receives as JSON lines, secrets redacted. The script says which
-model turn answers which request (see docs/capture.md). When the command ends, the recorded
-requests are grouped (parent, fork children, siblings, spawned children, follow-ups) and
-checked against the rules, and the report is printed (with --json, everything else goes to
-stderr). Exit 0 when every rule passes, 1 when one fails, 2 on bad usage or script, 3 when
-the command timed out or never called the provider, 4 when the check is inconclusive
-(nothing checked: no fork reached, every request refused or unreadable), 128+N when
-signal N ended the run (the command and every process it started are ended first). The
-record is written to FILE.partial, locked against a second run, and renamed to FILE when
-the run ends.
+and record every request it receives, secrets redacted. The script says which model turn
+answers which request (see docs/capture.md). When the command ends, the recorded requests
+are grouped (parent, fork children, siblings, spawned children, follow-ups) and checked
+against the rules, and the report is printed: a line per check, the failures, the verdict
+(with --json, everything else goes to stderr). Exit 0 when every rule passes, 1 when one
+fails, 2 on bad usage or script, 3 when the command timed out, or made no request (when it
+died first, its exit status and the end of its stderr are said), 4 when the check is
+inconclusive (nothing checked: no fork reached, every request refused or unreadable),
+128+N when signal N ended the run (the command and every process it started are ended
+first). With --record FILE the requests are kept as JSON lines for check-log, written to
+FILE.partial, locked against a second run, and renamed to FILE when the run ends; without
+it, nothing is left behind.
 """
 
 
