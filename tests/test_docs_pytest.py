@@ -98,7 +98,7 @@ def test_the_protocol_adapter_runs_as_a_cmd_subject(project: pytest.Pytester) ->
 
 
 def test_the_header_is_the_plugins(bare: pytest.Pytester) -> None:
-    (text,) = [t for lang, _, t in blocks() if lang == "text"]
+    (text,) = [t for lang, _, t in blocks() if lang == "text" and t.startswith("prefix-harness: ")]
     bare.makepyfile("def test_nothing(): pass")
     result = bare.runpytest("-p", "harness.pytest_plugin", "--co")
     assert text.strip() in result.outlines
@@ -146,8 +146,31 @@ def test_the_install_lines_name_the_package_and_the_dev_extra(tmp_path: Path) ->
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     (install,) = [t for lang, _, t in blocks() if lang == "sh" and "pip install" in t]
     named = {w for line in install.splitlines() for w in line.split("#")[0].split()[4:]}
-    assert named == {project["name"], "pytest-xdist"}
+    assert named == {f"/path/to/{project['name']}", "pytest-xdist"}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "### In your own project" in readme, "the page points to the README's install"
     assert any(d.startswith("pytest-xdist") for d in project["optional-dependencies"]["dev"])
     path = tmp_path / "known-failures.toml"
     path.write_text(files()["known-failures.toml"][1], encoding="utf-8")
     assert len(load_expectations(path).entries) == 1
+
+
+def test_a_failing_items_report_is_as_the_page_shows(
+    bare: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's failing item: its first line, its rerun line (the subject aside) and its
+    verdict are what the suite prints for a subject with that bug."""
+    (shown,) = [t for lang, _, t in blocks() if lang == "text" and t.startswith("tools-")]
+    first, rerun, *_, verdict = shown.splitlines()
+    subject = "python:tests.cli.check_subjects:tool_order"
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    bare.syspathinsert(ROOT)
+    words = shlex.split(rerun.removeprefix("rerun: pytest "))
+    words[words.index("--prefix-subject") + 1] = subject
+    result = bare.runpytest_subprocess("-p", "harness.pytest_plugin", *words)
+    result.assert_outcomes(failed=1)
+    printed = result.stdout.str()
+    report = printed[printed.index(first) :].splitlines()
+    assert report[0] == first
+    assert report[1] == rerun.replace("'cmd:python3 my_subject_server.py'", subject)
+    assert verdict in report
