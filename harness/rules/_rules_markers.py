@@ -40,7 +40,7 @@ def cache_markers(ctx: Context) -> Finding:
 def _fail(
     ctx: Context, child: Body, marker: CacheMarker | None, reason: str, message: str
 ) -> Finding:
-    index = None if marker is None else ctx.segment_index(child, marker.segment) or 0
+    index = None if marker is None else child.frame_index(marker.segment) or 0
     frame = None if index is None else child.stream.frame(index)
     evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", message, evidence)
@@ -57,7 +57,7 @@ def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     shared = ctx.parent.stream.length if d is None else d.offset
     out = []
     for marker in ctx.parent.parsed.markers:
-        index = ctx.segment_index(ctx.parent, marker.segment)
+        index = ctx.parent.frame_index(marker.segment)
         if index is not None and ctx.parent.stream.frame(index).end <= shared:
             out.append(marker)
     return tuple(out)
@@ -123,7 +123,7 @@ def _placement(
     reads: list[tuple[CacheMarker, CacheMarker]],
 ) -> Finding:
     names = child.parsed.cache_markers
-    found = (ctx.segment_index(child, name) for name in names)
+    found = (child.frame_index(name) for name in names)
     indexes = sorted(i for i in found if i is not None)
     segments = child.stream.segments  # a frame's name is its segment's: none is built
     last, end = len(segments) - 1, ctx.inherited_end(child) - 1
