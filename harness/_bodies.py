@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from itertools import islice
+from collections.abc import Mapping
 from typing import Any, BinaryIO
 
 import orjson
@@ -24,11 +20,8 @@ from .model._json import dumps
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "BodyError",
-    "BodyPair",
-    "Layout",
     "choose_dialect",
     "decode_body",
-    "decode_pair",
     "parse_body",
     "read_body",
 ]
@@ -96,93 +89,12 @@ def decode_body(data: bytes, *, source: str, warnings: list[str] | None = None) 
     equal). A key that an object holds twice is read as its last value, as orjson does;
     each one found is said as a sentence naming the source, appended to ``warnings`` when
     a list is given.
+
+    Both are found in the body's compact encoding, made once: orjson writes a float as
+    large as an integer it cannot hold with an exponent (``_wide``), and a key read twice
+    leaves the encoding fewer colons than the body (``_duplicate_keys``).
     """
-    return _decode(data.removeprefix(_BOM), source, warnings, None, 0)[0]
-
-
-@dataclass(frozen=True, slots=True)
-class BodyPair:
-    """A parent's and a fork's decoded bodies, each with its ``Layout`` (None: not compact)."""
-
-    parent: Any
-    fork: Any
-    parent_layout: Layout | None
-    fork_layout: Layout | None
-
-
-def decode_pair(
-    parent: str,
-    fork: str,
-    *,
-    max_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    warnings: list[str] | None = None,
-    stdin: BinaryIO | None = None,
-) -> BodyPair:
-    """``read_body`` and ``decode_body`` of a parent's and a fork's body, in that order (so
-    their errors come as two separate readings give them), each with its ``Layout``.
-
-    The parent's bytes are kept until the fork's are read and compared with them (one
-    ``memcmp``, no copy), then dropped before the fork is decoded. The fork's leading array
-    items that repeat the parent's bytes are neither decoded nor encoded again: the fork's
-    arrays hold the parent's item objects there (``_reusing``, ``Layout.shared``), so a
-    fork that repeats its parent costs the reading of its own tail, and memory stays below
-    that of the two bodies decoded one after the other.
-    """
-    data = read_body(parent, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
-    parent_value, parent_layout = _decode(data, parent, warnings, None, 0)
-    fork_data = read_body(fork, max_bytes=max_bytes, stdin=stdin).removeprefix(_BOM)
-    common = 0 if parent_layout is None else _common_length(data, fork_data)
-    del data  # the fork is decoded without the parent's bytes
-    reused = None if parent_layout is None else _reusing(fork_data, parent_layout, common)
-    fork_value, fork_layout = reused or _decode(fork_data, fork, warnings, parent_layout, common)
-    return BodyPair(parent_value, fork_value, parent_layout, fork_layout)
-
-
-def _reusing(data: bytes, parent: Layout, common: int) -> tuple[Any, Layout] | None:
-    """The fork's body, its arrays' leading items that repeat the parent's bytes (in the
-    ``common`` prefix, at the parent's offsets) taken from the parent, and its layout; None
-    when it cannot be read so, and it is to be read whole.
-
-    Only the rest is decoded: the body's bytes without those items (and their commas). The
-    result is then checked as any body is (``_layout``: every byte of the body compared
-    with the compact encoding of this value, the parent's items' bytes being the parent's
-    own compact encoding of them), so it is what decoding the whole body gives; anything
-    else (a key held twice, whitespace, an array read from a later duplicate) leaves bytes
-    unmatched, and the body is read whole instead.
-    """
-    cuts: list[tuple[str, int, int, int]] = []  # key, bytes cut out, items taken
-    for key, bounds in parent.items.items():  # in the order of the bytes
-        count = bisect_right(bounds, common) - 1
-        if count > 0:
-            after = bounds[count]  # the next item, or the byte after the closing bracket
-            cuts.append((key, bounds[0], after if data[after - 1] == 44 else after - 1, count))
-    if not cuts:
-        return None
-    pieces, at = [], 0
-    for _, start, end, _ in cuts:
-        pieces.append(data[at:start])
-        at = end
-    pieces.append(data[at:])
-    try:
-        rest = orjson.loads(b"".join(pieces))
-    except (orjson.JSONDecodeError, RecursionError):
-        return None
-    del pieces
-    if type(rest) is not dict:
-        return None
-    for key, _, _, count in cuts:
-        items = rest.get(key)
-        if type(items) is not list:
-            return None
-        items[0:0] = parent.body[key][:count]
-    layout = _layout(data, rest, parent, common)
-    return None if layout is None else (rest, layout)
-
-
-def _decode(
-    data: bytes, source: str, warnings: list[str] | None, parent: Layout | None, common: int
-) -> tuple[Any, Layout | None]:
-    """``decode_body`` of ``data`` (its byte-order mark already skipped), with its layout."""
+    data = data.removeprefix(_BOM)
     if not data or data.isspace():  # not strip(): that copies a body ending in a newline
         raise BodyError(source, "is empty, not a JSON request body")
     try:
@@ -191,218 +103,42 @@ def _decode(
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None
-    layout = _layout(data, decoded, parent, common)
-    if layout is not None:
-        return decoded, layout  # no key read twice, no integer orjson could not hold: see there
-    colons, wide = _tally(decoded)
+    encoded = dumps(decoded)
     if warnings is not None:
-        warnings.extend(
-            f"{_display(source)}: {d}" for d in _duplicate_keys(data, decoded, colons=colons)
-        )
-    if wide and _LONG_NUMBER.search(data) is not None:
+        warnings.extend(f"{_display(source)}: {d}" for d in _duplicate_keys(data, encoded))
+    if _wide(encoded):
         decoded = _exact(data, source)
-    return decoded, None
-
-
-_CHUNK = 1 << 20
-"""Most bytes compared at a time in ``_common_length``: few calls, each a plain ``memcmp``."""
-_FIRST = 64
-"""Bytes compared first in ``_common_length``: bodies of two runs part within the first few."""
-_TAIL = 32
-"""Bytes at most turned into integers in ``_common_length`` (its cost grows with them)."""
-
-
-def _common_length(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``: windows compared in place
-    (``startswith`` of a memoryview slice at an offset), doubling from ``_FIRST`` bytes up to
-    ``_CHUNK``, then the window they differ in halved down to ``_TAIL`` bytes, and those as
-    two big-endian integers, whose xor's highest bit is in the first byte that differs. So
-    it costs a few comparisons, whether the two part early or late."""
-    limit = min(len(a), len(b))
-    with memoryview(a) as view:
-        at, step = 0, max(1, min(_FIRST, _CHUNK))
-        while True:
-            if at >= limit:
-                return limit
-            end = min(at + step, limit)
-            if not b.startswith(view[at:end], at):
-                break
-            at, step = end, min(step * 2, _CHUNK)
-        while end - at > _TAIL:  # a[:at] == b[:at]; they differ before end
-            middle = (at + end) // 2
-            if b.startswith(view[at:middle], at):
-                at = middle
-            else:
-                end = middle
-        differ = int.from_bytes(view[at:end], "big") ^ int.from_bytes(b[at:end], "big")
-        return end - (differ.bit_length() + 7) // 8  # the bytes after the first differing one
+    return decoded
 
 
 _BOM = b"\xef\xbb\xbf"
-_LONG_NUMBER = re.compile(rb"\d{19}")
-"""19 digits in a row: maybe an integer orjson cannot hold (it holds -2**63 to 2**64 - 1)."""
 _MAX_SHOWN_DUPLICATES = 3
 _WIDE = 2.0**63
 """orjson reads an integer below -2**63 or above 2**64 - 1 as a float at least this large."""
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Layout:
-    """Where the parts of a body that is its own compact encoding stand in its bytes.
-
-    ``items[key]`` holds, for a non-empty array at the top level, the offset of each item
-    and then the offset after its closing bracket: item ``k`` is ``data[b[k] : b[k+1] - 1]``
-    (the compact encoding of ``body[key][k]``, whose length is thus known without encoding
-    it). ``shared[key]``, for a fork decoded with its parent's layout (``parent``), is how
-    many leading items of that array are byte for byte the parent's, at the same offsets,
-    followed by the same byte: they are the parent's items, equal in value and key order.
-    """
-
-    body: dict[str, Any]
-    items: dict[str, list[int]]
-    parent: Layout | None = None
-    shared: dict[str, int] | None = None
-
-
-def _layout(data: bytes, decoded: Any, parent: Layout | None, common: int) -> Layout | None:
-    """The layout of ``data`` if it is, but for trailing whitespace, the compact encoding of
-    ``decoded``; None otherwise.
-
-    Many clients send compact JSON, and then one comparison settles what ``_tally`` and
-    ``_duplicate_keys`` would find by counting: a key read twice drops a member, and an
-    integer orjson cannot hold comes back as a float in another form, so neither body
-    encodes to its own bytes. The object is encoded one top-level value at a time, each
-    array one item at a time, and each encoding is compared in place (``startswith`` at an
-    offset, no copy) and dropped: time of one encoding and one ``memcmp``, memory of one item.
-
-    With a ``parent`` layout and the length of the prefix this body shares with the
-    parent's bytes (``common``), the leading items of an array that starts where the
-    parent's does and that end, with the byte after them, inside that prefix are not
-    encoded: their bytes are the parent's compact encoding of its items. The rest of the
-    comparison is unchanged, so it still holds only if the whole body is the compact
-    encoding of ``decoded`` with those items taken from the parent: then ``decoded`` is that
-    value (a key read twice, or an array read from a later duplicate, would leave bytes
-    over), so its items are the parent's there.
-    """
-    if type(decoded) is not dict or not data.startswith(b"{"):
-        return None
-    at, starts, dumps_ = 1, data.startswith, orjson.dumps
-    items: dict[str, list[int]] = {}
-    shared: dict[str, int] = {}
-    theirs = parent.items if parent is not None else {}
-    try:
-        for i, (key, value) in enumerate(decoded.items()):
-            head = (b"," if i else b"") + dumps_(key) + b":"
-            if not starts(head, at):
-                return None
-            at += len(head)
-            if type(value) is list and value:
-                if not starts(b"[", at):
-                    return None
-                at += 1
-                first = at
-                bounds: list[int] = []
-                rest: Iterable[Any] = value
-                parents = theirs.get(key)
-                skip = _shared_count(parents, at, common, len(value))
-                if parents is not None and skip:
-                    shared[key] = skip
-                    bounds, at = parents[:skip], parents[skip]
-                    rest = islice(value, skip, None)
-                append = bounds.append
-                for item in rest:
-                    if at != first and data[at - 1] != 44:  # a comma after the item before
-                        return None
-                    encoded = dumps_(item)
-                    if not starts(encoded, at):
-                        return None
-                    append(at)
-                    at += len(encoded) + 1  # and the comma or closing bracket after it
-                if data[at - 1] != 93:  # "]"
-                    return None
-                append(at)
-                items[key] = bounds
-            else:
-                encoded = dumps_(value)
-                if not starts(encoded, at):
-                    return None
-                at += len(encoded)
-    except orjson.JSONEncodeError:
-        return None  # nested deeper than orjson encodes
-    except IndexError:
-        return None  # bytes that end after an item: not a body ``_reusing`` may take
-    if not starts(b"}", at) or not (len(data) == at + 1 or data[at + 1 :].isspace()):
-        return None
-    return Layout(decoded, items, parent, shared if parent is not None else None)
-
-
-def _shared_count(bounds: list[int] | None, at: int, common: int, count: int) -> int:
-    """How many leading items of an array whose first item starts at ``at`` (of ``count``
-    items) are the parent's: those of the parent's array (item offsets ``bounds``) starting
-    there whose bytes and the byte after them lie in the ``common`` bytes both bodies share."""
-    if bounds is None or bounds[0] != at:
-        return 0
-    return max(0, min(bisect_right(bounds, common) - 1, count))
-
-
-def _tally(decoded: Any) -> tuple[int, bool]:
-    """The colons the body's compact encoding holds (one per key, and those inside keys and
-    strings), and whether it holds a float as large as an integer orjson could not hold.
-
-    The body is encoded a few values at a time (``_pieces``), never whole, and each piece is
-    dropped once counted: memory stays that of one piece, and the time that of one encoding.
-    """
-    colons, wide = 0, False
-    for piece, structural in _pieces(decoded):
-        colons += piece.count(b":") + structural
-        wide = wide or _wide(piece)
-    return colons, wide
-
-
-_PIECE = 64
-"""Items of an array encoded together: a piece holds at most this many messages."""
-
-
-def _pieces(decoded: Any) -> Iterator[tuple[bytes, int]]:
-    """The compact encodings of the body's top-level values, each array's items in pieces of
-    ``_PIECE``, with the colons the encoding around them holds (one per top-level key, and
-    those inside the keys)."""
-    if type(decoded) is not dict:
-        yield dumps(decoded), 0
-        return
-    yield b"", len(decoded) + "".join(decoded).count(":")
-    for value in decoded.values():
-        if type(value) is list and len(value) > _PIECE:
-            for at in range(0, len(value), _PIECE):
-                yield dumps(value[at : at + _PIECE]), 0
-        else:
-            yield dumps(value), 0
-
-
 _NUMBER_BYTES = frozenset(b"0123456789.-")
 _E = ord("e")
 
 
-def _wide(piece: bytes) -> bool:
-    """Whether the compact JSON ``piece`` holds a float at least ``_WIDE`` across: orjson
+def _wide(encoded: bytes) -> bool:
+    """Whether the compact JSON ``encoded`` holds a float at least ``_WIDE`` across: orjson
     writes one with an exponent (``1.8446744073709552e+19``). A string holding such text
-    counts too; that only costs the exact scan of the body. ``+`` is looked for, not ``e+``:
-    a search for a rare byte skips through text, one for ``e`` stops every few bytes."""
-    plus = piece.find(b"+")
+    counts too; that only costs the exact reading of the body. ``+`` is looked for, not
+    ``e+``: a search for a rare byte skips through text, one for ``e`` stops every few bytes."""
+    plus = encoded.find(b"+")
     while plus != -1:
         start, end = plus - 1, plus + 1
-        if start > 0 and piece[start] == _E:
-            while start and piece[start - 1] in _NUMBER_BYTES:
+        if start > 0 and encoded[start] == _E:
+            while start and encoded[start - 1] in _NUMBER_BYTES:
                 start -= 1
-            while end < len(piece) and 48 <= piece[end] <= 57:
+            while end < len(encoded) and 48 <= encoded[end] <= 57:
                 end += 1
             if start < plus - 1 and end > plus + 1:
                 try:
-                    if not -_WIDE < float(piece[start:end]) < _WIDE:
+                    if not -_WIDE < float(encoded[start:end]) < _WIDE:
                         return True
                 except ValueError:  # text such as "1-2e+5" inside a string
                     pass
-        plus = piece.find(b"+", end)
+        plus = encoded.find(b"+", end)
     return False
 
 
@@ -434,15 +170,15 @@ def _exact(data: bytes, source: str) -> Any:
         ) from None
 
 
-def _duplicate_keys(data: bytes, decoded: Any, *, colons: int) -> list[str]:
+def _duplicate_keys(data: bytes, encoded: bytes) -> list[str]:
     """A sentence naming the keys that an object of the body holds twice (the first few), if any.
 
     Cheap when there are none: a key read twice drops at least one ``:`` that stands
-    outside strings, so the decoded body's compact encoding (``colons``, from ``_tally``)
-    then has fewer colons than the body (a colon written as an escape inside a string
-    aside). Only then is the body read again, slowly, to find them.
+    outside strings, so the decoded body's compact encoding (``encoded``) then has fewer
+    colons than the body (a colon written as an escape inside a string aside). Only then
+    is the body read again, slowly, to find them.
     """
-    if b"u003" not in data and colons == data.count(b":"):
+    if b"u003" not in data and encoded.count(b":") == data.count(b":"):
         return []
     found: dict[str, None] = {}  # keys held twice, in the order first seen
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..dialects import ParsedBody
 from ..model._json import dumps
 from ._locate import Divergence, locate
 from ._stream import PrefixStream, prefix_stream
-
-if TYPE_CHECKING:
-    from .._bodies import Layout
 
 __all__ = ["MISSING", "PrefixComparison", "SettingChange", "compare", "compare_settings"]
 
@@ -60,24 +57,15 @@ class PrefixComparison:
         return self.shared / self.fork.length if self.fork.length else 1.0
 
 
-def compare(
-    parent: ParsedBody,
-    fork: ParsedBody,
-    *,
-    layouts: tuple[Layout | None, Layout | None] = (None, None),
-) -> PrefixComparison:
+def compare(parent: ParsedBody, fork: ParsedBody) -> PrefixComparison:
     """Compare a parent's last request with a fork's first request.
 
-    The streams are compared segment by segment up to the first difference; both lengths
-    are then measured (the report states them), so that a segment that cannot be encoded
-    raises ``StreamError`` here, not while the report is written. ``layouts`` are the
-    bodies' (``harness._bodies.decode_pair``): the same result, with less encoding.
+    ``StreamError`` when a segment of either cannot be encoded.
     """
-    parent_stream = prefix_stream(parent, layouts[0])
-    fork_stream = prefix_stream(fork, layouts[1])
+    parent_stream = prefix_stream(parent)
+    fork_stream = prefix_stream(fork)
     names, changes = compare_settings(parent.settings, fork.settings)
     divergence = locate(parent_stream, fork_stream)
-    _ = parent_stream.length + fork_stream.length  # measured now: see above
     return PrefixComparison(
         dialect=parent.dialect.name,
         parent=parent_stream,

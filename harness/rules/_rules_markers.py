@@ -41,7 +41,7 @@ def _fail(
     ctx: Context, child: Body, marker: CacheMarker | None, reason: str, message: str
 ) -> Finding:
     index = None if marker is None else child.frame_index(marker.segment) or 0
-    frame = None if index is None else child.stream.frame(index)
+    frame = None if index is None else child.frames[index]
     evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", message, evidence)
 
@@ -58,7 +58,7 @@ def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     out = []
     for marker in ctx.parent.parsed.markers:
         index = ctx.parent.frame_index(marker.segment)
-        if index is not None and ctx.parent.stream.frame(index).end <= shared:
+        if index is not None and ctx.parent.frames[index].end <= shared:
             out.append(marker)
     return tuple(out)
 
@@ -153,7 +153,7 @@ def _placement(
         reason = f"the only marker at or after {boundary} is on the {trailing}"
     else:
         reason = f"every marker comes before the end of the inherited prefix ({boundary})"
-    marked = child.stream.frame(indexes[-1]) if indexes else None
+    marked = child.frames[indexes[-1]] if indexes else None
     evidence = at(marked, marked.start if marked else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", f"{child.label}: {reason}", evidence)
 
