@@ -21,7 +21,6 @@ from ._history import (
     calls_answered,
     check_history,
     completed_prefix,
-    extended_history,
     history_ending,
     history_problems,
 )
@@ -58,7 +57,6 @@ __all__ = [
     "calls_answered",
     "check_history",
     "completed_prefix",
-    "extended_history",
     "follow_up",
     "has_send_message",
     "history_ending",

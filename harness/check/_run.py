@@ -38,7 +38,6 @@ from ..rules import Finding, ScenarioReport, catalog, evaluate
 from ..rules._engine import EvaluationError
 from ..scenarios import ACTIONS, Action, Scenario, lifecycle_of
 from ..strategies import long_turns, scenarios
-from ..strategies._model import forget_tools
 from ..subjects import Outcome, Subject, SubjectFailure, guarded_assemble
 from ._constants import no_local_constants
 from ._expect import Expectations, KnownFailure
@@ -278,7 +277,6 @@ def _hypothesis_run(
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
-    forget_tools()
     with warnings.catch_warnings(), no_local_constants():
         warnings.simplefilter("ignore", HypothesisWarning)  # about the run, not the subject
         test()
