@@ -9,7 +9,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness._bodies import BodyError, _wide, choose_dialect, decode_body, read_body
+from harness._bodies import (
+    BodyError,
+    _wide,
+    choose_dialect,
+    decode_body,
+    decode_pair,
+    read_body,
+)
+from harness.model._json import dumps
+from tests.prefix.pairs import IDS, PAIRS, Pair
 
 TEXT = st.text(alphabet=st.sampled_from('a:é\\"\n'), max_size=6)
 JSON = st.recursive(
@@ -136,7 +145,7 @@ def test_a_key_held_twice_is_said_exactly_when_there_is_one(
 def test_a_float_as_large_as_an_unheld_integer_is_found_in_the_encoding(
     value: Any, *, wide: bool
 ) -> None:
-    assert _wide(orjson.dumps(value)) is wide
+    assert _wide([orjson.dumps(value)]) is wide
 
 
 def test_a_large_float_stays_a_float() -> None:
@@ -185,3 +194,99 @@ def test_no_duplicate_keys_no_warning(data: bytes) -> None:
     warnings: list[str] = []
     decode_body(data, source="f.json", warnings=warnings)
     assert warnings == []
+
+
+# --- a parent and its fork, read for diff (decode_pair) ----------------------------------------
+
+
+def _exactly(value: Any) -> bytes:
+    """A value's compact JSON, integers exact and their types kept (1 is not 1.0)."""
+    return dumps(value)
+
+
+def _alone(parent: bytes, fork: bytes, sources: tuple[str, str]) -> tuple[Any, Any, list[str]]:
+    """The two bodies decoded one at a time, and the warnings said."""
+    warnings: list[str] = []
+    first = decode_body(parent, source=sources[0], warnings=warnings)
+    return first, decode_body(fork, source=sources[1], warnings=warnings), warnings
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_a_pair_reads_as_two_bodies_read_alone(tmp_path: Path, pair: Pair) -> None:
+    """``decode_pair`` gives the values and warnings of ``decode_body`` of each, in order; a
+    fork that repeats a compact parent's bytes holds the parent's very items there, and
+    ``known`` the encodings of every item of both (those a stream would make)."""
+    parent, fork = write(tmp_path, pair.parent, "p"), write(tmp_path, pair.fork, "f")
+    parent_value, fork_value, said = _alone(pair.parent, pair.fork, (parent, fork))
+    warnings: list[str] = []
+    read = decode_pair(parent, fork, warnings=warnings)
+    assert _exactly(read.parent) == _exactly(parent_value)
+    assert _exactly(read.fork) == _exactly(fork_value)
+    assert warnings == said
+    for body in (read.parent, read.fork):
+        for item in body["messages"]:
+            assert read.known.get(item) in (None, dumps(item))
+    shared = zip(read.parent["messages"], read.fork["messages"], strict=False)
+    taken = sum(a is b for a, b in shared)
+    if pair.name in ("appended", "bom", "trailing-newline"):
+        assert taken == len(read.parent["messages"]) - 1  # the last: its bracket differs
+        assert all(read.known.get(m) is not None for m in read.fork["messages"])
+
+
+def test_a_pair_is_read_in_order_and_errors_name_their_file(tmp_path: Path) -> None:
+    """The parent is read and decoded before the fork is read: its error comes first."""
+    good = write(tmp_path, PAIRS[0].parent, "good")
+    bad = write(tmp_path, b'{"a": [}', "bad")
+    gone = str(tmp_path / "gone")
+    for parent, fork, wrong in ((bad, gone, bad), (good, gone, gone), (good, bad, bad)):
+        with pytest.raises(BodyError) as raised:
+            decode_pair(parent, fork)
+        assert raised.value.source == wrong
+
+
+EDITS = st.sampled_from(
+    [b"", b" ", b",", b'"', b"1", b"]", b"}", b'"a":1,', b'{"a":1}', b'"a":', b"\\/", b"[1,2]"]
+)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["m", "t", "a"]), JSON, max_size=3),
+    st.lists(JSON, max_size=4),
+    st.integers(0, 400),
+    st.integers(0, 3),
+    EDITS,
+)
+@example({"m": [{"a": 1}, {"a": 2}]}, [{"a": 3}], 20, 0, b"")
+@example({"m": [1, 2, 3]}, [], 10, 1, b"")  # a number the edit makes longer
+@example({"m": [{"a": 1}, {"b": 2}]}, [], 15, 0, b'"a":')  # a duplicate inside an item
+@example({"m": [1, 2], "a": 0}, [], 13, 0, b',"m":[]')  # the array's key again, later
+def test_a_pair_from_any_edit_of_the_parents_bytes_reads_as_two_bodies(
+    tmp_path_factory: pytest.TempPathFactory,
+    value: dict[str, Any],
+    tail: list[Any],
+    at: int,
+    cut: int,
+    edit: bytes,
+) -> None:
+    """The fork: the parent's bytes with items appended to its arrays, then a few bytes cut
+    at some offset and others put there. Whatever that gives, when it is JSON at all, it
+    reads as ``decode_body`` reads it alone, warnings included."""
+    data = orjson.dumps(value)
+    longer = {k: v + tail if isinstance(v, list) else v for k, v in value.items()}
+    fork = orjson.dumps(longer)
+    at = min(at, len(fork))
+    fork = fork[:at] + edit + fork[at + cut :]
+    try:
+        orjson.loads(fork)
+    except orjson.JSONDecodeError:
+        return
+    folder = tmp_path_factory.mktemp("pair")
+    parent_path, fork_path = write(folder, data, "p"), write(folder, fork, "f")
+    parent_value, fork_value, said = _alone(data, fork, (parent_path, fork_path))
+    warnings: list[str] = []
+    read = decode_pair(parent_path, fork_path, warnings=warnings)
+    assert (_exactly(read.parent), _exactly(read.fork)) == (
+        _exactly(parent_value),
+        _exactly(fork_value),
+    )
+    assert warnings == said

@@ -6,7 +6,7 @@ import argparse
 import gc
 import sys
 
-from .._bodies import STDIN, BodyError, choose_dialect, decode_body, parse_body, read_body
+from .._bodies import STDIN, BodyError, choose_dialect, decode_pair, parse_body
 from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_body_options, fail
 
 __all__ = ["add_parser"]
@@ -58,17 +58,13 @@ def _compare(args: argparse.Namespace) -> int:
 
     warnings: list[str] = []
     try:
-        decoded = {  # one body if named twice
-            source: decode_body(
-                read_body(source, max_bytes=args.max_body_size), source=source, warnings=warnings
-            )
-            for source in (args.parent, args.fork)
-        }
+        pair = decode_pair(args.parent, args.fork, max_bytes=args.max_body_size, warnings=warnings)
+        decoded = {args.parent: pair.parent, args.fork: pair.fork}  # one body if named twice
         dialect, guessed = choose_dialect(decoded, name=args.dialect)
         parent = parse_body(dialect, decoded[args.parent], source=args.parent)
         fork = parse_body(dialect, decoded[args.fork], source=args.fork)
         del decoded
-        comparison = compare(parent, fork)
+        comparison = compare(parent, fork, known=pair.known)
     except BodyError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:

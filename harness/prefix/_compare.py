@@ -9,7 +9,7 @@ from typing import Any
 from ..dialects import ParsedBody
 from ..model._json import dumps
 from ._locate import Divergence, locate
-from ._stream import PrefixStream, prefix_stream
+from ._stream import Encodings, PrefixStream, prefix_stream
 
 __all__ = ["MISSING", "PrefixComparison", "SettingChange", "compare", "compare_settings"]
 
@@ -57,13 +57,16 @@ class PrefixComparison:
         return self.shared / self.fork.length if self.fork.length else 1.0
 
 
-def compare(parent: ParsedBody, fork: ParsedBody) -> PrefixComparison:
-    """Compare a parent's last request with a fork's first request.
+def compare(
+    parent: ParsedBody, fork: ParsedBody, *, known: Encodings | None = None
+) -> PrefixComparison:
+    """Compare a parent's last request with a fork's first request; segments in ``known``
+    are framed with its encodings (``harness._bodies.decode_pair``'s).
 
     ``StreamError`` when a segment of either cannot be encoded.
     """
-    parent_stream = prefix_stream(parent)
-    fork_stream = prefix_stream(fork)
+    parent_stream = prefix_stream(parent, known)
+    fork_stream = prefix_stream(fork, known)
     names, changes = compare_settings(parent.settings, fork.settings)
     divergence = locate(parent_stream, fork_stream)
     return PrefixComparison(

@@ -18,7 +18,7 @@ from typing import Any
 from ..dialects import ParsedBody, Segment
 from ..model._json import dumps
 
-__all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
+__all__ = ["Encodings", "Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
 
 
 class StreamError(ValueError):
@@ -48,19 +48,48 @@ class Frame:
         return self.start + len(self.name.encode()) + len(self.json) + 2
 
 
+class Encodings:
+    """Compact encodings made already, by the identity of the value each encodes: a stream
+    frames a segment whose value is here with its encoding, encoding nothing (``diff``'s
+    reading of a fork against its parent fills one, ``harness._bodies.decode_pair``).
+    Each value is held with its encoding, so that no other object takes its id. One is
+    filled and read by one command's thread."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[Any, bytes]] = {}
+
+    def add(self, value: Any, encoded: bytes) -> None:
+        """Keep ``encoded``, the compact encoding of ``value``."""
+        self._held[id(value)] = (value, encoded)
+
+    def get(self, value: Any) -> bytes | None:
+        """The encoding kept for this very ``value``, if any."""
+        held = self._held.get(id(value))
+        return held[1] if held is not None and held[0] is value else None
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
 class PrefixStream:
-    """A request's segments in cache order, each encoded once into its frame.
+    """A request's segments in cache order, each encoded once into its frame (or taken from
+    ``known``, ``Encodings`` made already).
 
     ``StreamError`` when a segment cannot be encoded."""
 
     __slots__ = ("frames", "length", "segments")
 
-    def __init__(self, segments: tuple[Segment, ...]) -> None:
+    def __init__(self, segments: tuple[Segment, ...], known: Encodings | None = None) -> None:
         self.segments = segments
         frames = []
         start = 0
         for segment in segments:
-            frame = Frame(segment.name, segment.value, start, _encode(segment))
+            encoded = known.get(segment.value) if known is not None else None
+            if encoded is None:
+                encoded = _encode(segment)
+            frame = Frame(segment.name, segment.value, start, encoded)
             frames.append(frame)
             start = frame.end
         self.frames: tuple[Frame, ...] = tuple(frames)
@@ -99,6 +128,6 @@ def _encode(segment: Segment) -> bytes:
         raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
 
 
-def prefix_stream(parsed: ParsedBody) -> PrefixStream:
-    """The prefix stream of a parsed body."""
-    return PrefixStream(parsed.segments)
+def prefix_stream(parsed: ParsedBody, known: Encodings | None = None) -> PrefixStream:
+    """The prefix stream of a parsed body (segments in ``known`` framed with its encodings)."""
+    return PrefixStream(parsed.segments, known)

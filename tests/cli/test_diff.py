@@ -11,7 +11,11 @@ from typing import Any
 import orjson
 import pytest
 
+from harness._bodies import decode_body
 from harness.cli import run
+from harness.dialects import get_dialect
+from harness.prefix import compare
+from harness.reports import DiffSubjects, diff_json, diff_text
 from tests.prefix.pairs import IDS, PAIRS, Pair
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "openai"
@@ -357,6 +361,28 @@ def test_edge_bodies_are_judged_by_their_values_and_warn_of_keys_held_twice(
     assert err.count("prefix-harness: warning:") == int(pair.warned)
     code, out, _ = diff(capsys, str(parent), str(fork), "--json")
     assert orjson.loads(out)["preserved"] is pair.kept
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_the_report_is_that_of_the_bodies_read_one_at_a_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pair: Pair
+) -> None:
+    """The text, the JSON, the warnings and the exit code are those of each body decoded
+    alone and every segment encoded (``decode_pair``'s fast path changes nothing)."""
+    parent, fork = tmp_path / "p.json", tmp_path / "f.json"
+    parent.write_bytes(pair.parent)
+    fork.write_bytes(pair.fork)
+    warnings: list[str] = []
+    bodies = [decode_body(p.read_bytes(), source=str(p), warnings=warnings) for p in (parent, fork)]
+    dialect = get_dialect("openai")
+    alone = compare(dialect.parse(bodies[0]), dialect.parse(bodies[1]))
+    subjects = DiffSubjects(str(parent), str(fork))
+    said = "".join(f"prefix-harness: warning: {w}\n" for w in warnings)
+    code, out, err = diff(capsys, str(parent), str(fork))
+    assert (code, out, err) == (0 if alone.preserved else 1, diff_text(alone, subjects), said)
+    code, out, err = diff(capsys, str(parent), str(fork), "--json")
+    assert out.encode() == diff_json(alone, subjects)
+    assert (code, err) == (0 if alone.preserved else 1, said)
 
 
 @pytest.mark.parametrize("pair", PAIRS[:3], ids=IDS[:3])

@@ -2,7 +2,14 @@ import orjson
 import pytest
 
 from harness.dialects import Segment, get_dialect
-from harness.prefix import PrefixStream, StreamError, common_segments, locate, prefix_stream
+from harness.prefix import (
+    Encodings,
+    PrefixStream,
+    StreamError,
+    common_segments,
+    locate,
+    prefix_stream,
+)
 
 BODY = {
     "model": "m",
@@ -193,3 +200,20 @@ def test_a_segment_orjson_refuses_midway_is_compared_and_measured_all_the_same(
     assert common_segments(parent, fork) == same
     assert fork.starts_with(parent) is (same == 3)
     assert (parent.length, fork.length) == (len(bytes(parent)), len(bytes(fork)))
+
+
+def test_segments_whose_encodings_are_known_are_framed_with_them() -> None:
+    """A segment whose very value ``known`` holds takes its encoding from there (so a
+    value equal to it but another object is encoded), and the stream is the one that
+    encoding every segment makes."""
+    first, second = {"role": "user", "content": "a"}, {"role": "user", "content": "b"}
+    known = Encodings()
+    known.add(first, orjson.dumps(first))
+    held = known.get(first)
+    assert held is not None
+    assert known.get(dict(first)) is None
+    segments = (Segment("messages[0]", first), Segment("messages[1]", second))
+    stream = PrefixStream(segments, known)
+    assert stream.frames[0].json is held
+    assert bytes(stream) == bytes(PrefixStream(segments))
+    assert stream.length == PrefixStream(segments).length
