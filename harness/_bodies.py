@@ -17,12 +17,12 @@ import orjson
 
 from .dialects import Dialect, DialectError, ParsedBody, all_dialects
 from .model._json import dumps
-from .prefix import Encodings
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "BodyError",
     "BodyPair",
+    "Encodings",
     "choose_dialect",
     "decode_body",
     "decode_pair",
@@ -130,6 +130,27 @@ def _checked(
     if _wide(encoded):
         decoded = _exact(data, source)
     return decoded
+
+
+class Encodings:
+    """Compact encodings made already, by the identity of the value each encodes: a prefix
+    stream frames a segment whose value is here with its encoding, encoding nothing
+    (``decode_pair`` fills one for ``diff``). Each value is held with its encoding, so that
+    no other object takes its id. One is filled and read by one command's thread."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[Any, bytes]] = {}
+
+    def add(self, value: Any, encoded: bytes) -> None:
+        """Keep ``encoded``, the compact encoding of ``value``."""
+        self._held[id(value)] = (value, encoded)
+
+    def get(self, value: Any) -> bytes | None:
+        """The encoding kept for this very ``value``, if any."""
+        held = self._held.get(id(value))
+        return held[1] if held is not None and held[0] is value else None
 
 
 @dataclass(frozen=True, slots=True)

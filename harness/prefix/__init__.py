@@ -3,13 +3,12 @@
 from ._compare import MISSING, PrefixComparison, SettingChange, compare, compare_settings
 from ._explain import Window, byte_window, structural_diff
 from ._locate import Divergence, common_prefix_length, first_difference, locate
-from ._stream import Encodings, Frame, PrefixStream, StreamError, common_segments, prefix_stream
+from ._stream import Frame, PrefixStream, StreamError, common_segments, prefix_stream
 from ._tools import ToolChange, tool_changes
 
 __all__ = [
     "MISSING",
     "Divergence",
-    "Encodings",
     "Frame",
     "PrefixComparison",
     "PrefixStream",

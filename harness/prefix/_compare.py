@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._bodies import Encodings
 from ..dialects import ParsedBody
 from ..model._json import dumps
 from ._locate import Divergence, locate
-from ._stream import Encodings, PrefixStream, prefix_stream
+from ._stream import PrefixStream, prefix_stream
 
 __all__ = ["MISSING", "PrefixComparison", "SettingChange", "compare", "compare_settings"]
 

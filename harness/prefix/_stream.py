@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._bodies import Encodings
 from ..dialects import ParsedBody, Segment
 from ..model._json import dumps
 
-__all__ = ["Encodings", "Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
+__all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
 
 
 class StreamError(ValueError):
@@ -46,31 +47,6 @@ class Frame:
     @property
     def end(self) -> int:
         return self.start + len(self.name.encode()) + len(self.json) + 2
-
-
-class Encodings:
-    """Compact encodings made already, by the identity of the value each encodes: a stream
-    frames a segment whose value is here with its encoding, encoding nothing (``diff``'s
-    reading of a fork against its parent fills one, ``harness._bodies.decode_pair``).
-    Each value is held with its encoding, so that no other object takes its id. One is
-    filled and read by one command's thread."""
-
-    __slots__ = ("_held",)
-
-    def __init__(self) -> None:
-        self._held: dict[int, tuple[Any, bytes]] = {}
-
-    def add(self, value: Any, encoded: bytes) -> None:
-        """Keep ``encoded``, the compact encoding of ``value``."""
-        self._held[id(value)] = (value, encoded)
-
-    def get(self, value: Any) -> bytes | None:
-        """The encoding kept for this very ``value``, if any."""
-        held = self._held.get(id(value))
-        return held[1] if held is not None and held[0] is value else None
-
-    def __len__(self) -> int:
-        return len(self._held)
 
 
 class PrefixStream:

@@ -1,15 +1,9 @@
 import orjson
 import pytest
 
+from harness._bodies import Encodings
 from harness.dialects import Segment, get_dialect
-from harness.prefix import (
-    Encodings,
-    PrefixStream,
-    StreamError,
-    common_segments,
-    locate,
-    prefix_stream,
-)
+from harness.prefix import PrefixStream, StreamError, common_segments, locate, prefix_stream
 
 BODY = {
     "model": "m",
