@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._bodies import Encodings
+from .._bodies import Encodings, kept_encoding
 from ..dialects import ParsedBody, Segment
-from ..model._json import dumps
 
 __all__ = ["Frame", "PrefixStream", "StreamError", "common_segments", "prefix_stream"]
 
@@ -99,7 +98,7 @@ def common_segments(a: PrefixStream, b: PrefixStream) -> int:
 
 def _encode(segment: Segment) -> bytes:
     try:
-        return dumps(segment.value)
+        return kept_encoding(segment.value)
     except (TypeError, ValueError) as e:
         raise StreamError(f"{segment.name} cannot be re-encoded as JSON: {e}") from None
 
