@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from .dialects import Dialect, DialectError, ParsedBody, all_dialects
-from .model._json import dumps
+from .model import dumps
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -30,6 +30,9 @@ __all__ = [
     "parse_body",
     "read_body",
 ]
+
+_NO_MEMORY = "Not enough memory"
+"""How orjson says it ran out of memory (a ``JSONDecodeError``, though the JSON may be fine)."""
 
 DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024
 STDIN = "-"
@@ -113,6 +116,8 @@ def _loads(data: bytes, source: str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):  # the body is not at fault: the memory is
+            raise MemoryError(e.msg) from None
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None
@@ -291,7 +296,11 @@ def _against(
     del pieces
     try:
         value = orjson.loads(rest)
-    except (orjson.JSONDecodeError, RecursionError):
+    except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):
+            raise MemoryError(e.msg) from None
+        return None
+    except RecursionError:
         return None
     encoded, _ = _encode_body(value, known)
     if type(value) is not dict or _may_hold_duplicates(rest, encoded) or _wide(encoded):

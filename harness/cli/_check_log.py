@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ..reports._escape import printable
+from ..reports import printable
 from ._collect import paced_collections
 from ._common import (
     EXIT_BAD_INPUT,
@@ -21,11 +21,12 @@ from ._common import (
     add_report_options,
     fail,
     finish_reports,
+    output_problems,
 )
 
 if TYPE_CHECKING:
     from ..capture import CheckResult, GroupOptions
-    from ..check._expect import Expectations, KnownFailure
+    from ..check import Expectations, KnownFailure
     from ..rules import Finding, ScenarioReport
 
 __all__ = ["add_check_options", "add_parser", "expectations", "group_options", "report", "run"]
@@ -121,7 +122,7 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
 
 def expectations(args: argparse.Namespace) -> Expectations | str:
     """The ``--expect`` file's known failures (none without it), or why it cannot be read."""
-    from ..check._expect import ExpectationError, Expectations, load_expectations
+    from ..check import ExpectationError, Expectations, load_expectations
 
     if not args.expect:
         return Expectations()
@@ -159,10 +160,16 @@ def report(
     time-out): the HTML report shows it."""
     import orjson
 
-    from ..capture import verdict_json, verdict_junit, verdict_line, verdict_text
-    from ..check._expect import Expectations
-    from ..reports import log_outcomes, outcomes_json
-    from ..reports._rules_text import attention_lines
+    from ..check import Expectations
+    from ..reports import (
+        attention_lines,
+        capture_json,
+        capture_junit,
+        capture_text,
+        capture_verdict_line,
+        log_outcomes,
+        outcomes_json,
+    )
 
     expected = expected or Expectations()
     found = _Expected.of(result, expected)
@@ -180,10 +187,10 @@ def report(
         fail_on=args.fail_on,
     )
     if args.json:
-        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(verdict_json(result))))
+        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(capture_json(result))))
         sys.stdout.flush()
     else:
-        text, verdict = verdict_text(result), verdict_line(result) + "\n"
+        text, verdict = capture_text(result), capture_verdict_line(result) + "\n"
         attention = "".join(f"{line}\n" for line in attention_lines(outcomes, verbose=args.verbose))
         sys.stdout.write(text.removesuffix(verdict) + attention + verdict)
         if expected.entries:
@@ -192,10 +199,13 @@ def report(
             print(f"verdict: NOT conforming, {printable(outcomes.failed_on_warning)}")
         sys.stdout.flush()
     if args.junit_xml:
+        from .._files import write_whole
+
         try:
-            Path(args.junit_xml).write_bytes(verdict_junit(result))
+            write_whole(args.junit_xml, capture_junit(result))
         except OSError as e:
-            return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
+            reason = e.strerror or e
+            return fail(f"{args.junit_xml}: the JUnit XML report cannot be written ({reason})")
     if args.html:
         from ..reports import capture_html, write_html
 
@@ -292,6 +302,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     if args.fork_tag == "":
         return fail("--fork-tag must not be empty", code=EXIT_BAD_INPUT)
+    problem = output_problems(args)
+    if problem is not None:
+        return fail(problem, code=EXIT_BAD_INPUT)
     try:
         requests, ignored = read_log(args.file, dialect=args.dialect)
     except LogError as e:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._bodies import Encodings
 from ..dialects import ParsedBody
-from ..model._json import dumps
+from ..model import dumps
 from ._locate import Divergence, locate
 from ._stream import PrefixStream, prefix_stream
 

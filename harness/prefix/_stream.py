@@ -4,7 +4,7 @@ stream").
 Each segment is re-encoded compactly by orjson with its key order kept, so whitespace and
 string escapes of the original body drop out while key order stays significant. A segment
 orjson refuses (nested more than 254 levels deep, or holding an integer beyond 64 bits) is
-encoded piece by piece to the same bytes (``harness.model._json.dumps``), integers exactly. A
+encoded piece by piece to the same bytes (``harness.model.dumps``), integers exactly. A
 frame ``<name>=<json>\\n`` makes every segment boundary visible; ``\\n`` never occurs inside
 compact JSON, so frames cannot run into each other.
 """

@@ -14,12 +14,11 @@ from itertools import accumulate
 
 import orjson
 
-from ..assemblers import completed_prefix
 from ..dialects import CacheScope, Dialect
 from ..model import Message
 from ..prefix import Divergence, locate
-from ..scenarios import CAPTURED, Scenario
-from ..subjects import Outcome
+from ..protocol import Outcome
+from ..scenarios import CAPTURED, Scenario, completed_prefix
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
 from ._report import Cost

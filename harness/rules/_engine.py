@@ -18,8 +18,8 @@ from dataclasses import replace
 from functools import cache
 
 from ..dialects import get_dialect
+from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ..subjects import Outcome, Subject
 from ._catalog import catalog
 from ._checks import CHECKS
 from ._context import Context

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..model import Message, Text
 from ..prefix import Divergence, Frame, locate
-from ..subjects import parent_preset
+from ..scenarios import parent_preset
 from ._accepted import accepted_head
 from ._body import Body
 from ._context import Context, encoded
