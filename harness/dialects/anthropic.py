@@ -43,8 +43,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from itertools import repeat
-from operator import contains
 from typing import Any, ClassVar, Final, Literal
 
 import orjson
@@ -74,8 +72,6 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, call_names, each
-from ._per_message import once
 
 __all__ = ["DIALECT", "AnthropicDialect"]
 
@@ -160,31 +156,18 @@ class AnthropicDialect(Dialect):
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
         messages = _messages(body)
         tools = _field(body, "tools", "", (list,), "an array") or []
-        out = each(_TOOL_SEGMENTS, tools, _tool_segment)
+        out = [_tool_segment(i, tool) for i, tool in enumerate(tools)]
         system = _field(body, "system", "", (str, list), "a string or an array of text blocks")
         if isinstance(system, str):
             out.append(Segment("system", system))
         elif system is not None:
             blocks = _unmarked_items(system, "system", "a system block")
             out.extend(Segment(join_path("system", i), block) for i, block in enumerate(blocks))
-        out.extend(each(_SEGMENTS, messages, _message_segment))
+        out.extend(_message_segment(k, message) for k, message in enumerate(messages))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         return {key: value for key, value in body.items() if key in _SETTING_KEYS}
-
-    def cache_markers(self, body: Mapping[str, Any]) -> tuple[str, ...]:
-        names = [
-            join_path("tools", i) for i, t in _indexed_dicts(body.get("tools")) if _MARKER in t
-        ]
-        names += [
-            join_path("system", i) for i, b in _indexed_dicts(body.get("system")) if _MARKER in b
-        ]
-        messages = body.get("messages")
-        if isinstance(messages, list):
-            marks = each(_MARKS, messages, _message_marks)
-            names += [f"messages[{k}]" for k, (_, marked) in enumerate(marks) if marked]
-        return tuple(names)
 
     def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
         """Every marker with its block index in cache order (see the module docstring)."""
@@ -270,12 +253,7 @@ def _messages(body: Mapping[str, Any]) -> list[Any]:
 
 
 def _message(message: Any, k: int) -> tuple[str, str | list[Any]]:
-    """The role and content of ``messages[k]``, checked (the usual message inline: this
-    runs once per message of long histories)."""
-    if type(message) is dict:
-        role, content = message.get("role"), message.get("content")
-        if type(role) is str and role in _ROLES and isinstance(content, str | list):
-            return role, content
+    """The role and content of ``messages[k]``, checked."""
     path = f"messages[{k}]"
     if not isinstance(message, dict):
         raise DialectError(f"a message must be an object, not {json_kind(message)}", path=path)
@@ -299,21 +277,8 @@ def _unmarked(block: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in block.items() if key != _MARKER}
 
 
-def _all_unmarked(items: list[Any]) -> bool:
-    """Whether every item is a decoded object without a cache marker (in C: this runs for
-    the blocks of every message)."""
-    return _DICT_ONLY.issuperset(map(type, items)) and not any(
-        map(contains, items, repeat(_MARKER))
-    )
-
-
-_DICT_ONLY: Final = frozenset({dict})
-
-
 def _unmarked_items(items: list[Any], path: str, what: str) -> list[Any]:
     """Objects of an array with cache markers removed; the same list when none is marked."""
-    if _all_unmarked(items):
-        return items  # the usual array, in one pass
     out = items
     for i, item in enumerate(items):
         if not isinstance(item, dict):
@@ -354,15 +319,7 @@ def _block_features(block: dict[str, Any]) -> Iterator[str]:
         yield _MARKER
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any, str], ...]:
-    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
-    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
-
-
-_MARKED: PerBody[tuple[tuple[str, int, Any, str], ...]] = PerBody()
-
-
-def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
+def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any, str]]:
     """(segment, block index, marker, breakpoint name) of each marked block, in cache order.
 
     Blocks are counted as the module docstring says; the breakpoint name is the segment's
@@ -386,7 +343,8 @@ def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any,
     messages = body.get("messages")
     if not isinstance(messages, list):
         return
-    for k, (count, marked) in enumerate(each(_MARKS, messages, _message_marks)):
+    for k, message in enumerate(messages):
+        count, marked = _message_marks(message)
         if marked:  # the name built only for a marked message
             segment = f"messages[{k}]"
             for j, marker in marked:
@@ -395,14 +353,12 @@ def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any,
         block += count
 
 
-def _message_marks(k: int, message: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
-    """The blocks ``messages[k]`` counts in cache order, and (index, marker) of each of its
+def _message_marks(message: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
+    """The blocks a message counts in cache order, and (index, marker) of each of its
     marked blocks; never raises."""
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return 1, ()
-    if _all_unmarked(content):
-        return len(content), ()
     marked = tuple(
         (j, item[_MARKER])
         for j, item in enumerate(content)
@@ -438,22 +394,13 @@ def _system_text(block: Any, path: str) -> str:
 def _read_tools(body: Mapping[str, Any]) -> list[tuple[Tool, bool]]:
     """Each tool, and whether it renders back to its declaration as sent (unmarked)."""
     tools = _field(body, "tools", "", (list,), "an array") or []
-    return each(_TOOLS, tools, _read_tool)
+    return [_read_tool(i, entry) for i, entry in enumerate(tools)]
 
 
 def _read_tool(i: int, entry: Any) -> tuple[Tool, bool]:
-    """``tools[i]`` and whether it renders back as sent; a declaration read before (by its
-    bytes: a scenario's bodies repeat their tools) is not read again."""
-
-    def read() -> tuple[Tool, bool]:
-        tool = _tool(entry, join_path("tools", i))
-        return tool, _same(_render_tool(tool), _unmarked(entry))
-
-    return _DECLARED.once(entry, read)
-
-
-_DECLARED: Memo[tuple[Tool, bool]] = Memo()
-"""Tool declarations already read, by their bytes (their index names only a problem)."""
+    """``tools[i]`` and whether it renders back as sent."""
+    tool = _tool(entry, join_path("tools", i))
+    return tool, _same(_render_tool(tool), _unmarked(entry))
 
 
 def _tool_segment(i: int, tool: Any) -> Segment:
@@ -461,12 +408,6 @@ def _tool_segment(i: int, tool: Any) -> Segment:
     if not isinstance(tool, dict):
         raise DialectError(f"a tool must be an object, not {json_kind(tool)}", path=f"tools[{i}]")
     return Segment(f"tools[{i}]", _unmarked(tool))
-
-
-_TOOLS: Leading[list[tuple[Tool, bool]]] = Leading()
-_TOOL_SEGMENTS: Leading[list[Segment]] = Leading()
-"""The tools of the body read last (``_read_tool``) and their segments, one per declaration:
-each depends on its declaration and index alone."""
 
 
 def _tool(entry: Any, path: str) -> Tool:
@@ -549,19 +490,9 @@ def _output_schema(body: Mapping[str, Any]) -> OutputSchema | None:
 
 
 def _rendered_settings(named: Settings) -> dict[str, Any]:
-    """The body of a request of ``named`` alone, decoded (read only); the one rendered for
-    settings of the same repr before (a repr tells 1, 1.0 and True apart, and a tuple from
-    a list: it is what ``named`` holds, field by field)."""
-    key = repr(named).encode()
-    held = _SETTINGS_RENDERED.get(key)
-    if held is None:
-        held = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
-        _SETTINGS_RENDERED.put(key, held)
-    return held
-
-
-_SETTINGS_RENDERED: Memo[dict[str, Any]] = Memo(limit=256)
-"""Named settings rendered alone, by their repr: a scenario's bodies repeat them."""
+    """The body of a request of ``named`` alone, decoded."""
+    rendered: dict[str, Any] = orjson.loads(DIALECT.render(Request(Preset(settings=named))))
+    return rendered
 
 
 def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
@@ -580,75 +511,27 @@ def _extra(body: Mapping[str, Any], named: Settings) -> FrozenDict:
 
 def _history(messages: list[Any]) -> tuple[Message, ...]:
     names: dict[str, str] = {}  # call id -> function name, for the tool_result blocks
-    shared = _HISTORY.shared(messages)
-    out = list(_HISTORY.values[:shared]) if _HISTORY.values is not None else []
-    names.update(call_names(out))  # the calls of the messages taken as read
-    for k in range(shared, len(messages)):
-        message = messages[k]
-        key = _READ.key(message)
-        read = _READ.get(key)
-        if read is None or not _same_names(read, names):
-            role, content = _message(message, k)
-            unmarked = _unmarked_message(message, content, k)
-            frozen = freeze(unmarked)  # its parts take their values from it, frozen once
-            wire = FrozenDict({AnthropicDialect.name: frozen})
-            blocks = frozen["content"] if isinstance(frozen, FrozenDict) else None
-            parts = _parts(unmarked["content"], k, names, blocks)
-            read = _READ.put(key, Message(_ROLES[role], parts, wire))
-        out.append(read)
-    history = tuple(out)
-    _HISTORY.keep(messages, history)
-    return history
+    out = []
+    for k, message in enumerate(messages):
+        role, content = _message(message, k)
+        unmarked = _unmarked_message(message, content, k)
+        wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
+        out.append(Message(_ROLES[role], _parts(unmarked["content"], k, names), wire))
+    return tuple(out)
 
 
-_READ: Memo[Message] = Memo()
-"""Messages already read: a fork's bodies repeat the parent's messages."""
-_HISTORY: Leading[tuple[Message, ...]] = Leading()
-"""The messages of the history read last, one per body message: a message is read from it
-and those before it alone, so the leading ones a body shares by object read the same."""
-_SEGMENTS: Leading[list[Segment]] = Leading()
-"""The history segments of the body read last, one per body message (see ``_HISTORY``)."""
-_MARKS: Leading[list[tuple[int, tuple[tuple[int, Any], ...]]]] = Leading()
-"""The blocks and markers of each message of the body read last (``_message_marks``)."""
-
-
-def _same_names(message: Message, names: dict[str, str]) -> bool:
-    """Whether ``message``, read before, reads the same after the calls in ``names``: each
-    of its results names the function its id names now (its own calls included, in order).
-    If so, ``names`` takes its calls, as reading it would have given them."""
-    mine: dict[str, str] = {}
-    for part in message.parts:
-        if isinstance(part, FunctionCall) and part.id is not None:
-            mine[part.id] = part.name
-        elif (
-            isinstance(part, FunctionResponse)
-            and part.id is not None
-            and mine.get(part.id, names.get(part.id, "")) != part.name
-        ):
-            return False
-    names.update(mine)
-    return True
-
-
-def _parts(
-    content: str | list[Any], k: int, names: dict[str, str], frozen: Json = None
-) -> tuple[Part, ...]:
-    """The parts of ``messages[k]``'s content; ``frozen`` is ``freeze(content)`` when the
-    caller has it (the parts' values are then taken from it, not frozen again)."""
+def _parts(content: str | list[Any], k: int, names: dict[str, str]) -> tuple[Part, ...]:
+    """The parts of ``messages[k]``'s content."""
     if isinstance(content, str):
         return (Text(content),)
-    frozen_blocks = frozen if isinstance(frozen, tuple) else (None,) * len(content)
     return tuple(
-        _part(block, f"messages[{k}].content[{j}]", names, frozen_blocks[j])
-        for j, block in enumerate(content)
+        _part(block, f"messages[{k}].content[{j}]", names) for j, block in enumerate(content)
     )
 
 
-def _part(block: Any, path: str, names: dict[str, str], frozen: Json = None) -> Part:
+def _part(block: Any, path: str, names: dict[str, str]) -> Part:
     """The neutral part of an unmarked block: a known one only when it renders back to the
     same bytes (calls and responses keep their unknown fields in ``extra``), else Opaque."""
-    if _plain_text(block):
-        return Text(block["text"])  # renders back as ``{"type":"text","text":...}``: itself
     if not isinstance(block, dict):
         raise DialectError(f"a content block must be an object, not {json_kind(block)}", path=path)
     kind = block.get("type")
@@ -656,23 +539,12 @@ def _part(block: Any, path: str, names: dict[str, str], frozen: Json = None) -> 
         reason = f"a content block's type must be a string, not {json_kind(kind)}"
         raise DialectError(reason, path=join_path(path, "type"))
     reader = _READERS.get(kind)
-    part = None if reader is None else reader(block, path, names, frozen)
+    part = None if reader is None else reader(block, path, names)
     if part is None or not (
         isinstance(part, FunctionCall | FunctionResponse) or _same(_render_part(part), block)
     ):
-        return Opaque(kind, freeze(block) if frozen is None else frozen, AnthropicDialect.name)
+        return Opaque(kind, freeze(block), AnthropicDialect.name)
     return part
-
-
-def _plain_text(block: Any) -> bool:
-    """Whether ``block`` is ``{"type": "text", "text": <a string>}``, in that key order."""
-    return (
-        type(block) is dict
-        and len(block) == 2
-        and block.get("type") == "text"
-        and type(block.get("text")) is str
-        and next(iter(block)) == "type"
-    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -680,13 +552,9 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(block: dict[str, Any], known: tuple[str, ...], frozen: Json = None) -> FrozenDict:
-    """The block's fields outside ``known``, in body order, keyed by this dialect (their
-    values from ``frozen``, the block frozen, when given)."""
-    if isinstance(frozen, FrozenDict):
-        rest = {key: value for key, value in frozen.items() if key not in known}
-    else:
-        rest = {key: freeze(value) for key, value in block.items() if key not in known}
+def _extras(block: dict[str, Any], known: tuple[str, ...]) -> FrozenDict:
+    """The block's fields outside ``known``, in body order, keyed by this dialect."""
+    rest = {key: freeze(value) for key, value in block.items() if key not in known}
     return FrozenDict({AnthropicDialect.name: FrozenDict(rest)}) if rest else FrozenDict()
 
 
@@ -696,48 +564,44 @@ _HEAD_KEYS: Final = frozenset({"system", "tools"})
 _RESPONSE_KEYS: Final = ("type", "tool_use_id", "content", "is_error")
 
 
-def _text(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
+def _text(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     return Text(_required_str(block, "text", path))
 
 
-def _tool_use(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
+def _tool_use(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     name = _required_str(block, "name", path)
     call_id: str | None = _field(block, "id", path, (str,), "a string")
     if "input" not in block:
         raise DialectError("the input field is missing", path=join_path(path, "input"))
     if call_id is not None:
         names[call_id] = name
-    args = frozen["input"] if isinstance(frozen, FrozenDict) else freeze(block["input"])
-    return FunctionCall(name, args, call_id, extra=_extras(block, _CALL_KEYS, frozen))
+    args = freeze(block["input"])
+    return FunctionCall(name, args, call_id, extra=_extras(block, _CALL_KEYS))
 
 
-def _tool_result(
-    block: dict[str, Any], path: str, names: dict[str, str], frozen: Json
-) -> Part | None:
+def _tool_result(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     call_id: str | None = _field(block, "tool_use_id", path, (str,), "a string")
     content = _field(block, "content", path, (str, list), "a string or an array of blocks")
     is_error = _field(block, "is_error", path, (bool,), "a boolean")
     return FunctionResponse(
         names.get(call_id, "") if call_id is not None else "",
-        "" if content is None else _frozen_field(block, frozen, "content"),
+        "" if content is None else freeze(content),
         call_id,
         bool(is_error),
-        _extras(block, _RESPONSE_KEYS, frozen),
+        _extras(block, _RESPONSE_KEYS),
     )
 
 
-def _thinking(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
+def _thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     signature = _field(block, "signature", path, (str,), "a string")
     return Thinking(_required_str(block, "thinking", path), signature)
 
 
-def _redacted_thinking(
-    block: dict[str, Any], path: str, names: dict[str, str], frozen: Json
-) -> Part | None:
+def _redacted_thinking(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     return Thinking(_required_str(block, "data", path), redacted=True)
 
 
-def _image(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json) -> Part | None:
+def _image(block: dict[str, Any], path: str, names: dict[str, str]) -> Part | None:
     """A base64 or url source; another source (``file``) has no neutral form: None."""
     source = _field(block, "source", path, (dict,), "an object")
     path = join_path(path, "source")
@@ -750,13 +614,8 @@ def _image(block: dict[str, Any], path: str, names: dict[str, str], frozen: Json
     return None
 
 
-_Reader = Callable[[dict[str, Any], str, dict[str, str], Json], Part | None]
-"""A block's reader: the block, its path, the call names so far, the block frozen (or None)."""
-
-
-def _frozen_field(block: dict[str, Any], frozen: Json, key: str) -> Json:
-    """``freeze(block[key])``, taken from ``frozen`` (the block frozen) when given."""
-    return frozen[key] if isinstance(frozen, FrozenDict) else freeze(block[key])
+_Reader = Callable[[dict[str, Any], str, dict[str, str]], Part | None]
+"""A block's reader: the block, its path, the call names so far."""
 
 
 _READERS: Final[dict[str, _Reader]] = {
@@ -902,7 +761,7 @@ def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[st
     names: dict[str, str] = {}
     out = []
     for k, message in enumerate(history):
-        body = once(message, _render_unmarked, names)
+        body = _render_unmarked(message, dict(names))
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name

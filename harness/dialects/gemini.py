@@ -55,8 +55,6 @@ from ..model import (
 )
 from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, each
-from ._per_message import alone
 
 __all__ = ["DIALECT", "GeminiDialect"]
 
@@ -153,9 +151,8 @@ class GeminiDialect(Dialect):
         return score + saw_model
 
     def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
-        """systemInstruction, each function declaration, toolConfig, then each content
-        (once per reading of the body: ``to_request`` checks them too)."""
-        return _BODY_SEGMENTS.once(body, lambda: _segments(body))
+        """systemInstruction, each function declaration, toolConfig, then each content."""
+        return _segments(body)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Every ``generationConfig.<field>`` as sent, plus ``cachedContent``."""
@@ -175,7 +172,7 @@ class GeminiDialect(Dialect):
         settings = _settings(body, other_tools)
         settings = settings.with_extra(self.name, _kept_head(body, system, tools))
         preset = Preset(system=system, tools=tools, settings=settings)
-        history = tuple(each(_HISTORY, body["contents"], _indexed_message))
+        history = tuple(_message(c, f"contents[{k}]") for k, c in enumerate(body["contents"]))
         return Request(preset=preset, history=history)
 
     def render(self, request: Request) -> bytes:
@@ -200,7 +197,7 @@ class GeminiDialect(Dialect):
         tool_config = _render_tool_config(settings.tool_choice, extra.get("toolConfig", {}))
         if tool_config:
             body["toolConfig"] = tool_config
-        body["contents"] = [alone(m, _rendered_content) for m in request.history]
+        body["contents"] = [_rendered_content(m) for m in request.history]
         config = _render_config(settings, extra.get("generationConfig", {}))
         if config:
             body["generationConfig"] = config
@@ -221,12 +218,8 @@ def _segments(body: Mapping[str, Any]) -> tuple[Segment, ...]:
     if tool_config is not None:
         out.append(Segment("toolConfig", tool_config))
     _field(body, "generationConfig", dict, "")
-    out.extend(each(_SEGMENTS, contents, _content_segment))
+    out.extend(_content_segment(k, content) for k, content in enumerate(contents))
     return tuple(out)
-
-
-_BODY_SEGMENTS: PerBody[tuple[Segment, ...]] = PerBody()
-"""The segments of the body read last, for ``to_request`` in the same reading."""
 
 
 # --- typed field access --------------------------------------------------------------------
@@ -276,12 +269,6 @@ def _strings(obj: Mapping[str, Any], key: str, base: str) -> tuple[str, ...] | N
 
 
 # --- envelope checks (cheap: no per-part work) -------------------------------------------
-
-
-def _plain(role: Any, parts: Any) -> bool:
-    """Whether a content's role and parts pass ``_role`` and ``_required`` as decoded JSON
-    has them: the check ``segments`` makes of every content, cheaper than the full one."""
-    return (not role or (type(role) is str and role in _ROLES)) and type(parts) is list
 
 
 def _role(content: Mapping[str, Any], path: str) -> Role:
@@ -344,22 +331,11 @@ def _tools(tools: list[Any] | None) -> tuple[tuple[Tool, ...], tuple[Json, ...]]
     for i, entry in enumerate(tools or ()):
         path = f"tools[{i}]"
         for j, decl in enumerate(_field(entry, "functionDeclarations", list, path) or ()):
-            declared.append(_declared(decl, path, j))
+            declared.append(_tool(decl, join_path(path, "functionDeclarations", j)))
         rest = {k: v for k, v in entry.items() if k != "functionDeclarations"}
         if rest:
             others.append(freeze(rest))
     return tuple(declared), tuple(others)
-
-
-def _declared(decl: Any, path: str, j: int) -> Tool:
-    """``_tool`` of declaration ``j`` of the tool entry at ``path``; a declaration read
-    before (by its bytes: a scenario's bodies repeat their tools) is not read again (its
-    path names only a problem)."""
-    return _DECLARED.once(decl, lambda: _tool(decl, join_path(path, "functionDeclarations", j)))
-
-
-_DECLARED: Memo[Tool] = Memo()
-"""Function declarations already read, by their bytes."""
 
 
 def _tool(decl: Any, path: str) -> Tool:
@@ -379,8 +355,6 @@ def _tool(decl: Any, path: str) -> Tool:
 
 def _content_segment(k: int, content: Any) -> Segment:
     """The segment of ``contents[k]``, its envelope checked."""
-    if type(content) is dict and _plain(content.get("role"), content.get("parts")):
-        return Segment(f"contents[{k}]", content)  # checked inline: see _plain
     path = f"contents[{k}]"
     if not isinstance(content, dict):
         raise DialectError(f"a content is an object, not {json_kind(content)}", path=path)
@@ -389,35 +363,13 @@ def _content_segment(k: int, content: Any) -> Segment:
     return Segment(path, content)
 
 
-_READ: Memo[Message] = Memo()
-"""Contents entries already read: a fork's bodies repeat the parent's entries."""
-_HISTORY: Leading[list[Message]] = Leading()
-_SEGMENTS: Leading[list[Segment]] = Leading()
-"""The messages and the segments of the contents read last, one per entry: an entry reads
-the same wherever it is (its index names only a problem), so the leading entries a body
-shares with it by object read as they did."""
-
-
-def _indexed_message(k: int, content: dict[str, Any]) -> Message:
-    return _message(content, f"contents[{k}]")
-
-
 def _message(content: dict[str, Any], path: str) -> Message:
-    """A contents entry; its envelope was checked by segments()."""
-    key = _READ.key(content)
-    return _READ.get(key) or _READ.put(key, _read_message(content, path))
-
-
-def _read_message(content: dict[str, Any], path: str) -> Message:
-    """The entry's message; its parts take their values from the entry frozen once."""
+    """A contents entry (its envelope checked by segments()) and its body form as ``wire``."""
     parts = content["parts"]
-    frozen = freeze(content)
-    kept = frozen.get("parts") if isinstance(frozen, FrozenDict) else None
-    frozen_parts = kept if isinstance(kept, tuple) else (None,) * len(parts)
     return Message(
         role=_role(content, path),
-        parts=tuple(_part(p, f"{path}.parts[{i}]", frozen_parts[i]) for i, p in enumerate(parts)),
-        wire=FrozenDict({GeminiDialect.name: frozen}),
+        parts=tuple(_part(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
+        wire=FrozenDict({GeminiDialect.name: freeze(content)}),
     )
 
 
@@ -439,28 +391,19 @@ def _kept_form(message: Message) -> Any:
     return kept if same else None
 
 
-def _part(part: Any, path: str, frozen: Json = None) -> Part:
+def _part(part: Any, path: str) -> Part:
     """One part: a neutral part when exactly one of text, functionCall, functionResponse,
     inlineData, fileData is there and the neutral part renders back to the same bytes (a call
-    or response keeps its other fields in ``extra``); else an Opaque part. ``frozen`` is
-    ``freeze(part)`` when the caller has it: values are taken from it, not frozen again."""
-    if _plain_text(part):
-        return Text(part["text"])  # ``{"text": ...}`` alone: what Text renders to
+    or response keeps its other fields in ``extra``); else an Opaque part."""
     if not isinstance(part, dict):
         raise DialectError(f"a part is an object, not {json_kind(part)}", path=path)
     kinds = [k for k in _PART_KINDS if k in part]
     if len(kinds) == 1:
-        own = frozen if isinstance(frozen, FrozenDict) else None
-        parsed = _PART_READERS[kinds[0]](part, path, own)
+        parsed = _PART_READERS[kinds[0]](part, path)
         if isinstance(parsed, FunctionCall | FunctionResponse) or _same(_render_part(parsed), part):
             return parsed
     kind = next((k for k in part if k not in _PART_META), next(iter(part), "part"))
-    return Opaque(kind, freeze(part) if frozen is None else frozen, GeminiDialect.name)
-
-
-def _plain_text(part: Any) -> bool:
-    """Whether ``part`` is ``{"text": <a string>}`` and nothing else."""
-    return type(part) is dict and len(part) == 1 and type(part.get("text")) is str
+    return Opaque(kind, freeze(part), GeminiDialect.name)
 
 
 _PART_META: Final = frozenset({"thought", "thoughtSignature", "partMetadata", "mediaResolution"})
@@ -471,21 +414,17 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...], Any]) -> FrozenDict:
-    """Each group's fields outside its known keys, keyed by this dialect then group (their
-    values from the group's object frozen, the third of its triple, when not None)."""
+def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> FrozenDict:
+    """Each group's fields outside its known keys, keyed by this dialect then group."""
     out = {}
-    for group, (obj, known, frozen) in groups.items():
-        if isinstance(frozen, FrozenDict):
-            rest = {k: v for k, v in frozen.items() if k not in known}
-        else:
-            rest = {k: freeze(v) for k, v in obj.items() if k not in known}
+    for group, (obj, known) in groups.items():
+        rest = {k: freeze(v) for k, v in obj.items() if k not in known}
         if rest:
             out[group] = FrozenDict(rest)
     return FrozenDict({GeminiDialect.name: FrozenDict(out)}) if out else FrozenDict()
 
 
-def _text_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
+def _text_part(part: dict[str, Any], path: str) -> Part:
     """Text, or Thinking when ``thought`` is true, each with its ``thoughtSignature``."""
     text: str = _required(part, "text", str, path)
     signature = _field(part, "thoughtSignature", str, path)
@@ -494,42 +433,38 @@ def _text_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Pa
     return Text(text, signature=signature)
 
 
-def _call_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
+def _call_part(part: dict[str, Any], path: str) -> Part:
     """A functionCall with its sibling ``thoughtSignature``; absent args stay None."""
     call = _required(part, "functionCall", dict, path)
     call_path = join_path(path, "functionCall")
-    own = None if frozen is None else frozen["functionCall"]
     return FunctionCall(
         name=_required(call, "name", str, call_path),
-        args=freeze(call.get("args")) if own is None else own.get("args"),
+        args=freeze(call.get("args")),
         id=_field(call, "id", str, call_path),
         signature=_field(part, "thoughtSignature", str, path),
         extra=_extras(
-            part=(part, ("functionCall", "thoughtSignature"), frozen),
-            call=(call, ("id", "name", "args"), own),
+            part=(part, ("functionCall", "thoughtSignature")),
+            call=(call, ("id", "name", "args")),
         ),
     )
 
 
-def _response_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
+def _response_part(part: dict[str, Any], path: str) -> Part:
     """A functionResponse; a lone ``error`` key marks an error, a lone ``output`` key around a
     non-object is unwrapped (both are Gemini's documented response conventions)."""
     response = _required(part, "functionResponse", dict, path)
     response_path = join_path(path, "functionResponse")
     if "response" not in response:
         raise DialectError("response is required", path=join_path(response_path, "response"))
-    own = None if frozen is None else frozen["functionResponse"]
-    value, is_error = _unwrap_response(
-        freeze(response["response"]) if own is None else own["response"]
-    )
+    value, is_error = _unwrap_response(freeze(response["response"]))
     return FunctionResponse(
         name=_required(response, "name", str, response_path),
         response=value,
         id=_field(response, "id", str, response_path),
         is_error=is_error,
         extra=_extras(
-            part=(part, ("functionResponse",), frozen),
-            response=(response, ("id", "name", "response"), own),
+            part=(part, ("functionResponse",)),
+            response=(response, ("id", "name", "response")),
         ),
     )
 
@@ -544,7 +479,7 @@ def _unwrap_response(response: Json) -> tuple[Json, bool]:
     return response, False
 
 
-def _image_part(part: dict[str, Any], path: str, frozen: FrozenDict | None) -> Part:
+def _image_part(part: dict[str, Any], path: str) -> Part:
     """inlineData (base64) or fileData (URI) as an Image; mediaResolution gives its detail."""
     if "inlineData" in part:
         blob, blob_path = _required(part, "inlineData", dict, path), join_path(path, "inlineData")
@@ -569,7 +504,7 @@ def _detail(part: dict[str, Any], path: str) -> str | None:
     return level.removeprefix(_RESOLUTION).lower()
 
 
-_PART_READERS: Final[dict[str, Callable[[dict[str, Any], str, FrozenDict | None], Part]]] = {
+_PART_READERS: Final[dict[str, Callable[[dict[str, Any], str], Part]]] = {
     "text": _text_part,
     "functionCall": _call_part,
     "functionResponse": _response_part,

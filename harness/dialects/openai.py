@@ -51,33 +51,17 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
-from ._per_message import once
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SYSTEM_ROLES = ("system", "developer")
-_PLAIN_ROLES = frozenset(_ROLES)
-_PLAIN_CONTENT = frozenset((str, list))
-
-
-def _plain(role: Any, content: Any) -> bool:
-    """Whether a message's role and content pass ``_checked_role`` as decoded JSON has them:
-    the test ``segments`` makes of every message, cheaper than the full check."""
-    return (
-        type(role) is str
-        and role in _PLAIN_ROLES
-        and (type(content) in _PLAIN_CONTENT or (content is None and role == "assistant"))
-    )
-
-
 _MODES: tuple[Literal["auto", "none", "required"], ...] = ("auto", "none", "required")
 _SETTING_KEYS = (
     *("model", "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop"),
@@ -146,7 +130,7 @@ class OpenAIChat(Dialect):
         out = [Segment(f"tools[{i}]", t) for i, t in enumerate(body.get("tools") or ())]
         if body.get("response_format") is not None:
             out.append(Segment("response_format", body["response_format"]))
-        out.extend(each(_SEGMENTS, messages, _message_segment))  # raises at the first bad one
+        out.extend(_message_segment(k, message) for k, message in enumerate(messages))
         return tuple(out)
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,7 +140,7 @@ class OpenAIChat(Dialect):
     def to_request(self, body: Mapping[str, Any]) -> Request:
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
         messages = _envelope(body)
-        system, history = _history(messages, reuse=True)
+        system, history = _history(messages)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
         leading = messages[: _leading_count(messages)]
@@ -211,16 +195,12 @@ def _envelope(body: Mapping[str, Any]) -> list[Any]:
 
 def _message_segment(k: int, message: Any) -> Segment:
     """The segment of ``messages[k]``, the message checked (``_checked_role``)."""
-    if not (type(message) is dict and _plain(message.get("role"), message.get("content"))):
-        _checked_role(message, k)
+    _checked_role(message, k)
     return Segment(f"messages[{k}]", message)
 
 
 def _checked_role(message: Any, k: int) -> str:
-    """Validate one message's shape (object, known role, content type) and return its role.
-
-    Runs once per message of long histories, so the error path is built only on failure.
-    """
+    """Validate one message's shape (object, known role, content type) and return its role."""
     if not isinstance(message, dict):
         raise DialectError(
             f"a message must be a JSON object, not {json_kind(message)}", path=f"messages[{k}]"
@@ -262,80 +242,48 @@ def _is_system_text(message: Any) -> bool:
     )
 
 
-_FROZEN: Memo[Json] = Memo()
-"""Body messages already frozen for a wire form: a fork's bodies repeat the parent's."""
-_MESSAGES: Memo[Message] = Memo()
-"""Neutral messages already read, by the bytes of their run (``message_once``)."""
-_HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
-"""The body messages ``to_request`` read last, the neutral history they gave and where
-each neutral message's run of body messages ends (see ``_history``)."""
-
-
 def _history(
     messages: list[Any],
     names: dict[str, str] | None = None,
     *,
     leading: bool = True,
-    reuse: bool = False,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks (leading system/developer messages of text) and the neutral
-    history, each message with the body messages it was read from as its ``wire``.
-
-    With ``reuse`` (a body's whole history, as ``to_request`` reads it), the neutral
-    messages of the history read last whose runs end before the last body message this
-    one shares with it by object (``Leading``) are taken as read: such a run and whether
-    it ended there are settled by those body messages alone, and reading goes on after it
-    as it would have, with nothing pending and the names of the calls read so far."""
+    history, each message with the body messages it was read from as its ``wire``."""
     system: list[str] = []
     history: list[Message] = []
-    ends: list[int] = []  # where each neutral message's run ends (past its last body message)
     pending: list[Part] = []
     run: list[Any] = []  # the body messages of the neutral message being built
-    keys: list[bytes | None] = []  # their compact JSON, which keys every memo of a message
     names = {} if names is None else names
     start = _leading_count(messages) if leading else 0
-    resume = resume_taken(_HISTORY, messages, history, ends, names) if reuse else 0
-    last = 0  # the index of the last body message in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        history.append(message_once(_MESSAGES, _FROZEN, OpenAIChat.name, role, parts, run, keys))
-        ends.append(last + 1)
+        history.append(Message(role, parts, FrozenDict({OpenAIChat.name: freeze(run)})))
         run.clear()
-        keys.clear()
 
-    for k in range(min(start, resume)):  # the system messages taken as read, unchecked
-        system.extend(_texts(messages[k].get("content"), f"messages[{k}].content"))
-    for k in range(resume, len(messages)):  # the messages taken as read not walked
-        message = messages[k]
+    for k, message in enumerate(messages):
         role = _checked_role(message, k)
         path, content = f"messages[{k}]", message.get("content")
         if k < start:
             system.extend(_texts(content, f"{path}.content"))
             continue
-        key = Memo.key(message)
         if role in ("tool", "function"):
-            last = k
             run.append(message)
-            keys.append(key)
-            pending.append(_function_response_once(message, path, names, key))
+            pending.append(_function_response(message, path, names))
             continue
         if role != "user" and pending:
             done("user", tuple(pending))
             pending = []
-        last = k
         run.append(message)
-        keys.append(key)
         if role == "user":
-            done("user", (*pending, *_user_parts_once(content, f"{path}.content", key)))
+            done("user", (*pending, *_user_parts(content, f"{path}.content")))
             pending = []
         elif role == "assistant":
-            done("model", _assistant_once(message, path, names, key).parts)
+            done("model", _assistant(message, path, names).parts)
         else:
-            done("system", _user_parts_once(content, f"{path}.content", key))
+            done("system", _user_parts(content, f"{path}.content"))
     if pending:
         done("user", tuple(pending))
-    if reuse:
-        _HISTORY.keep(messages, (tuple(history), tuple(ends)))
     return tuple(system), tuple(history)
 
 
@@ -362,20 +310,8 @@ def _user_parts(content: Any, path: str) -> tuple[Part, ...]:
     return tuple(_content_part(part, join_path(path, i)) for i, part in enumerate(content or ()))
 
 
-def _plain_text(part: Any) -> bool:
-    """Whether ``part`` is ``{"type": "text", "text": <a string>}``, in that key order."""
-    return (
-        type(part) is dict
-        and len(part) == 2
-        and part.get("type") == "text"
-        and type(part.get("text")) is str
-        and next(iter(part)) == "type"
-    )
-
-
 def _content_part(part: Any, path: str) -> Part:
-    if _plain_text(part):
-        return Text(part["text"])  # renders back as ``{"type":"text","text":...}``: itself
+    """A text or image_url part when it renders back as sent, else Opaque."""
     kind = _object(part, path).get("type")
     parsed: Part | None = None
     if kind == "image_url":
@@ -398,53 +334,6 @@ def _image(part: dict[str, Any], path: str) -> Image:
     if comma and head.startswith("data:") and head.endswith(";base64"):
         return Image(mime_type=head[5:-7] or None, data=data, detail=detail)
     return Image(url=url, detail=detail)
-
-
-_SEGMENTS: Leading[list[Segment]] = Leading()
-"""The segments of the messages ``segments`` read last, one per message (each is the message
-itself, checked)."""
-_ASSISTANT: Memo[Message] = Memo()
-"""Assistant messages already read: a fork's bodies repeat the parent's."""
-
-
-_PARTS: Memo[tuple[Part, ...]] = Memo()
-"""User (and mid-history system) message contents already read, by their message's bytes."""
-_RESPONSES: Memo[Part] = Memo()
-"""Tool messages already read, by their bytes (the function's name is checked anew)."""
-
-
-def _user_parts_once(content: Any, path: str, key: bytes | None) -> tuple[Part, ...]:
-    """``_user_parts`` of a message's content, a message read before not read again: its
-    parts depend on its bytes alone."""
-    read = _PARTS.get(key)
-    return _PARTS.put(key, _user_parts(content, path)) if read is None else read
-
-
-def _function_response_once(
-    message: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
-) -> Part:
-    """``_function_response``, a tool message read before not read again while the call
-    before it with its id still names the same function."""
-    read = _RESPONSES.get(key)
-    if (
-        isinstance(read, FunctionResponse)
-        and message.get("role") == "tool"
-        and read.name == names.get(read.id or "", "")
-    ):
-        return read
-    return _RESPONSES.put(key, _function_response(message, path, names))
-
-
-def _assistant_once(
-    message: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
-) -> Message:
-    """``_assistant``, a message read before (``key``: its bytes) not read again (``names``
-    still learns its calls, in order)."""
-    read = _ASSISTANT.get(key)
-    if read is None:
-        return _ASSISTANT.put(key, _assistant(message, path, names))
-    names.update((call.id, call.name) for call in read.function_calls if call.id is not None)
-    return read
 
 
 def _assistant(message: dict[str, Any], path: str, names: dict[str, str]) -> Message:
@@ -512,19 +401,9 @@ def _function_response(message: dict[str, Any], path: str, names: dict[str, str]
 
 def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
     """Neutral tools, and the unknown function fields of each tool by name."""
-    read = each(_TOOLS, entries, _read_tool)
+    read = [_declared(i, entry) for i, entry in enumerate(entries)]
     extras = {name: extra for _, name, extra in read if extra is not None}
     return tuple(tool for tool, _, _ in read), FrozenDict(extras)
-
-
-def _read_tool(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
-    """``_declared`` of ``tools[i]``, a declaration read before (by its bytes: a scenario's
-    bodies repeat their tools) not read again (its index names only a problem)."""
-    return _DECLARED.once(entry, lambda: _declared(i, entry))
-
-
-_DECLARED: Memo[tuple[Tool, str, FrozenDict | None]] = Memo()
-"""Tool declarations already read, by their bytes."""
 
 
 def _declared(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
@@ -544,10 +423,6 @@ def _declared(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
     unknown = {k: v for k, v in function.items() if k not in _FUNCTION_KEYS}
     extra = FrozenDict((k, freeze(v)) for k, v in unknown.items()) if unknown else None
     return tool, name, extra
-
-
-_TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
-"""The tools of the body read last (``_read_tool``), one per declaration."""
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
@@ -644,12 +519,11 @@ def _choice_name(tool: Any, i: int) -> str:
 
 def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     """Body messages for neutral ones; a user message may become tool messages plus a user.
-    Each message's items are rendered once (``_per_message.once``): they depend on it and on
-    the names of the calls before it alone."""
+    Each message's items depend on it and on the names of the calls before it."""
     names: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for message in history:
-        out.extend(once(message, _render_message, names))
+        out.extend(_render_message(message, dict(names)))
         for call in message.function_calls:
             if call.id is not None:
                 names[call.id] = call.name

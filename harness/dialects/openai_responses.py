@@ -62,14 +62,12 @@ from ..model import (
 )
 from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
-from ._memo import Leading, Memo, PerBody, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system
 from ._openai_reading import arguments as _arguments
 from ._openai_reading import field as _field
 from ._openai_reading import obj as _object
 from ._openai_reading import show as _show
 from ._openai_reading import string as _string
-from ._per_message import alone
 
 __all__ = ["DIALECT", "OpenAIResponses"]
 
@@ -191,9 +189,6 @@ class OpenAIResponses(Dialect):
                 out[nested] = value
         return out
 
-    def cache_markers(self, body: Mapping[str, Any]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(m.segment for m in self.cache_marks(body)))
-
     def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
         """Every breakpoint with its block index in cache order: one block for the
         instructions, each tool and the format; per item one for a string content or one per
@@ -232,7 +227,7 @@ class OpenAIResponses(Dialect):
         """The body in the neutral model; ``DialectError`` names the path of a bad part."""
         items, kinds = _kinded(_envelope(body))
         instructions = _instructions(body)
-        system, history = _history(items, instructions, reuse=True, kinds=kinds)
+        system, history = _history(items, instructions, kinds=kinds)
         tools, tool_extras = _tools(body.get("tools") or ())
         settings = _settings(body, tool_extras)
         leading = items[: _leading_count(items)]
@@ -328,28 +323,13 @@ def _checked_kind(item: Any, k: int) -> str:
     return kind
 
 
-def _item_read(k: int, item: Any) -> tuple[str, Segment]:
-    """The type of ``input[k]``, checked, and its segment: the item as it reaches the model.
-
-    The usual item (a decoded object with a string type, a message with a known role and
-    a string or array content) has its type checked inline; any other takes
-    ``_checked_kind``, which raises as it must."""
-    kind = _kind(item) if type(item) is dict else None
-    if type(kind) is not str or (
-        kind == "message"
-        and (item.get("role") not in _ROLES or type(item.get("content")) not in _CONTENT_TYPES)
-    ):
-        kind = _checked_kind(item, k)
-    return kind, Segment(f"input[{k}]", _prompted(item))
-
-
-_CONTENT_TYPES = frozenset({str, list})
-"""A message content's types as decoded (a subclass takes ``_checked_kind``)."""
-
-
 def _checked(items: list[Any]) -> list[tuple[str, Segment]]:
-    """``_item_read`` of each item, raising at the first bad one."""
-    return each(_CHECKED, items, _item_read)
+    """The type of each item, checked (raising at the first bad one), and its segment: the
+    item as it reaches the model."""
+    return [
+        (_checked_kind(item, k), Segment(f"input[{k}]", _prompted(item)))
+        for k, item in enumerate(items)
+    ]
 
 
 def _items(items: list[Any] | str) -> list[Any]:
@@ -361,13 +341,6 @@ def _kinded(items: list[Any] | str) -> tuple[list[Any], list[str]]:
     """``input`` as a list of items (``_items``) and the type of each, checked."""
     listed = [{"role": "user", "content": items}] if isinstance(items, str) else items
     return listed, [kind for kind, _ in _checked(listed)]
-
-
-_CHECKED: Leading[list[tuple[str, Segment]]] = Leading()
-_MARKS: Leading[list[tuple[int, tuple[tuple[int, Any], ...]]]] = Leading()
-"""The types and segments, and the breakpoints (``_item_marks``) of the items read last,
-one per item: each depends on its item and index alone, so the leading items a body shares
-with those by object give them again (and ``segments``, ``to_request`` check an item once)."""
 
 
 def _instructions(body: Mapping[str, Any]) -> str | None:
@@ -414,15 +387,7 @@ def _has_marked_part(item: dict[str, Any]) -> bool:
     return False
 
 
-def _marked_blocks(body: Mapping[str, Any]) -> tuple[tuple[str, int, Any], ...]:
-    """``_each_marked_block`` of the body, walked once per reading of it (``PerBody``)."""
-    return _MARKED.once(body, lambda: tuple(_each_marked_block(body)))
-
-
-_MARKED: PerBody[tuple[tuple[str, int, Any], ...]] = PerBody()
-
-
-def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
+def _marked_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]]:
     """(segment, block index, marker) of each breakpoint, in cache order. Never raises."""
     block = 1 if isinstance(body.get("instructions"), str) else 0
     tools = body.get("tools")
@@ -432,13 +397,14 @@ def _each_marked_block(body: Mapping[str, Any]) -> Iterator[tuple[str, int, Any]
     items = body.get("input")
     if not isinstance(items, list):
         return
-    for k, (count, marks) in enumerate(each(_MARKS, items, _item_marks)):
+    for k, item in enumerate(items):
+        count, marks = _item_marks(item)
         for at, marker in marks:
             yield f"input[{k}]", block + at, marker
         block += count
 
 
-def _item_marks(k: int, item: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
+def _item_marks(item: Any) -> tuple[int, tuple[tuple[int, Any], ...]]:
     """The blocks an item counts, and (block within it, marker) of each breakpoint it holds
     in cache order: its parts', then its own on its last block. Never raises."""
     if not isinstance(item, dict):
@@ -491,48 +457,30 @@ def _side(kind: str, item: dict[str, Any]) -> Literal["model", "user", "message"
     return "model"
 
 
-_HISTORY: Leading[tuple[tuple[Message, ...], tuple[int, ...]]] = Leading()
-"""The items ``to_request`` read last, the neutral history they gave and where each
-neutral message's run of items ends (see ``_history``)."""
-
-
 def _history(
     items: list[Any],
     instructions: str | None = None,
     *,
     leading: bool = True,
-    reuse: bool = False,
     kinds: list[str] | None = None,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks and the neutral history, each message with the items it was read
-    from as its ``wire`` (``kinds``: each item's ``_checked_kind``, when known).
-
-    With ``reuse`` (a body's whole input, as ``to_request`` reads it), the neutral messages
-    of the history read last whose runs end before the last item this input shares with it
-    by object (``Leading``) are taken as read: such a run and whether it ended there are
-    settled by those items alone, and reading goes on after it as it would have, with
-    nothing pending and the names of the calls read so far."""
+    from as its ``wire`` (``kinds``: each item's ``_checked_kind``, when known)."""
     system: list[str] = [] if instructions is None else [instructions]
     history: list[Message] = []
-    ends: list[int] = []  # where each neutral message's run ends (past its last item)
     model: list[Part] = []
     pending: list[Part] = []
     run: list[Any] = []
-    keys: list[bytes | None] = []  # the run's compact JSON, which keys every memo of an item
     names: dict[str, str] = {}
     start = _leading_count(items) if leading else 0
-    resume = resume_taken(_HISTORY, items, history, ends, names) if reuse else 0
-    last = 0  # the index of the last item in ``run``
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        history.append(message_once(_MESSAGES, _FROZEN, _NAME, role, tuple(parts), run, keys))
-        ends.append(last + 1)
+        history.append(Message(role, tuple(parts), FrozenDict({_NAME: freeze(run)})))
         run.clear()
-        keys.clear()
 
     for k in range(start):
         system.extend(_texts(items[k].get("content"), f"input[{k}].content"))
-    for k in range(max(start, resume), len(items)):  # the items taken as read not walked
+    for k in range(start, len(items)):
         item, path = items[k], f"input[{k}]"
         kind = _checked_kind(item, k) if kinds is None else kinds[k]
         side = _side(kind, item)
@@ -542,25 +490,20 @@ def _history(
         if pending and (side == "model" or (side == "message" and item.get("role") != "user")):
             done("user", pending)  # the outputs before a model item or a system message
             pending = []
-        key = Memo.key(item)
-        last = k
         run.append(item)
-        keys.append(key)
         if side == "model":
-            model.extend(_model_parts_once(kind, item, path, names, key))
+            model.extend(_model_parts(kind, item, path, names))
         elif side == "user":
-            pending.append(_output_once(kind, item, path, names, key))
+            pending.append(_output(kind, item, path, names))
         elif item.get("role") == "user":  # a message's parts, as a model message's read
-            done("user", [*pending, *_model_parts_once(kind, item, path, names, key)])
+            done("user", [*pending, *_model_parts(kind, item, path, names)])
             pending = []
         else:
-            done("system", _model_parts_once(kind, item, path, names, key))
+            done("system", _model_parts(kind, item, path, names))
     if model:
         done("model", model)
     if pending:
         done("user", pending)
-    if reuse:
-        _HISTORY.keep(items, (tuple(history), tuple(ends)))
     return tuple(system), tuple(history)
 
 
@@ -617,44 +560,6 @@ def _image(part: dict[str, Any], path: str) -> Image | None:
     if comma and head.startswith("data:") and head.endswith(";base64"):
         return Image(mime_type=head[5:-7] or None, data=data, detail=detail)
     return Image(url=url, detail=detail)
-
-
-_PARTS: Memo[tuple[Part, ...]] = Memo()
-_OUTPUTS: Memo[Part] = Memo()
-_MESSAGES: Memo[Message] = Memo()
-"""Neutral messages already read, by the bytes of their run (``message_once``)."""
-_FROZEN: Memo[Json] = Memo()
-"""Items already read (their parts, their frozen wire form): a fork's bodies repeat the
-parent's items, and an item reads the same wherever it is, but for the function name a
-tool output takes from the calls before it (checked, and read anew when it differs)."""
-
-
-def _model_parts_once(
-    kind: str, item: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
-) -> list[Part]:
-    """``_model_parts``, an item read before (``key``: its bytes) not read again (its calls
-    still go to names). A message's parts are its content's, whoever's it is."""
-    parts = _PARTS.get(key)
-    if parts is None:
-        return list(_PARTS.put(key, tuple(_model_parts(kind, item, path, names))))
-    if kind in _CALL_TYPES:
-        for call in parts:
-            if isinstance(call, FunctionCall) and call.id is not None:
-                names[call.id] = call.name
-    return list(parts)
-
-
-def _output_once(
-    kind: str, item: dict[str, Any], path: str, names: dict[str, str], key: bytes | None
-) -> Part:
-    """``_output``, an item read before (``key``: its bytes) not read again while its name
-    is the same."""
-    part = _OUTPUTS.get(key)
-    if part is None or (
-        isinstance(part, FunctionResponse) and part.name != names.get(part.id or "", "")
-    ):
-        part = _OUTPUTS.put(key, _output(kind, item, path, names))
-    return part
 
 
 def _model_parts(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -> list[Part]:
@@ -728,19 +633,9 @@ def _output(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -
 def _tools(entries: Sequence[Any]) -> tuple[tuple[Tool, ...], FrozenDict]:
     """Neutral tools, and the unknown fields of each function tool by name. A tool of
     another type (custom, namespace, built-in) keeps its whole declaration."""
-    read = each(_TOOLS, entries, _read_tool)
+    read = [_declared(i, entry) for i, entry in enumerate(entries)]
     extras = {name: extra for _, name, extra in read if extra is not None}
     return tuple(tool for tool, _, _ in read), FrozenDict(extras)
-
-
-def _read_tool(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
-    """``_declared`` of ``tools[i]``, a declaration read before (by its bytes: a scenario's
-    bodies repeat their tools) not read again (its index names only a problem)."""
-    return _DECLARED.once(entry, lambda: _declared(i, entry))
-
-
-_DECLARED: Memo[tuple[Tool, str, FrozenDict | None]] = Memo()
-"""Tool declarations already read, by their bytes."""
 
 
 def _declared(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
@@ -758,10 +653,6 @@ def _declared(i: int, entry: Any) -> tuple[Tool, str, FrozenDict | None]:
     unknown = {k: v for k, v in entry.items() if k not in _FUNCTION_KEYS}
     extra = FrozenDict((k, freeze(v)) for k, v in unknown.items()) if unknown else None
     return Tool(name, description, freeze(entry.get("parameters"))), name, extra
-
-
-_TOOLS: Leading[list[tuple[Tool, str, FrozenDict | None]]] = Leading()
-"""The tools of the body read last (``_read_tool``), one per declaration."""
 
 
 def _settings(body: Mapping[str, Any], tool_extras: FrozenDict) -> Settings:
@@ -856,11 +747,10 @@ def _kept_system(kept: Any, system: list[str]) -> tuple[str | None, list[Any]]:
 
 
 def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Items for neutral messages, each message's rendered once (``_per_message.alone``):
-    they depend on it alone."""
+    """Items for neutral messages, each message's from it alone."""
     out: list[dict[str, Any]] = []
     for message in history:
-        out.extend(alone(message, _render_message))
+        out.extend(_render_message(message))
     return out
 
 

@@ -111,27 +111,9 @@ class Opaque:
 
 Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image | Opaque
 
-_epoch = object()
-"""Replaced by ``forget_memos``: what a message derived in another epoch is derived again."""
-
-
-def forget_memos() -> None:
-    """Empty every message's memo (``Message.memo``, its calls), as a cold benchmark wants."""
-    global _epoch
-    _epoch = object()
-
-
-class _Memoized:
-    """The slots of what a message derived, each held with its epoch: not fields, so
-    equality, hashing, ``replace`` and pickling ignore them (a copy derives them anew)."""
-
-    __slots__ = ("_calls", "_memo")
-    _calls: tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]
-    _memo: tuple[object, dict[Any, Any]]
-
 
 @dataclass(frozen=True, slots=True)
-class Message(_Memoized):
+class Message:
     role: Role
     parts: tuple[Part, ...]
     wire: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
@@ -141,46 +123,13 @@ class Message(_Memoized):
     forms the parts do not say (a one-text content as a string or a block list, a message's
     ``name``, its key order) survive ``render(parse(body))``. Ignored by equality."""
 
-    def memo(self) -> dict[Any, Any]:
-        """What was derived from this message (its parts and wire form, both immutable), by
-        whoever derived it under a key of its own (a dialect's rendering of it). Held by the
-        message, so it lives as long as the message; ``forget_memos`` empties it."""
-        try:
-            held = self._memo
-            if held[0] is _epoch:
-                memo: dict[Any, Any] = held[1]
-                return memo
-        except AttributeError:
-            pass
-        memo = {}
-        object.__setattr__(self, "_memo", (_epoch, memo))
-        return memo
-
-    def _split(self) -> tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]:
-        """The calls and the responses among the parts, kept (see ``forget_memos``)."""
-        try:
-            held: tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]
-            held = self._calls
-            if held[0] is _epoch:
-                return held
-        except AttributeError:
-            pass
-        parts = self.parts
-        held = (
-            _epoch,
-            tuple(p for p in parts if isinstance(p, FunctionCall)),
-            tuple(p for p in parts if isinstance(p, FunctionResponse)),
-        )
-        object.__setattr__(self, "_calls", held)
-        return held
-
     @property
     def function_calls(self) -> tuple[FunctionCall, ...]:
-        return self._split()[1]
+        return tuple(p for p in self.parts if isinstance(p, FunctionCall))
 
     @property
     def function_responses(self) -> tuple[FunctionResponse, ...]:
-        return self._split()[2]
+        return tuple(p for p in self.parts if isinstance(p, FunctionResponse))
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.dialects import DialectError
-from harness.dialects.anthropic import DIALECT, _parts
+from harness.dialects.anthropic import DIALECT
 from harness.model import (
     FrozenDict,
     FunctionCall,
@@ -423,7 +423,7 @@ def test_whole_system_marker_lands_on_its_last_block() -> None:
     request = Request(Preset(system=("a", "b")), (), cache_breakpoints=("system",))
     body = render_dict(request)
     assert body["system"][1]["cache_control"] == EPHEMERAL
-    assert DIALECT.cache_markers(body) == ("system[1]",)
+    assert DIALECT.parse(body).cache_markers == ("system[1]",)
 
 
 def test_single_system_block_renders_as_a_string() -> None:
@@ -719,29 +719,6 @@ def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
     """A role that is a list, a content that is a number, a tool that is a string, a
     setting of the wrong type...: each reading method returns or raises DialectError."""
     reads_or_refuses(DIALECT, body)
-
-
-def test_parts_read_with_their_content_frozen_are_those_read_from_it_alone() -> None:
-    """The history reader hands the parts their values from the message it froze once."""
-    content = [
-        {"type": "text", "text": "a"},
-        {"text": "a", "type": "text"},
-        {"type": "text", "text": "a", "citations": [{"n": 1.0}]},
-        {"type": "tool_use", "id": "c1", "name": "f", "input": {"n": 1, "m": [True, 1.0]}},
-        {"type": "tool_use", "id": "c2", "name": "g", "input": 1, "caller": {"x": [1]}},
-        {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "r"}]},
-        {"type": "tool_result", "tool_use_id": "c2", "content": "r", "is_error": True, "z": [1]},
-        {"type": "tool_result", "tool_use_id": "c3"},
-        {"type": "thinking", "thinking": "t", "signature": "s"},
-        {"type": "redacted_thinking", "data": "d"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}},
-        {"type": "image", "source": {"type": "file", "file_id": "f"}},
-        {"type": "document", "source": {"type": "text", "data": [1, 1.0, True]}},
-    ]
-    alone = _parts(content, 0, {})
-    frozen = _parts(content, 0, {}, freeze(content))
-    assert repr(frozen) == repr(alone)
-    assert [type(p) for p in frozen] == [type(p) for p in alone]
 
 
 def test_tools_that_render_otherwise_are_kept_as_sent_and_render_back() -> None:

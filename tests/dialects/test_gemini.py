@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.dialects import DialectError
-from harness.dialects.gemini import DIALECT, _part, _read_message
+from harness.dialects.gemini import DIALECT
 from harness.model import (
     FrozenDict,
     FunctionCall,
@@ -714,22 +714,3 @@ def test_a_value_of_another_type_anywhere_is_a_dialect_error(body: Any) -> None:
     """A role that is a list, a content that is a number, a tool that is a string, a
     setting of the wrong type...: each reading method returns or raises DialectError."""
     reads_or_refuses(DIALECT, body)
-
-
-def test_parts_read_with_the_entry_frozen_are_those_read_from_each_part_alone() -> None:
-    """The history reader hands the parts their values from the entry it froze once."""
-    parts = [
-        {"text": "a"},
-        {"text": "a", "thought": True, "thoughtSignature": "s"},
-        {"functionCall": {"name": "f", "args": {"n": 1, "m": [True, 1.0]}, "x": 1}, "y": [1.0]},
-        {"functionCall": {"name": "f"}},
-        {"functionResponse": {"name": "f", "response": {"output": 1.0}, "id": "i", "z": True}},
-        {"functionResponse": {"name": "f", "response": {"error": [1]}}, "w": 1},
-        {"inlineData": {"mimeType": "image/png", "data": "x"}},
-        {"executableCode": {"code": [1, 1.0, True]}},
-    ]
-    content = {"role": "model", "parts": parts}
-    alone = tuple(_part(p, "contents[0]") for p in parts)
-    read = _read_message(content, "contents[0]")
-    assert repr(read.parts) == repr(alone)
-    assert read.wire == {"gemini": freeze(content)}
