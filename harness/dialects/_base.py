@@ -144,10 +144,6 @@ class Dialect(ABC):
     """The provider's name as a sentence says it (``"OpenAI"``)."""
     cache_guide: ClassVar[str] = ""
     """The address of the provider's prompt-caching documentation, the source of ``cache_keys``."""
-    wire_runs: ClassVar[bool] = False
-    """Whether a message's ``wire`` form is the run of body items it was read from, each a
-    prefix segment (OpenAI: tool messages and the user message after them), rather than the
-    one body message it was read from."""
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {}
     """The settings (by ``settings()`` name) the provider's cache is keyed on, and what a
     change of one invalidates. A setting not named here has no cache effect: a child may
@@ -212,12 +208,11 @@ class Dialect(ABC):
         return self.segment_families.get(root) or _guess_family(root)
 
     def read_segments(self, message: Message) -> int | None:
-        """How many prefix segments of its body ``message`` was read from, by its ``wire``
-        form in this dialect (no rendering needed); None for one this dialect did not read."""
-        kept = message.wire.get(self.name)
-        if self.wire_runs:
-            return len(kept) if type(kept) is tuple and kept else None
-        return 1 if isinstance(kept, dict) else None
+        """How many prefix segments of its body ``message`` was read from (the body items
+        of its source, each one segment: no rendering needed); None for a message this
+        dialect did not read."""
+        source = message.source
+        return len(source.items) if source is not None and source.dialect == self.name else None
 
     def calls_answered(
         self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]

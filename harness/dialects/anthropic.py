@@ -19,7 +19,8 @@ Mapping to the neutral model:
   source, a text block with ``citations``, any type not known at all) is an ``Opaque`` part
   holding the block verbatim: a block is mapped to a neutral part only when that part renders
   back to the same bytes;
-- each message keeps its body form in ``Message.wire`` so that it renders back verbatim;
+- each message keeps its body form as its ``Message.source``, so that it renders back
+  verbatim while its parts are those it was read as;
 - a server tool (``{"type": "web_search_20250305", ...}``) is a Tool whose ``parameters`` is its
   whole declaration; render tells it apart by a ``type`` that is no JSON Schema type;
 - markers become ``Request.cache_breakpoints`` (a segment name when on its last block, else
@@ -48,6 +49,7 @@ from typing import Any, ClassVar, Final, Literal
 import orjson
 
 from ..model import (
+    Extra,
     FrozenDict,
     FunctionCall,
     FunctionResponse,
@@ -515,8 +517,8 @@ def _history(messages: list[Any]) -> tuple[Message, ...]:
     for k, message in enumerate(messages):
         role, content = _message(message, k)
         unmarked = _unmarked_message(message, content, k)
-        wire = FrozenDict({AnthropicDialect.name: freeze(unmarked)})
-        out.append(Message(_ROLES[role], _parts(unmarked["content"], k, names), wire))
+        parts = _parts(unmarked["content"], k, names)
+        out.append(Message.read(AnthropicDialect.name, (freeze(unmarked),), _ROLES[role], parts))
     return tuple(out)
 
 
@@ -552,10 +554,10 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(block: dict[str, Any], known: tuple[str, ...]) -> FrozenDict:
-    """The block's fields outside ``known``, in body order, keyed by this dialect."""
+def _extras(block: dict[str, Any], known: tuple[str, ...]) -> Extra | None:
+    """The block's fields outside ``known``, in body order."""
     rest = {key: freeze(value) for key, value in block.items() if key not in known}
-    return FrozenDict({AnthropicDialect.name: FrozenDict(rest)}) if rest else FrozenDict()
+    return Extra(AnthropicDialect.name, FrozenDict(rest)) if rest else None
 
 
 _CALL_KEYS: Final = ("type", "id", "name", "input")
@@ -758,35 +760,19 @@ def _render_thinking(thinking: ThinkingConfig | None) -> dict[str, Any] | None:
 def _render_history(history: tuple[Message, ...], marks: _Marks) -> list[dict[str, Any]]:
     """Each message from its kept body form while that still reads back as the message, else
     from its parts; then its markers."""
-    names: dict[str, str] = {}
-    out = []
-    for k, message in enumerate(history):
-        body = _render_unmarked(message, dict(names))
-        for call in message.function_calls:
-            if call.id is not None:
-                names[call.id] = call.name
-        out.append(_mark_message(body, f"messages[{k}]", marks))
-    return out
+    return [
+        _mark_message(_render_unmarked(message), f"messages[{k}]", marks)
+        for k, message in enumerate(history)
+    ]
 
 
-def _render_unmarked(message: Message, names: dict[str, str]) -> dict[str, Any]:
-    """The message without markers: the same wherever it is (its index names only a
-    problem of its kept form, which is then not used), given the call ``names`` before it."""
-    return _kept_form(message, 0, names) or _render_message(message)
-
-
-def _kept_form(message: Message, k: int, names: dict[str, str]) -> dict[str, Any] | None:
-    """The message's ``wire`` form when it still reads back as ``message``."""
-    kept = message.wire.get(AnthropicDialect.name)
-    if not isinstance(kept, FrozenDict):
-        return None
-    raw: dict[str, Any] = thaw(kept)
-    try:
-        role, content = _message(raw, k)
-        same = _ROLES[role] == message.role and _parts(content, k, names) == message.parts
-    except DialectError:
-        return None
-    return raw if same else None
+def _render_unmarked(message: Message) -> dict[str, Any]:
+    """The message without markers: the body message it was read from while it is what
+    that was read as (``Message.kept``), else from its parts."""
+    kept = message.kept(AnthropicDialect.name)
+    if kept is not None and isinstance(kept[0], FrozenDict):
+        return kept[0]
+    return _render_message(message)
 
 
 def _mark_message(body: dict[str, Any], segment: str, marks: _Marks) -> dict[str, Any]:
@@ -814,9 +800,8 @@ def _render_message(message: Message) -> dict[str, Any]:
     return {"role": role, "content": [_render_part(part) for part in parts]}
 
 
-def _own_extra(extra: FrozenDict) -> dict[str, Any]:
-    own = extra.get(AnthropicDialect.name)
-    return thaw(own) if isinstance(own, FrozenDict) else {}
+def _own_extra(extra: Extra | None) -> FrozenDict:
+    return FrozenDict() if extra is None else extra.of(AnthropicDialect.name)
 
 
 def _render_part(part: Part) -> dict[str, Any]:

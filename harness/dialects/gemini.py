@@ -13,7 +13,7 @@ the same bytes; every other part (``executableCode``, ``codeExecutionResult``, a
 ``videoMetadata``, any part not known at all) is an ``Opaque`` part holding it verbatim.
 Unknown fields of a functionCall / functionResponse (``willContinue``, ``scheduling``,
 ``parts``) and of their part are kept in the part's ``extra["gemini"]`` (under ``"call"`` /
-``"response"`` and ``"part"``). Each content keeps its body form in ``Message.wire``.
+``"response"`` and ``"part"``). Each content keeps its body form as its ``Message.source``.
 
 Call ids are optional in Gemini: a response answers the call with its id when both carry
 one, else the call of the same name at the same position (``calls_answered``).
@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal
 
 from ..model import (
+    Extra,
     FrozenDict,
     FunctionCall,
     FunctionResponse,
@@ -364,31 +365,9 @@ def _content_segment(k: int, content: Any) -> Segment:
 
 
 def _message(content: dict[str, Any], path: str) -> Message:
-    """A contents entry (its envelope checked by segments()) and its body form as ``wire``."""
-    parts = content["parts"]
-    return Message(
-        role=_role(content, path),
-        parts=tuple(_part(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
-        wire=FrozenDict({GeminiDialect.name: freeze(content)}),
-    )
-
-
-def _kept_form(message: Message) -> Any:
-    """The message's ``wire`` form when it still reads back as ``message``; else None."""
-    kept = message.wire.get(GeminiDialect.name)
-    if not isinstance(kept, FrozenDict):
-        return None
-    raw: dict[str, Any] = thaw(kept)
-    try:
-        parts = raw.get("parts")
-        if not isinstance(parts, list):
-            return None
-        same = _role(raw, "contents") == message.role and message.parts == tuple(
-            _part(p, "contents") for p in parts
-        )
-    except DialectError:
-        return None
-    return kept if same else None
+    """A contents entry (its envelope checked by segments()), with it as its source."""
+    parts = tuple(_part(p, f"{path}.parts[{i}]") for i, p in enumerate(content["parts"]))
+    return Message.read(GeminiDialect.name, (freeze(content),), _role(content, path), parts)
 
 
 def _part(part: Any, path: str) -> Part:
@@ -414,14 +393,14 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
-def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> FrozenDict:
-    """Each group's fields outside its known keys, keyed by this dialect then group."""
+def _extras(**groups: tuple[Mapping[str, Any], tuple[str, ...]]) -> Extra | None:
+    """Each group's fields outside its known keys, by group."""
     out = {}
     for group, (obj, known) in groups.items():
         rest = {k: freeze(v) for k, v in obj.items() if k not in known}
         if rest:
             out[group] = FrozenDict(rest)
-    return FrozenDict({GeminiDialect.name: FrozenDict(out)}) if out else FrozenDict()
+    return Extra(GeminiDialect.name, FrozenDict(out)) if out else None
 
 
 def _text_part(part: dict[str, Any], path: str) -> Part:
@@ -652,9 +631,10 @@ def _render_tool_config(choice: ToolChoice | None, rest: Mapping[str, Any]) -> d
 
 
 def _rendered_content(message: Message) -> Any:
-    """The message's contents entry: its kept form, else from its parts (``alone`` keeps it:
-    it depends on the message alone)."""
-    return _kept_form(message) or _render_message(message)
+    """The message's contents entry: the one it was read from while it is what that was
+    read as (``Message.kept``), else from its parts."""
+    kept = message.kept(GeminiDialect.name)
+    return kept[0] if kept is not None else _render_message(message)
 
 
 def _render_message(message: Message) -> dict[str, Any]:
@@ -663,9 +643,9 @@ def _render_message(message: Message) -> dict[str, Any]:
     return {"role": role, "parts": [_render_part(p) for p in message.parts]}
 
 
-def _own_extra(extra: FrozenDict, group: str) -> dict[str, Any]:
-    own = extra.get(GeminiDialect.name)
-    kept = own.get(group) if isinstance(own, FrozenDict) else None
+def _own_extra(extra: Extra | None, group: str) -> dict[str, Any]:
+    own = FrozenDict() if extra is None else extra.of(GeminiDialect.name)
+    kept = own.get(group)
     return thaw(kept) if isinstance(kept, FrozenDict) else {}
 
 

@@ -14,8 +14,9 @@ Mapping to the neutral model:
   as ``parameters`` and ``custom`` tool calls are FunctionCalls with ``extra["openai"]``;
 - a content part with no neutral form (``input_audio``, ``file``, ``refusal``, a text part with
   fields of its own, any unknown type) is an ``Opaque`` part holding it verbatim; each neutral
-  message keeps the body messages it was read from in ``Message.wire`` so that fields the
-  parts do not say (``name``, ``refusal``, ``audio``, a content array) render back verbatim.
+  message keeps the body messages it was read from as its ``Message.source``, so that fields
+  the parts do not say (``name``, ``refusal``, ``audio``, a content array) render back
+  verbatim while its parts are those it was read as.
 
 Reference: https://platform.openai.com/docs/api-reference/chat/create
 """
@@ -27,6 +28,7 @@ from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 from ..model import (
+    Extra,
     FrozenDict,
     FunctionCall,
     FunctionResponse,
@@ -97,7 +99,6 @@ class OpenAIChat(Dialect):
     system_roles = _SYSTEM_ROLES
     provider = "OpenAI"
     cache_guide = "https://platform.openai.com/docs/guides/prompt-caching"
-    wire_runs: ClassVar[bool] = True
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {
         "model": "request",
         "prompt_cache_key": "request",
@@ -242,23 +243,19 @@ def _is_system_text(message: Any) -> bool:
     )
 
 
-def _history(
-    messages: list[Any],
-    names: dict[str, str] | None = None,
-    *,
-    leading: bool = True,
-) -> tuple[tuple[str, ...], tuple[Message, ...]]:
+def _history(messages: list[Any]) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks (leading system/developer messages of text) and the neutral
-    history, each message with the body messages it was read from as its ``wire``."""
+    history, each message with the body messages it was read from as its source."""
     system: list[str] = []
     history: list[Message] = []
     pending: list[Part] = []
     run: list[Any] = []  # the body messages of the neutral message being built
-    names = {} if names is None else names
-    start = _leading_count(messages) if leading else 0
+    names: dict[str, str] = {}  # call id -> function name, for the tool messages
+    start = _leading_count(messages)
 
     def done(role: Literal["user", "model", "system"], parts: tuple[Part, ...]) -> None:
-        history.append(Message(role, parts, FrozenDict({OpenAIChat.name: freeze(run)})))
+        items = tuple(freeze(message) for message in run)
+        history.append(Message.read(OpenAIChat.name, items, role, parts))
         run.clear()
 
     for k, message in enumerate(messages):
@@ -369,7 +366,7 @@ def _function_call(call: Any, path: str) -> FunctionCall:
             name=_string(custom, "name", f"{path}.custom", required=True),
             args=_string(custom, "input", f"{path}.custom") or "",
             id=_string(call, "id", path),
-            extra=FrozenDict({OpenAIChat.name: FrozenDict({"type": "custom"})}),
+            extra=Extra(OpenAIChat.name, FrozenDict({"type": "custom"})),
         )
     if kind != "function":
         raise DialectError(f"unknown tool call type {_show(kind)}", path=f"{path}.type")
@@ -517,44 +514,25 @@ def _choice_name(tool: Any, i: int) -> str:
 # --- neutral -> body --------------------------------------------------------------------
 
 
-def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Body messages for neutral ones; a user message may become tool messages plus a user.
-    Each message's items depend on it and on the names of the calls before it."""
-    names: dict[str, str] = {}
-    out: list[dict[str, Any]] = []
+def _render_history(history: tuple[Message, ...]) -> list[Any]:
+    """Body messages for neutral ones; a user message may become tool messages plus a user."""
+    out: list[Any] = []
     for message in history:
-        out.extend(_render_message(message, dict(names)))
-        for call in message.function_calls:
-            if call.id is not None:
-                names[call.id] = call.name
+        out.extend(_render_message(message))
     return out
 
 
-def _render_message(message: Message, names: dict[str, str]) -> tuple[dict[str, Any], ...]:
-    """The body messages of one neutral message: its ``wire`` form while it still reads back
-    as the message (with the call ``names`` before it), else from its parts."""
-    kept = _kept_form(message, names)
+def _render_message(message: Message) -> tuple[Any, ...]:
+    """The body messages of one neutral message: those it was read from while it is what
+    they were read as (``Message.kept``), else from its parts."""
+    kept = message.kept(OpenAIChat.name)
     if kept is not None:
-        return tuple(kept)
+        return kept
     if message.role == "model":
         return (_render_assistant(message),)
     if message.role == "system":
         return ({"role": "system", "content": _render_content(message.parts)},)
     return tuple(_render_user(message))
-
-
-def _kept_form(message: Message, names: dict[str, str]) -> list[Any] | None:
-    kept = message.wire.get(OpenAIChat.name)
-    if not isinstance(kept, tuple) or not kept:
-        return None
-    raw: list[Any] = thaw(kept)
-    try:
-        _, read = _history(raw, names, leading=False)
-    except DialectError:
-        return None
-    if len(read) != 1 or read[0].role != message.role or read[0].parts != message.parts:
-        return None
-    return raw
 
 
 def _render_user(message: Message) -> Iterator[dict[str, Any]]:
@@ -617,8 +595,8 @@ def _render_call(call: FunctionCall) -> dict[str, Any]:
     """A ``tool_calls`` entry; non-string arguments are encoded compactly."""
     args = call.args if isinstance(call.args, str) else dumps(call.args).decode()
     out: dict[str, Any] = {} if call.id is None else {"id": call.id}
-    own = call.extra.get(OpenAIChat.name)
-    if isinstance(own, FrozenDict) and own.get("type") == "custom":
+    own = call.extra.of(OpenAIChat.name) if call.extra is not None else FrozenDict()
+    if own.get("type") == "custom":
         out.update(type="custom", custom={"name": call.name, "input": args})
         return out
     out.update(type="function", function={"name": call.name, "arguments": args})

@@ -13,7 +13,8 @@ Mapping to the neutral model:
 - ``function_call_output`` / ``custom_tool_call_output`` items (and other ``*_output`` items)
   with the user message right after them form one neutral user message;
 - an item or a content part the neutral model has no name for is an ``Opaque`` part holding
-  it verbatim; every neutral message keeps the items it was read from in ``Message.wire``;
+  it verbatim; every neutral message keeps the items it was read from as its
+  ``Message.source``;
 - ``text.format`` is a prefix segment (the structured-output schema is cached with the
   prompt); ``reasoning.effort`` is the thinking effort; other fields go to
   ``Settings.extra["openai-responses"]`` in body order.
@@ -38,6 +39,7 @@ from typing import Any, ClassVar, Literal
 import orjson
 
 from ..model import (
+    Extra,
     FrozenDict,
     FunctionCall,
     FunctionResponse,
@@ -127,7 +129,6 @@ class OpenAIResponses(Dialect):
     marker_default_ttl = _DEFAULT_TTL
     provider = "OpenAI"
     cache_guide = "https://platform.openai.com/docs/guides/prompt-caching"
-    wire_runs: ClassVar[bool] = True
     cache_keys: ClassVar[Mapping[str, CacheScope]] = {
         "model": "request",
         "prompt_cache_key": "request",
@@ -461,21 +462,21 @@ def _history(
     items: list[Any],
     instructions: str | None = None,
     *,
-    leading: bool = True,
     kinds: list[str] | None = None,
 ) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     """The system blocks and the neutral history, each message with the items it was read
-    from as its ``wire`` (``kinds``: each item's ``_checked_kind``, when known)."""
+    from as its source (``kinds``: each item's ``_checked_kind``, when known)."""
     system: list[str] = [] if instructions is None else [instructions]
     history: list[Message] = []
     model: list[Part] = []
     pending: list[Part] = []
     run: list[Any] = []
     names: dict[str, str] = {}
-    start = _leading_count(items) if leading else 0
+    start = _leading_count(items)
 
     def done(role: Literal["user", "model", "system"], parts: Sequence[Part]) -> None:
-        history.append(Message(role, tuple(parts), FrozenDict({_NAME: freeze(run)})))
+        frozen = tuple(freeze(item) for item in run)
+        history.append(Message.read(_NAME, frozen, role, tuple(parts)))
         run.clear()
 
     for k in range(start):
@@ -599,15 +600,11 @@ def _call(kind: str, item: dict[str, Any], path: str) -> FunctionCall:
             name=name,
             args=_string(item, "input", path) or "",
             id=call_id,
-            extra=FrozenDict({_NAME: FrozenDict({"type": "custom"})}),
+            extra=Extra(_NAME, FrozenDict({"type": "custom"})),
         )
     arguments = _field(item, "arguments", (str,), "a JSON string", path, required=True)
     namespace = _string(item, "namespace", path)
-    extra = (
-        FrozenDict()
-        if namespace is None
-        else FrozenDict({_NAME: FrozenDict({"namespace": namespace})})
-    )
+    extra = None if namespace is None else Extra(_NAME, FrozenDict({"namespace": namespace}))
     return FunctionCall(name=name, args=_arguments(arguments), id=call_id, extra=extra)
 
 
@@ -619,14 +616,12 @@ def _output(kind: str, item: dict[str, Any], path: str, names: dict[str, str]) -
     call_id = _string(item, "call_id", path)
     output = _field(item, "output", (str, list), "a string or an array of parts", path)
     response: Json = output if isinstance(output, str) else freeze(_unmarked(item)["output"] or [])
-    extra = (
-        FrozenDict({_NAME: FrozenDict({"type": "custom"})}) if kind != _OUTPUT_TYPES[0] else None
-    )
+    extra = Extra(_NAME, FrozenDict({"type": "custom"})) if kind != _OUTPUT_TYPES[0] else None
     return FunctionResponse(
         name=names.get(call_id or "", ""),
         response=response,
         id=call_id,
-        extra=extra if extra is not None else FrozenDict(),
+        extra=extra,
     )
 
 
@@ -746,50 +741,26 @@ def _kept_system(kept: Any, system: list[str]) -> tuple[str | None, list[Any]]:
     return _render_system(system)
 
 
-def _render_history(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+def _render_history(history: tuple[Message, ...]) -> list[Any]:
     """Items for neutral messages, each message's from it alone."""
-    out: list[dict[str, Any]] = []
+    out: list[Any] = []
     for message in history:
         out.extend(_render_message(message))
     return out
 
 
-def _render_message(message: Message) -> tuple[dict[str, Any], ...]:
-    """The items of one neutral message: its ``wire`` form while it reads back as it, else
-    from its parts (no call names are read: a lone re-read has none)."""
-    kept = _kept_form(message)
+def _render_message(message: Message) -> tuple[Any, ...]:
+    """The items of one neutral message: those it was read from while it is what they were
+    read as (``Message.kept``), else from its parts."""
+    kept = message.kept(_NAME)
     if kept is not None:
-        return tuple(kept)
+        return kept
     if message.role == "model":
         return tuple(_render_model(message))
     if message.role == "system":
         content = [_render_part(p, "user") for p in message.parts if _is_content(p)]
         return ({"type": "message", "role": "developer", "content": content},)
     return tuple(_render_user(message))
-
-
-def _kept_form(message: Message) -> list[Any] | None:
-    kept = message.wire.get(_NAME)
-    if not isinstance(kept, tuple) or not kept:
-        return None
-    raw: list[Any] = thaw(kept)
-    try:
-        _, read = _history(raw, leading=False)
-    except DialectError:
-        return None
-    if len(read) != 1 or read[0].role != message.role or read[0].parts != _named(message):
-        return None
-    return raw
-
-
-def _named(message: Message) -> tuple[Part, ...]:
-    """The parts as a lone re-read sees them: responses lose the names their calls gave."""
-    return tuple(
-        FunctionResponse("", p.response, p.id, p.is_error, p.extra)
-        if isinstance(p, FunctionResponse)
-        else p
-        for p in message.parts
-    )
 
 
 def _is_content(part: Part) -> bool:
@@ -827,8 +798,8 @@ def _render_user(message: Message) -> Iterator[dict[str, Any]]:
 
 
 def _render_output(response: FunctionResponse) -> dict[str, Any]:
-    own = response.extra.get(_NAME)
-    custom = isinstance(own, FrozenDict) and own.get("type") == "custom"
+    own = FrozenDict() if response.extra is None else response.extra.of(_NAME)
+    custom = own.get("type") == "custom"
     out: dict[str, Any] = {"type": _OUTPUT_TYPES[1] if custom else _OUTPUT_TYPES[0]}
     if response.id is not None:
         out["call_id"] = response.id
@@ -885,13 +856,13 @@ def _render_reasoning_item(part: Thinking) -> dict[str, Any]:
 
 def _render_call(call: FunctionCall) -> dict[str, Any]:
     args = call.args if isinstance(call.args, str) else dumps(call.args).decode()
-    own = call.extra.get(_NAME)
-    custom = isinstance(own, FrozenDict) and own.get("type") == "custom"
+    own = FrozenDict() if call.extra is None else call.extra.of(_NAME)
+    custom = own.get("type") == "custom"
     out: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call"}
     if call.id is not None:
         out["call_id"] = call.id
     out["name"] = call.name
-    namespace = own.get("namespace") if isinstance(own, FrozenDict) else None
+    namespace = own.get("namespace")
     if isinstance(namespace, str):
         out["namespace"] = namespace
     out["input" if custom else "arguments"] = args

@@ -17,6 +17,7 @@ from harness.dialects.anthropic import DIALECT as ANTHROPIC
 from harness.dialects.openai import DIALECT as OPENAI_CHAT
 from harness.dialects.openai_responses import DIALECT
 from harness.model import (
+    Extra,
     FrozenDict,
     FunctionCall,
     FunctionResponse,
@@ -373,8 +374,8 @@ def test_render_maps_every_part() -> None:
     }
 
 
-def custom() -> FrozenDict:
-    return FrozenDict({"openai-responses": FrozenDict({"type": "custom"})})
+def custom() -> Extra:
+    return Extra("openai-responses", FrozenDict({"type": "custom"}))
 
 
 def test_a_call_into_a_namespace_keeps_it() -> None:
@@ -387,7 +388,10 @@ def test_a_call_into_a_namespace_keeps_it() -> None:
     }
     call = parse({"input": [item]}).history[0].parts[0]
     assert call == FunctionCall(
-        "spawn", freeze({}), id="c", extra=freeze({"openai-responses": {"namespace": "agents"}})
+        "spawn",
+        freeze({}),
+        id="c",
+        extra=Extra("openai-responses", freeze({"namespace": "agents"})),
     )
     fresh = Request(Preset(), (Message("model", (call,)),))
     assert render_dict(fresh)["input"] == [item]

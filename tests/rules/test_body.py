@@ -128,7 +128,7 @@ def _read_as(raw: bytes, dialect: str, like: Body | None = None) -> object:
         repr(parsed.markers),
         body.families,
         repr(request),
-        [orjson.dumps(m.wire) for m in request.history],
+        [repr(m.source) for m in request.history],
         [(f.name, f.start, f.end) for f in body.frames],
     )
 
