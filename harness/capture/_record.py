@@ -20,9 +20,8 @@ from typing import IO, Any
 
 import orjson
 
-from ..dialects import ParsedBody, get_dialect
+from ..dialects import ParsedBody, Reply, get_dialect, reply_from_json
 from ..model import FrozenDict
-from ._reply import Reply, reply_from_json
 
 __all__ = ["RECORD_VERSION", "Record", "RecordError", "RecordWriter", "read_record", "timestamp"]
 

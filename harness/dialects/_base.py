@@ -8,9 +8,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
+from ._facts import CacheScope, Facts, Family
+from ._wire import Wire
 
 __all__ = [
     "CacheMarker",
@@ -21,14 +23,6 @@ __all__ = [
     "ParsedBody",
     "Segment",
 ]
-
-Family: TypeAlias = Literal["system", "tools", "settings", "history"]
-"""Which part of the request head a prefix segment belongs to."""
-
-CacheScope: TypeAlias = Literal["request", "system", "tools", "history"]
-"""What a change of a setting the provider's cache is keyed on invalidates: the whole
-``request`` (the model, a routing key), or the cached prefix from the first segment of a
-family on (``history``: the messages)."""
 
 
 class DialectError(ValueError):
@@ -126,28 +120,21 @@ class Dialect(ABC):
     ``KeyError`` or the like. ``render`` is a pure function of its request.
     """
 
-    name: ClassVar[str]
-    title: ClassVar[str]
-    """A short human name, e.g. ``"OpenAI chat completions"``."""
+    facts: ClassVar[Facts]
+    """What the dialect states about its provider (``harness.dialects.Facts``)."""
+    wire: ClassVar[Wire | None] = None
+    """The capture side of the same wire (the fake provider's routes and answers); None
+    for a dialect that cannot be captured."""
 
-    segment_families: ClassVar[Mapping[str, Family]] = {}
-    """The family of a prefix segment by the root of its name (``tools[3]`` -> ``tools``)."""
-    system_roles: ClassVar[tuple[str, ...]] = ()
-    """Roles of history messages that, in a leading run, are the system instruction."""
-    marker_limit: ClassVar[int | None] = None
-    """How many cache markers one request may carry; None in dialects without markers."""
-    marker_lookback: ClassVar[int | None] = None
-    """How many blocks before a marker the provider looks back for an entry to read."""
-    marker_default_ttl: ClassVar[str | None] = None
-    """The time to live of a marker that names none."""
-    provider: ClassVar[str] = ""
-    """The provider's name as a sentence says it (``"OpenAI"``)."""
-    cache_guide: ClassVar[str] = ""
-    """The address of the provider's prompt-caching documentation, the source of ``cache_keys``."""
-    cache_keys: ClassVar[Mapping[str, CacheScope]] = {}
-    """The settings (by ``settings()`` name) the provider's cache is keyed on, and what a
-    change of one invalidates. A setting not named here has no cache effect: a child may
-    change it at no cost, though it then runs with another configuration than its parent."""
+    @property
+    def name(self) -> str:
+        """The dialect's name (``facts.name``)."""
+        return self.facts.name
+
+    @property
+    def title(self) -> str:
+        """A short human name (``facts.title``)."""
+        return self.facts.title
 
     @abstractmethod
     def detect(self, body: Mapping[str, Any]) -> int:
@@ -175,27 +162,30 @@ class Dialect(ABC):
         return ()
 
     def marker_ttl(self, marker: Any) -> str | None:
-        """The effective time to live of a marker object: its ``ttl``, else the default."""
+        """The effective time to live of a marker object: its ``ttl``, else the default
+        (None in a dialect without markers)."""
         ttl = marker.get("ttl") if isinstance(marker, dict) else None
-        return ttl if isinstance(ttl, str) else self.marker_default_ttl
+        if isinstance(ttl, str):
+            return ttl
+        return None if self.facts.markers is None else self.facts.markers.default_ttl
 
     def cache_scope(self, setting: str) -> CacheScope | None:
         """What changing ``setting`` costs in the provider's cache (None: nothing). A dotted
         name is keyed when its head is (``generationConfig.x`` by ``generationConfig``)."""
-        name = setting
+        keys, name = self.facts.cache_keys, setting
         while True:
-            if name in self.cache_keys:
-                return self.cache_keys[name]
+            if name in keys:
+                return keys[name]
             if "." not in name:
                 return None
             name = name.rsplit(".", 1)[0]
 
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading
-        run of history messages with a ``system_roles`` role counts as the system."""
+        run of history messages with one of ``facts.system_roles`` counts as the system."""
         out = [self._named_family(s.name) for s in segments]
         if "history" in out:  # the leading run: up to the first other history message
-            roles = self.system_roles
+            roles = self.facts.system_roles
             for k in range(out.index("history"), len(out)):
                 if out[k] == "history":
                     if _role(segments[k].value) not in roles:
@@ -205,7 +195,7 @@ class Dialect(ABC):
 
     def _named_family(self, name: str) -> Family:
         root = name.split("[", 1)[0].split(".", 1)[0]
-        return self.segment_families.get(root) or _guess_family(root)
+        return self.facts.segments.get(root) or _guess_family(root)
 
     def read_segments(self, message: Message) -> int | None:
         """How many prefix segments of its body ``message`` was read from (the body items

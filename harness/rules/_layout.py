@@ -21,4 +21,5 @@ def families(dialect: str, segments: Sequence[Segment]) -> tuple[Family, ...]:
 
 def marker_limit(dialect: str) -> int | None:
     """How many cache markers a request of ``dialect`` may carry; None without markers."""
-    return get_dialect(dialect).marker_limit
+    markers = get_dialect(dialect).facts.markers
+    return None if markers is None else markers.limit

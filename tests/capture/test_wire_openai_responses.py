@@ -13,7 +13,7 @@ import pytest
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
 
 from harness.capture import check_records, read_log
-from harness.capture._wire_openai_responses import WIRE
+from harness.dialects.openai_responses import WIRE
 
 from .conftest import SECRET, Serve, post_json, record_text, request, sse_data
 

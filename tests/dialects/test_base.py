@@ -1,6 +1,7 @@
 """What every dialect states about its provider's cache: the settings it is keyed on."""
 
 from collections.abc import Sequence
+from datetime import date
 
 import orjson
 import pytest
@@ -12,11 +13,15 @@ from harness.model import FunctionCall, FunctionResponse, Message, Preset, Reque
 
 @pytest.mark.parametrize("dialect", all_dialects())
 def test_every_dialect_names_its_provider_and_cache_guide(dialect: str) -> None:
-    d = get_dialect(dialect)
-    assert d.provider
-    assert d.cache_guide.startswith("https://")
-    assert d.cache_keys, "a provider's cache is keyed on something beyond the prefix"
-    assert set(d.cache_keys.values()) <= {"request", "system", "tools", "history"}
+    facts = get_dialect(dialect).facts
+    assert facts.name == dialect
+    assert facts.provider
+    assert facts.cache_guide.startswith("https://")
+    assert facts.cache_keys, "a provider's cache is keyed on something beyond the prefix"
+    assert set(facts.cache_keys.values()) <= {"request", "system", "tools", "history"}
+    for link in facts.links:
+        assert link.url.startswith("https://")
+        assert date.fromisoformat(link.read) <= date.today()
 
 
 @pytest.mark.parametrize(
@@ -89,9 +94,9 @@ def _families_read_afresh(d: Dialect, segments: Sequence[Segment]) -> tuple[str,
     leading = True
     for segment in segments:
         root = segment.name.split("[", 1)[0].split(".", 1)[0]
-        family = d.segment_families.get(root) or _guess_family(root)
+        family = d.facts.segments.get(root) or _guess_family(root)
         if family == "history" and leading and isinstance(segment.value, dict):
-            if segment.value.get("role") in d.system_roles:
+            if segment.value.get("role") in d.facts.system_roles:
                 family = "system"
             else:
                 leading = False

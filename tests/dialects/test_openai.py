@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.dialects import DialectError
-from harness.dialects.openai import _TOOL_EXTRAS, DIALECT
+from harness.dialects.openai import DIALECT
+from harness.dialects.openai._tools import TOOL_EXTRAS as _TOOL_EXTRAS
 from harness.model import (
     FrozenDict,
     FunctionCall,

@@ -227,8 +227,9 @@ def test_breakpoints_with_block_positions_and_ttls() -> None:
         ("input[6]", 9, "30m"),
     ]
     assert DIALECT.parse(body).cache_markers == ("input[5]", "input[6]")
-    assert DIALECT.marker_limit == 4
-    assert DIALECT.marker_lookback is None
+    assert DIALECT.facts.markers is not None
+    assert DIALECT.facts.markers.limit == 4
+    assert DIALECT.facts.markers.lookback is None
 
 
 def test_a_request_ttl_is_every_breakpoint_default() -> None:

@@ -1,4 +1,4 @@
-"""Anthropic messages on the wire: ``POST /v1/messages`` (JSON, or the SSE event stream
+"""The capture side of Anthropic messages: ``POST /v1/messages`` (JSON, or the SSE event stream
 message_start, content_block_start/delta/stop per text or tool_use block, message_delta,
 message_stop), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``; errors as
 ``{"type": "error", "error": {"type", "message"}}``."""
@@ -6,12 +6,13 @@ message_stop), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``; errors
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from ..model import thaw
-from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from ...model import thaw
+from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from ._facts import NAME
 
 __all__ = ["WIRE", "AnthropicWire"]
 
@@ -24,7 +25,13 @@ _ERRORS = {
 
 
 class AnthropicWire(Wire):
-    dialect = "anthropic"
+    """The fake Anthropic API's routes and answers."""
+
+    dialect = NAME
+    environment: ClassVar[Mapping[str, str]] = {
+        "ANTHROPIC_BASE_URL": "{base_url}",
+        "ANTHROPIC_API_KEY": "{api_key}",
+    }
 
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:
         if method == "POST" and path == "/v1/messages":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.capture import Reply, ToolCall
-from harness.capture._wire import args_json, output_tokens, pieces, sse
+from harness.dialects import args_json, output_tokens, pieces, sse
 from harness.model import FrozenDict
 
 

@@ -1,15 +1,16 @@
-"""OpenAI chat completions on the wire: ``POST /v1/chat/completions`` (JSON or SSE chunks
+"""The capture side of OpenAI chat completions: ``POST /v1/chat/completions`` (JSON or SSE chunks
 ending in ``data: [DONE]``, with a usage chunk when ``stream_options.include_usage``) and
 ``GET /v1/models``; errors as ``{"error": {"message", "type", "param", "code"}}``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from ._facts import NAME
 
 __all__ = ["WIRE", "OpenAIWire"]
 
@@ -23,8 +24,15 @@ _ERRORS = {
 
 
 class OpenAIWire(Wire):
-    dialect = "openai"
+    """The fake OpenAI API's chat completions routes and answers, and what it shares with
+    the Responses API (errors, model listings, call ids)."""
+
+    dialect = NAME
     base_path = "/v1"
+    environment: ClassVar[Mapping[str, str]] = {
+        "OPENAI_BASE_URL": "{base_url}",
+        "OPENAI_API_KEY": "{api_key}",
+    }
 
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:
         for prefix in _PREFIXES:

@@ -1,4 +1,4 @@
-"""Gemini on the wire: ``POST /v1beta/models/{model}:generateContent``,
+"""The capture side of Gemini generateContent: ``POST /v1beta/models/{model}:generateContent``,
 ``:streamGenerateContent`` (SSE with ``alt=sse``, else one JSON array of responses),
 ``:countTokens`` and ``GET /v1beta/models``; errors as ``{"error": {"code", "message",
 "status"}}``. ``/v1`` and ``/v1alpha`` are served the same way."""
@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
-from ..model import thaw
-from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, output_tokens, pieces, sse
+from ...model import thaw
+from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, output_tokens, pieces, sse
+from ._facts import NAME
 
 __all__ = ["WIRE", "GeminiWire"]
 
@@ -22,7 +23,15 @@ _STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
 
 
 class GeminiWire(Wire):
-    dialect = "gemini"
+    """The fake Gemini API's routes and answers (the Google Gen AI SDKs, not Vertex AI)."""
+
+    dialect = NAME
+    environment: ClassVar[Mapping[str, str]] = {
+        "GOOGLE_GEMINI_BASE_URL": "{base_url}",
+        "GEMINI_API_KEY": "{api_key}",
+        "GOOGLE_API_KEY": "{api_key}",
+        "GOOGLE_GENAI_USE_VERTEXAI": "false",
+    }
 
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:
         action = _ACTION.fullmatch(path)

@@ -1,8 +1,10 @@
-"""What each wire protocol module provides, and the helpers they share.
+"""The capture side of a dialect: its provider's URLs and response shapes, and the helpers
+the wires share.
 
-A wire module knows one provider's URLs and response shapes: which requests are model
-calls, and how a neutral ``Reply`` looks as that provider's JSON answer, SSE stream or
-error body. The server knows none of that; it asks the wire.
+A wire knows one provider's URLs and answers: which requests are model calls, how a neutral
+``Reply`` looks as that provider's JSON answer, SSE stream or error body, and which
+environment variables point the provider's SDKs at a fake of it. The fake provider
+(``harness.capture``) knows none of that; it asks the wires of the registered dialects.
 """
 
 from __future__ import annotations
@@ -80,6 +82,18 @@ class Wire(ABC):
     dialect: ClassVar[str]
     base_path: ClassVar[str] = ""
     """What the provider's SDKs add to the origin as their base URL (openai: ``/v1``)."""
+    environment: ClassVar[Mapping[str, str]] = {}
+    """The environment variables that point the provider's SDKs at a fake of it, each
+    value a template: ``{base_url}`` is the fake's origin followed by ``base_path``,
+    ``{api_key}`` a dummy key (``Wire.sdk_environment``)."""
+
+    def sdk_environment(self, origin: str, api_key: str) -> dict[str, str]:
+        """``environment`` for a fake provider at ``origin`` (``http://127.0.0.1:PORT``)."""
+        base_url = origin + self.base_path
+        return {
+            name: value.format(base_url=base_url, api_key=api_key)
+            for name, value in self.environment.items()
+        }
 
     @abstractmethod
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:

@@ -1,11 +1,11 @@
-"""OpenAI's Responses API on the wire: ``POST /v1/responses`` (a Response object, or with
+"""The capture side of OpenAI's Responses API: ``POST /v1/responses`` (a Response object, or with
 ``"stream": true`` typed SSE events from ``response.created`` to ``response.completed``,
 with no ``[DONE]`` line), ``POST /v1/responses/input_tokens`` and ``GET /v1/models``.
 
 The provider is the one of chat completions, so errors, model listings and call ids are
 that wire's; only the generate and token-counting routes and their answers differ. Each
 Response's id (``resp_ph000001``) names it for a later ``previous_response_id``
-(``_stored.py``).
+(``harness.capture``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any
 
 import orjson
 
-from ._wire import Route, Stream, Turn, args_json, output_tokens, pieces, sse
-from ._wire_openai import OpenAIWire
+from .._wire import Route, Stream, Turn, args_json, output_tokens, pieces, sse
+from ..openai import OpenAIWire
+from ._facts import NAME
 
 __all__ = ["WIRE", "OpenAIResponsesWire"]
 
@@ -44,7 +45,9 @@ _ECHOED: dict[str, Any] = {
 
 
 class OpenAIResponsesWire(OpenAIWire):
-    dialect = "openai-responses"
+    """The fake OpenAI API's Responses routes and answers (the rest is chat completions')."""
+
+    dialect = NAME
 
     def route(self, method: str, path: str, query: Mapping[str, str]) -> Route | None:
         for prefix in _PREFIXES:

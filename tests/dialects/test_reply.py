@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.capture import Reply, ToolCall
-from harness.capture._reply import reply_from_json
+from harness.dialects import Reply, ToolCall, reply_from_json
 from harness.model import FrozenDict, FunctionCall, Text, freeze
 
 
