@@ -9,7 +9,7 @@ from typing import Any
 import openai
 import orjson
 
-from .conftest import SECRET, Serve, post_json, record_text, request, sse_data
+from ...capture.conftest import SECRET, Serve, post_json, record_text, request, sse_data
 
 SCRIPT: dict[str, Any] = {
     "rules": [

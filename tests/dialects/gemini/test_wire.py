@@ -10,7 +10,7 @@ import orjson
 from google import genai
 from google.genai import types
 
-from .conftest import SECRET, Serve, post_json, record_text, request, sse_data
+from ...capture.conftest import SECRET, Serve, post_json, record_text, request, sse_data
 
 TEXT = "A scripted answer that is long enough to be streamed in pieces."
 SCRIPT: dict[str, Any] = {

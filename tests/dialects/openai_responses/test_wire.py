@@ -15,7 +15,7 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 from harness.capture import check_records, read_log
 from harness.dialects.openai_responses import WIRE
 
-from .conftest import SECRET, Serve, post_json, record_text, request, sse_data
+from ...capture.conftest import SECRET, Serve, post_json, record_text, request, sse_data
 
 TEXT = "A scripted answer that is long enough to be streamed in pieces."
 ARGS_A = {"directive": "A: list every file of the repository", "n": [1, 2]}
