@@ -10,12 +10,13 @@ dialect sends beyond the named settings (docs/protocol.md#fields).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import orjson
 
-from ._json import FrozenDict, Json
+from ._json import FrozenDict, Json, dumps
 
 __all__ = [
     "Extra",
@@ -139,8 +140,9 @@ Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image | Op
 class Source:
     """The wire form a message was read from: ``items``, the body items of ``dialect`` it
     was read from (one body message, or the run OpenAI splits a turn into: tool messages
-    and the user message after them), frozen as sent with cache markers removed; ``role``
-    and ``parts``, what they were read as.
+    and the user message after them), each as its compact JSON (``dumps``: the bytes a
+    rendering sends for it, key order kept); ``role`` and ``parts``, what they were read
+    as.
 
     The dialect renders the items verbatim while the message's role and parts are still
     these (``Message.kept``), so that forms the parts do not say (a one-text content as a
@@ -149,7 +151,7 @@ class Source:
     from its parts."""
 
     dialect: str
-    items: tuple[Json, ...]
+    items: tuple[bytes, ...]
     role: Role
     parts: tuple[Part, ...]
 
@@ -164,14 +166,16 @@ class Message:
 
     @classmethod
     def read(
-        cls, dialect: str, items: tuple[Json, ...], role: Role, parts: tuple[Part, ...]
+        cls, dialect: str, items: Sequence[Any], role: Role, parts: tuple[Part, ...]
     ) -> Message:
-        """A message read as ``role`` and ``parts`` from ``items`` of ``dialect``'s body."""
-        return cls(role, parts, Source(dialect, items, role, parts))
+        """A message read as ``role`` and ``parts`` from ``items`` (decoded JSON) of
+        ``dialect``'s body."""
+        encoded = tuple(dumps(item) for item in items)
+        return cls(role, parts, Source(dialect, encoded, role, parts))
 
-    def kept(self, dialect: str) -> tuple[Json, ...] | None:
-        """The body items the message was read from, while it is what they were read as
-        and ``dialect`` is theirs; None otherwise (see ``Source``)."""
+    def kept(self, dialect: str) -> tuple[bytes, ...] | None:
+        """The compact JSON of the body items the message was read from, while it is what
+        they were read as and ``dialect`` is theirs; None otherwise (see ``Source``)."""
         source = self.source
         if (
             source is None

@@ -186,7 +186,7 @@ def _turn(turn: Any, k: int) -> Any:
 
 def _message(turn: dict[str, Any], k: int) -> Message:
     parts = tuple(_part(p, f"turns[{k}].parts[{j}]") for j, p in enumerate(turn["parts"]))
-    return Message.read(NAME, (freeze(turn),), ROLES[turn["role"]], parts)
+    return Message.read(NAME, (turn,), ROLES[turn["role"]], parts)
 
 
 def _part(part: Any, path: str) -> Part:
@@ -215,7 +215,7 @@ def _render_tool(tool: Tool) -> dict[str, Any]:
 def _render_turn(message: Message) -> Any:
     kept = message.kept(NAME)
     if kept is not None:
-        return kept[0]
+        return orjson.Fragment(kept[0])
     return {"role": WIRE_ROLES[message.role], "parts": [_render_part(p) for p in message.parts]}
 
 

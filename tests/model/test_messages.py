@@ -44,9 +44,9 @@ def test_an_opaque_part_is_its_own_dialects_block_and_text_to_another() -> None:
 
 
 def test_a_message_read_from_a_body_keeps_its_source_while_it_is_what_was_read() -> None:
-    item = freeze({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    item = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
     read = Message.read("openai", (item,), "user", (Text("hi"),))
-    assert read.kept("openai") == (item,)
+    assert read.kept("openai") == (b'{"role":"user","content":[{"type":"text","text":"hi"}]}',)
     assert read.kept("anthropic") is None  # another dialect's items are not its own
     assert read == Message("user", (Text("hi"),))  # equality ignores the source
     assert repr(read) == repr(Message("user", (Text("hi"),)))

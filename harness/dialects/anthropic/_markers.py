@@ -118,6 +118,11 @@ class Marks:
         """``block`` with the marker of breakpoint ``name`` when there is one."""
         return {**block, MARKER: self.marker(name)} if name in self.names else block
 
+    def touches(self, segment: str) -> bool:
+        """Whether a breakpoint names the segment or one of its blocks."""
+        block = segment + ".content["
+        return any(name == segment or name.startswith(block) for name in self.names)
+
     def blocks(self, segment: str, count: int) -> dict[int, str]:
         """The marked blocks of a segment of ``count`` blocks, by index: breakpoint name."""
         out = {j: f"{segment}.content[{j}]" for j in range(count)}

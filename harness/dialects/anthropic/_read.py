@@ -46,5 +46,5 @@ def _history(items: list[Any]) -> tuple[Message, ...]:
         role, content = message(item, k)
         unmarked = unmarked_message(item, content, k)
         read = parts(unmarked["content"], k, names)
-        out.append(Message.read(NAME, (freeze(unmarked),), ROLES[role], read))
+        out.append(Message.read(NAME, (unmarked,), ROLES[role], read))
     return tuple(out)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import orjson
+
 from ...model import (
     FrozenDict,
     FunctionResponse,
@@ -57,19 +59,19 @@ def render(request: Request) -> bytes:
     body.update((key, value) for key, value in named.items() if key not in _FIRST)
     body.update((key, thaw(value)) for key, value in extra.items() if key not in HEAD_KEYS)
     body["messages"] = [
-        _mark_message(_render_unmarked(message), f"messages[{k}]", marks)
-        for k, message in enumerate(request.history)
+        _render_at(message, f"messages[{k}]", marks) for k, message in enumerate(request.history)
     ]
     return dumps(body)
 
 
-def _render_unmarked(message: Message) -> Mapping[str, Any]:
-    """The message without markers: the body message it was read from while it is what
-    that was read as (``Message.kept``), else from its parts."""
+def _render_at(message: Message, segment: str, marks: Marks) -> Any:
+    """The message as body message ``segment``: the one it was read from while it is what
+    that was read as (``Message.kept``), else from its parts; then its markers."""
     kept = message.kept(NAME)
-    if kept is not None and isinstance(kept[0], FrozenDict):
-        return kept[0]
-    return _render_message(message)
+    if kept is not None and not marks.touches(segment):
+        return orjson.Fragment(kept[0])  # as it was read: no marker to put in
+    read = orjson.loads(kept[0]) if kept is not None else _render_message(message)
+    return _mark_message(read, segment, marks)
 
 
 def _mark_message(body: Mapping[str, Any], segment: str, marks: Marks) -> Mapping[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import Message, Preset, Request, freeze
+from ...model import Message, Preset, Request
 from ._facts import NAME
 from ._head import kept_head, read_tools, system_blocks
 from ._parts import part
@@ -31,4 +31,4 @@ def read_request(body: Mapping[str, Any]) -> Request:
 def _message(content: dict[str, Any], path: str) -> Message:
     """A contents entry (its envelope checked by ``segments``), with it as its source."""
     parts = tuple(part(p, f"{path}.parts[{i}]") for i, p in enumerate(content["parts"]))
-    return Message.read(NAME, (freeze(content),), role(content, path), parts)
+    return Message.read(NAME, (content,), role(content, path), parts)

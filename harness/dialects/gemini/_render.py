@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from ...model import FrozenDict, Message, Request, dumps
 from ._facts import NAME
 from ._head import kept_declarations, render_system, render_tool
@@ -51,6 +53,6 @@ def _render_content(message: Message) -> Any:
     read as (``Message.kept``), else from its parts."""
     kept = message.kept(NAME)
     if kept is not None:
-        return kept[0]
+        return orjson.Fragment(kept[0])
     role = "model" if message.role == "model" else "user"
     return {"role": role, "parts": [render_part(p) for p in message.parts]}

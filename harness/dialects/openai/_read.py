@@ -97,8 +97,7 @@ def history(messages: list[Any]) -> tuple[tuple[str, ...], tuple[Message, ...]]:
     start = _leading_count(messages)
 
     def done(role: Role, parts: tuple[Part, ...]) -> None:
-        items = tuple(freeze(message) for message in run)
-        out.append(Message.read(NAME, items, role, parts))
+        out.append(Message.read(NAME, run, role, parts))
         run.clear()
 
     for k, message in enumerate(messages):

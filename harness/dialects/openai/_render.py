@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from ...model import (
     FrozenDict,
     FunctionCall,
@@ -67,7 +69,7 @@ def _render_message(message: Message) -> tuple[Any, ...]:
     they were read as (``Message.kept``), else from its parts."""
     kept = message.kept(NAME)
     if kept is not None:
-        return kept
+        return tuple(orjson.Fragment(item) for item in kept)
     if message.role == "model":
         return (_render_assistant(message),)
     if message.role == "system":

@@ -123,8 +123,7 @@ def history(
     start = leading_count(items)
 
     def done(role: Role, parts: Sequence[Part]) -> None:
-        frozen = tuple(freeze(item) for item in run)
-        out.append(Message.read(NAME, frozen, role, tuple(parts)))
+        out.append(Message.read(NAME, run, role, tuple(parts)))
         run.clear()
 
     for k in range(start):

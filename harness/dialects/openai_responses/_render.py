@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from ...model import (
     FrozenDict,
     FunctionCall,
@@ -89,7 +91,7 @@ def _render_message(message: Message) -> tuple[Any, ...]:
     read as (``Message.kept``), else from its parts."""
     kept = message.kept(NAME)
     if kept is not None:
-        return kept
+        return tuple(orjson.Fragment(item) for item in kept)
     if message.role == "model":
         return tuple(_render_model(message))
     if message.role == "system":
