@@ -1,7 +1,7 @@
 """Dialect facts the rules read, asked of the dialect itself.
 
 Which part of the request head each prefix segment belongs to (``Dialect.families``) and how
-many cache markers a request may carry (``Dialect.marker_limit``) are the dialect's facts and
+many cache markers a request may carry (``Facts.markers``) are the dialect's facts and
 live on ``Dialect``; this module only keeps the names the rules import.
 """
 
