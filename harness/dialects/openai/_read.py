@@ -48,8 +48,10 @@ from ._tools import read_tools
 __all__ = ["SYSTEM_KEPT", "history", "read_request"]
 
 SYSTEM_KEPT: Final = "system_messages"
-"""Reserved ``extra`` key: the leading system/developer messages as sent, when they would
-render back otherwise (a developer role, content parts, a name)."""
+"""Reserved ``extra`` key: the leading system/developer messages as sent (``"messages"``),
+when they would render back otherwise (a developer role, content parts, a name), with the
+system blocks they were read as (``"system"``): render sends them while the preset's system
+is still those blocks."""
 
 
 def read_request(body: Mapping[str, Any]) -> Request:
@@ -62,7 +64,7 @@ def read_request(body: Mapping[str, Any]) -> Request:
     plain = [{"role": "system", "content": b} for b in system]
     if leading and dumps(plain) != dumps(leading):
         own = dict(settings.extra.get(NAME, FrozenDict()))
-        own[SYSTEM_KEPT] = freeze(leading)
+        own[SYSTEM_KEPT] = FrozenDict({"system": system, "messages": freeze(leading)})
         settings = replace(settings, extra=FrozenDict({NAME: FrozenDict(own)}))
     preset = Preset(system=system, tools=tools, settings=settings)
     return Request(preset=preset, history=found)

@@ -25,12 +25,11 @@ from ...model import (
     Text,
     Thinking,
     dumps,
-    thaw,
 )
 from .._openai_reading import absorb_system
 from ._facts import NAME
 from ._parts import render_content
-from ._read import SYSTEM_KEPT, history
+from ._read import SYSTEM_KEPT
 from ._settings import OWN_FIELDS, render_output_schema, render_sampling, render_tool_choice
 from ._tools import TOOL_EXTRAS, render_tool
 
@@ -45,8 +44,8 @@ def render(request: Request) -> bytes:
     extra: Mapping[str, Any] = own if isinstance(own, dict) else {}
     body: dict[str, Any] = {} if settings.model is None else {"model": settings.model}
     kept = extra.get(SYSTEM_KEPT)
-    if isinstance(kept, tuple) and history(thaw(kept))[0] == tuple(system):
-        body["messages"] = thaw(kept)
+    if isinstance(kept, dict) and kept.get("system") == tuple(system):
+        body["messages"] = list(kept.get("messages") or ())
     else:
         body["messages"] = [{"role": "system", "content": block} for block in system]
     for message in rest:

@@ -48,8 +48,10 @@ from ._tools import read_tools
 __all__ = ["SYSTEM_KEPT", "history", "leading_count", "read_request", "render_system"]
 
 SYSTEM_KEPT: Final = "system_items"
-"""Reserved ``extra`` key: ``instructions`` and the leading system items as sent, when they
-would render back otherwise."""
+"""Reserved ``extra`` key: ``instructions`` and the leading system items as sent
+(``"instructions"``, ``"items"``), when they would render back otherwise, with the system
+blocks they were read as (``"system"``): render sends them while the preset's system is
+still those blocks."""
 _CALL_TYPES: Final = ("function_call", "custom_tool_call")
 OUTPUT_TYPES: Final = ("function_call_output", "custom_tool_call_output")
 
@@ -63,7 +65,8 @@ def read_request(body: Mapping[str, Any]) -> Request:
     settings = read_settings(body, tool_extras)
     leading = items[: leading_count(items)]
     if render_system(system) != (body.get("instructions"), leading):
-        kept = FrozenDict({"instructions": body.get("instructions"), "items": freeze(leading)})
+        sent = {"instructions": body.get("instructions"), "items": freeze(leading)}
+        kept = FrozenDict({"system": system, **sent})
         settings = settings.with_extra(NAME, {SYSTEM_KEPT: kept})
     names = tuple(dict.fromkeys(segment for segment, _, _ in marked_blocks(body)))
     return Request(Preset(system=system, tools=tools, settings=settings), found, names)

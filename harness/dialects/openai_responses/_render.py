@@ -26,11 +26,10 @@ from ...model import (
     dumps,
     thaw,
 )
-from .._base import DialectError
 from .._openai_reading import absorb_system
 from ._facts import NAME
 from ._parts import is_content, render_part
-from ._read import OUTPUT_TYPES, SYSTEM_KEPT, history, render_system
+from ._read import OUTPUT_TYPES, SYSTEM_KEPT, render_system
 from ._settings import (
     CHOICE_KEPT,
     OWN_FIELDS,
@@ -74,15 +73,13 @@ def render(request: Request) -> bytes:
 
 
 def _kept_system(kept: Any, system: list[str]) -> tuple[str | None, list[Any]]:
-    """The system as sent while it still reads back as these blocks, else the plain form."""
-    if isinstance(kept, dict):
-        instructions, items = kept.get("instructions"), thaw(kept.get("items") or ())
-        try:
-            read, _ = history(items, instructions if isinstance(instructions, str) else None)
-        except DialectError:
-            read = ()
-        if list(read) == system:
-            return instructions if isinstance(instructions, str) else None, items
+    """The system as sent while the blocks it was read as are still these, else the plain
+    form."""
+    if isinstance(kept, dict) and kept.get("system") == tuple(system):
+        instructions = kept.get("instructions")
+        return instructions if isinstance(instructions, str) else None, list(
+            kept.get("items") or ()
+        )
     return render_system(system)
 
 

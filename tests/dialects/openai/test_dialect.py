@@ -60,7 +60,10 @@ def test_realistic_body_to_exact_request() -> None:
                     "stream_options": {"include_usage": True},
                     "parallel_tool_calls": False,
                     "tools": {"get_weather": {"strict": True}},
-                    "system_messages": realistic_body()["messages"][:2],
+                    "system_messages": {
+                        "system": ["You are a coding agent.", "Rules: ", "be terse."],
+                        "messages": realistic_body()["messages"][:2],
+                    },
                 }
             }
         ),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import orjson
 
 from harness.dialects.openai import DIALECT
@@ -71,3 +73,15 @@ def test_extra_never_overrides_or_leaks_fields_render_owns() -> None:
     )
     request = Request(Preset(settings=Settings(model="m", extra=extra)))
     assert render_dict(request) == {"model": "m", "messages": [], "seed": 1}
+
+
+def test_the_system_as_sent_renders_while_its_blocks_are_those_read() -> None:
+    sent = [{"role": "developer", "content": [{"type": "text", "text": "Be brief."}]}]
+    body = {"model": "m", "messages": [*sent, {"role": "user", "content": "hi"}]}
+    request = DIALECT.parse(body).request
+    assert request.preset.system == ("Be brief.",)
+    assert orjson.loads(DIALECT.render(request))["messages"][:1] == sent
+    other = replace(request, preset=replace(request.preset, system=("Be terse.",)))
+    assert orjson.loads(DIALECT.render(other))["messages"][:1] == [
+        {"role": "system", "content": "Be terse."}
+    ]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import orjson
+
+from harness.dialects.openai_responses import DIALECT
 from harness.model import (
     FunctionCall,
     FunctionResponse,
@@ -128,3 +133,19 @@ def test_extra_never_overrides_fields_render_owns() -> None:
         )
     )
     assert render_dict(request) == {"model": "m", "input": [], "seed": 1}
+
+
+def test_the_system_as_sent_renders_while_its_blocks_are_those_read() -> None:
+    sent = [{"role": "system", "content": [{"type": "input_text", "text": "Be brief."}]}]
+    body = {"model": "m", "instructions": "Hi.", "input": [*sent, {"role": "user", "content": "x"}]}
+    request = DIALECT.parse(body).request
+    assert request.preset.system == ("Hi.", "Be brief.")
+    assert orjson.loads(DIALECT.render(request))["input"][:1] == sent
+    other = replace(request, preset=replace(request.preset, system=("Hi.", "Be terse.")))
+    assert orjson.loads(DIALECT.render(other))["input"][:1] == [
+        {
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": "Be terse."}],
+        }
+    ]
