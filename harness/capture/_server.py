@@ -62,7 +62,9 @@ class FakeProvider:
     recorded under the dialect of the wire that served it. Use as a
     context manager, or ``start()``/``stop()``. ``base_url`` is what an SDK takes
     as its base URL; ``records`` holds every request so far; with ``record`` given, each is
-    appended to that JSON-lines file as it arrives (and read back from it by ``records``).
+    appended to that JSON-lines file as it arrives (and read back from it by ``records``):
+    to ``record`` + ``.partial`` while it runs, locked against a second provider on the same
+    file (``start()`` raises ``RecordError``), renamed to ``record`` by ``stop()``.
     """
 
     def __init__(
@@ -95,7 +97,8 @@ class FakeProvider:
         self._writer: RecordWriter | None = None
 
     def start(self) -> FakeProvider:
-        """Bind and serve in a background thread; ``OSError`` if the port is taken."""
+        """Bind and serve in a background thread; ``OSError`` if the port is taken,
+        ``RecordError`` if the record file is another run's or cannot be one."""
         if self._server is not None:
             raise RuntimeError("the fake provider is already running")
         writer = RecordWriter(self.record_path)
@@ -103,7 +106,7 @@ class FakeProvider:
         try:
             server = HTTPServer((self.host, self._port), exchange)
         except OSError:
-            writer.close()
+            writer.discard()
             raise
         self._writer, self._server = writer, server
         self._thread = threading.Thread(
@@ -116,7 +119,8 @@ class FakeProvider:
         return self
 
     def stop(self) -> None:
-        """Stop serving, close open connections and the record file. Idempotent."""
+        """Stop serving, close open connections and the record file (renamed into place).
+        Idempotent."""
         server, self._server = self._server, None
         if server is not None:
             server.shutdown()
@@ -166,6 +170,12 @@ class FakeProvider:
         from an earlier call are reused, so only the lines since are read), else kept in
         memory. ``RecordError`` when the record file could not be written (``failure``)."""
         return () if self._writer is None else self._writer.records
+
+    @property
+    def record_file(self) -> Path | None:
+        """The file the records are in now: the record's path + ``.partial`` while the
+        provider runs, the record's path after ``stop()``; None without a record file."""
+        return None if self._writer is None else self._writer.file
 
     @property
     def recorded(self) -> int:

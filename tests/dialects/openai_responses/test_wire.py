@@ -436,7 +436,7 @@ def test_a_continuation_is_matched_and_grouped_with_the_history_it_continues(
     assert [c.id for c in result.checks] == ["fork-1"]
     assert not result.failed
     assert result.inconclusive == ()
-    offline, _ = read_log(provider.record_path or "")
+    offline, _ = read_log(provider.record_file or "")
     assert [[m.role for m in u.history] for u in offline] == [
         ["user"],
         ["user", "model", "user"],

@@ -1,4 +1,5 @@
-"""Ending everything a captured command started, not only its process group.
+"""Ending everything a captured command or a subject process started, not only its process
+group.
 
 An agent's children may ignore SIGTERM, leave its process group (``setsid``) or be
 re-parented when their parent exits. On Linux, the capture becomes a child subreaper
@@ -7,7 +8,10 @@ than to init, and every process of the run is found by walking ``/proc``: the co
 process group, every process whose environment carries the run's token (``RUN_VARIABLE``,
 set in the command's environment and inherited), orphans re-parented to the capture, and
 every descendant of these. Each gets SIGTERM, then SIGKILL after a grace period; the ones
-re-parented to the capture are reaped. Without ``/proc``, the process group is signalled.
+re-parented to the capture are reaped. A ``cmd:`` subject's processes are found the same
+way but for the subreaper (``check`` runs other processes of its own: its ``--jobs``
+workers): its token is what finds its orphans. Without ``/proc``, the process group is
+signalled.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from ._interrupt import hurried
 
 __all__ = ["RUN_VARIABLE", "ProcessTree", "subreaper"]
 
@@ -82,16 +88,21 @@ def _carries(pid: int, marker: bytes) -> bool:
 
 
 class ProcessTree:
-    """The processes of one captured command (``root``, started in a session of its own,
-    with ``RUN_VARIABLE=token`` in its environment)."""
+    """The processes of one captured command or subject (``root``, started in a session of
+    its own, with ``RUN_VARIABLE=token`` in its environment). With ``adopt``, the children
+    re-parented to this process since (it is a subreaper, and starts nothing else
+    meanwhile) are the run's too."""
 
-    def __init__(self, root: int, token: str) -> None:
+    def __init__(self, root: int, token: str, *, adopt: bool = True) -> None:
         self.root = root
         self.me = os.getpid()
         self._marker = f"\0{RUN_VARIABLE}={token}\0".encode()
-        table = _table() or {}
-        self._before = {pid for pid, (ppid, _, _) in table.items() if ppid == self.me}
-        self._before.discard(root)
+        self._adopt = adopt
+        self._before: set[int] = set()
+        if adopt:
+            table = _table() or {}
+            self._before = {pid for pid, (ppid, _, _) in table.items() if ppid == self.me}
+            self._before.discard(root)
 
     def members(self) -> set[int] | None:
         """The live processes of the run (zombies are not), or ``None`` without /proc."""
@@ -105,7 +116,7 @@ class ProcessTree:
             if (
                 pid == self.root
                 or group == self.root
-                or (ppid == self.me and pid not in self._before)
+                or (self._adopt and ppid == self.me and pid not in self._before)
                 or _carries(pid, self._marker)
             ):
                 seeds.add(pid)
@@ -124,7 +135,8 @@ class ProcessTree:
 
     def end(self, grace: float) -> int:
         """SIGTERM every process of the run, SIGKILL those left after ``grace`` seconds
-        (and any started meanwhile); how many processes were signalled."""
+        (and any started meanwhile), or at once when a signal to end the run arrives during
+        the grace (``harness._interrupt.hurried``); how many processes were signalled."""
         alive = self.members()
         if alive is None:
             return self._end_group(grace)
@@ -135,7 +147,7 @@ class ProcessTree:
             time.sleep(_POLL)
             alive = self.members() or set()
             new = alive - signalled
-            if time.monotonic() < deadline:
+            if time.monotonic() < deadline and not hurried():
                 _signal(new, signal.SIGTERM)
             elif rounds < _KILL_ROUNDS:
                 _signal(alive, signal.SIGKILL)
@@ -149,7 +161,7 @@ class ProcessTree:
     def _end_group(self, grace: float) -> int:
         _signal_group(self.root, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not hurried():
             try:
                 os.killpg(self.root, 0)
             except (ProcessLookupError, PermissionError):

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from harness.capture._tree import RUN_VARIABLE, ProcessTree, subreaper
+from harness._tree import RUN_VARIABLE, ProcessTree, subreaper
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("setsid") is None,
