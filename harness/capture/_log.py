@@ -26,12 +26,11 @@ from typing import IO, Any
 
 import orjson
 
-from ..dialects import all_dialects, detect_dialect
+from ..dialects import all_dialects, detect_dialect, wires
 from ..model import json_kind
 from ._group import Prefixes
 from ._observe import Ignored, Observed, observe_record, observed
 from ._record import Record, _decode
-from ._server import WIRES
 from ._stored import Stored
 
 __all__ = ["STDIN", "LogError", "read_log"]
@@ -231,7 +230,7 @@ def _minimal_line(
     decoded, raw = body
     route_dialect = None
     if obj.get("path"):
-        routes = {d: w.route("POST", obj["path"].split("?")[0], {}) for d, w in WIRES.items()}
+        routes = {d: w.route("POST", obj["path"].split("?")[0], {}) for d, w in wires().items()}
         if any(r is not None and r.kind != "generate" for r in routes.values()):
             return None  # token counting and the like: not a model call
         route_dialect = next((d for d, r in routes.items() if r is not None), None)

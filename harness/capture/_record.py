@@ -21,10 +21,9 @@ from typing import Any
 
 import orjson
 
-from ..dialects import ParsedBody, get_dialect
+from ..dialects import ParsedBody, Reply, get_dialect, reply_from_json
 from ..model import FrozenDict
 from ._claim import Claim, ClaimError
-from ._reply import Reply, reply_from_json
 
 __all__ = ["RECORD_VERSION", "Record", "RecordError", "RecordWriter", "read_record", "timestamp"]
 

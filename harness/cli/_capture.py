@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .._interrupt import Interrupted, deferred
+from ..dialects import wires
 from ..reports import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, output_problems, parse_size
@@ -29,7 +30,6 @@ DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
 that building the parser does not load the capture machinery (tests/cli/test_startup.py holds
 the two equal)."""
 
-DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 GRACE_SECONDS = 2.0
 """How long the processes of an ended command have between SIGTERM and SIGKILL."""
 
@@ -62,9 +62,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dialect",
         required=True,
-        choices=DIALECTS,
-        help="the provider to fake (openai and openai-responses both serve chat completions"
-        " and the Responses API, each request recorded under its own dialect)",
+        choices=list(wires()),
+        help="the provider to fake, by a dialect with a capture wire (openai and"
+        " openai-responses both serve chat completions and the Responses API, each request"
+        " recorded under its own dialect)",
     )
     parser.add_argument("--script", required=True, metavar="FILE", help="the JSON script")
     parser.add_argument(

@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from harness.capture import read_record
-from harness.capture._server import PROVIDERS
 from harness.cli import _capture
+from harness.dialects import providers
 from harness.prefix import compare
 
 from .conftest import FullDisk
@@ -431,7 +431,12 @@ def test_an_output_that_cannot_be_written_is_found_before_the_command_runs(
 
 
 def test_every_fake_provider_is_a_choice() -> None:
-    assert tuple(sorted(PROVIDERS)) == _capture.DIALECTS
+    parser = argparse.ArgumentParser()
+    _capture.add_parser(parser.add_subparsers())
+    actions = parser._subparsers._group_actions[0].choices["capture"]._actions  # type: ignore[union-attr]
+    (dialect,) = [a for a in actions if a.dest == "dialect"]
+    assert dialect.choices == list(providers())
+    assert set(providers()) == {"anthropic", "gemini", "openai", "openai-responses"}
 
 
 def test_unknown_dialect_is_a_usage_error(script: str) -> None:

@@ -25,7 +25,7 @@ from harness.capture import (
 from harness.capture._exchange import Exchange, Outgoing
 from harness.capture._http import HTTPServer
 from harness.capture._match import Matcher
-from harness.capture._server import PROVIDERS
+from harness.dialects import providers
 
 from .conftest import Serve, post_json, request, sse_data
 
@@ -239,7 +239,7 @@ def test_a_chunk_over_the_limit_is_never_held_whole(serve: Serve) -> None:
 def server(tmp_path: Path) -> Iterator[HTTPServer]:
     """The HTTP server of an OpenAI fake on its own, serving in a thread."""
     writer = RecordWriter(tmp_path / "r.jsonl")
-    exchange = Exchange(PROVIDERS["openai"], Matcher(Script()), writer, 1024 * 1024)
+    exchange = Exchange(providers()["openai"], Matcher(Script()), writer, 1024 * 1024)
     server = HTTPServer(("127.0.0.1", 0), exchange)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
