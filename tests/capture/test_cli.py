@@ -69,10 +69,15 @@ def test_sdk_program_is_captured(
     assert "first: hello\n" in out
     assert "second: streamed default\n" in out
     assert "fake openai provider: http://127.0.0.1:" in out
-    assert (
-        "environment: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy keys"
-        " point the SDKs at it (-v prints all 9)\n"
-    ) in out
+    (environment,) = [line for line in out.splitlines() if line.startswith("environment: ")]
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
+        assert name in environment
+    assert environment.endswith(" and dummy keys point the SDKs at it (-v prints all 9)")
+    assert "OPENAI_API_KEY" not in out, "the values only with -v"
+    capture("--dialect", "openai", "--script", script, "-v", "--", PY, "-c", SDK_PROGRAM)
+    verbose, _ = capfd.readouterr()
+    assert "\n  OPENAI_API_KEY=sk-prefix-harness-fake\n" in verbose
+    assert "\n  ANTHROPIC_BASE_URL=http://127.0.0.1:" in verbose
     assert "command exited with status 0\n" in out
     assert "recorded 2 requests: greet 1, (default reply) 1 · status 200 2\n" in out
     assert "record written to " in out

@@ -357,12 +357,12 @@ def test_capture_records_and_checks_a_program_speaking_toy(
     monkeypatch.setenv("TOY_PARENT", orjson.dumps(PARENT).decode())
     record = tmp_path / "toy.jsonl"
     argv = ["capture", "--dialect", NAME, "--script", str(script), "--record", str(record)]
-    code = cli([*argv, "--json", "--", sys.executable, str(agent)])
+    code = cli([*argv, "--json", "-v", "--", sys.executable, str(agent)])
     out, err = capfd.readouterr()
     assert code == 0, err
     assert "worker: Worker done." in err
     assert "parent: All done." in err
-    assert "TOY_BASE_URL=http://127.0.0.1:" in err  # the wire's own environment
+    assert "TOY_BASE_URL=http://127.0.0.1:" in err  # the wire's own environment (-v)
     lines = [orjson.loads(line) for line in record.read_bytes().splitlines()]
     assert [line["dialect"] for line in lines] == [NAME] * 3
     assert [line["mark"] for line in lines] == ["parent", "child", None]
