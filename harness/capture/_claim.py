@@ -1,7 +1,7 @@
 """A record file owned by one run: written beside its path, locked, renamed into place.
 
-Two captures given the same record file (two runs in one directory, on the default
-``capture.jsonl``) would truncate it and read each other's requests back as their own. So a
+Two captures given the same record file (``--record run.jsonl`` twice in one directory)
+would truncate it and read each other's requests back as their own. So a
 run writes ``FILE.partial``, holding an exclusive lock on it (``flock``) from before it is
 truncated until the run ends; a second run on the same file finds the lock taken and
 refuses at once, naming the process that holds it. When the run ends, ``FILE.partial`` is
