@@ -138,10 +138,11 @@ COMMANDS: dict[str, tuple[list[str], int]] = {
     "rules-one": (["rules", "byte-prefix"], 0),
     "help": (["--help"], 0),
     "check": (["check", "--examples", "0", "--dialect", "openai"], 0),
-    "check-failing": (
+    "check-failing": (  # anthropic: no real token count to load, the same exit and output
         [
             *("check", "--subject", "python:tests.cli.check_subjects:tool_order"),
-            *("--examples", "0", "--dialect", "openai"),
+            *("--examples", "0", "--dialect", "anthropic"),
+            *("--fixtures", str(ROOT / "fixtures" / "oneshot.json")),
         ],
         1,
     ),

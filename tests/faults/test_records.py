@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -30,7 +31,7 @@ def test_a_second_capture_on_the_same_record_refuses_at_once(
     option = ["--record", record]
     path = tmp_path / record
     first = harness("capture", "--dialect", "openai", "--script", str(script), *option,
-                    "--timeout", "8", "--", sys.executable, str(agent), "2",
+                    "--timeout", "60", "--", sys.executable, str(agent), "2",
                     cwd=tmp_path)  # fmt: skip
     first.wait_for(first.output_has("called"))
     second = harness("capture", "--dialect", "openai", "--script", str(script), *option,
@@ -45,7 +46,8 @@ def test_a_second_capture_on_the_same_record_refuses_at_once(
     )
     assert not ran.exists()  # its command never ran
     assert second.left() == []
-    assert first.wait() == 3  # the first one's own verdict: its agent timed out
+    first.signal(signal.SIGTERM)  # ended at once, not after its time-out: the record is put
+    assert first.wait() == 128 + signal.SIGTERM  # in place whole all the same
     assert first.left() == []
     lines = whole_lines(path)
     assert [line["seq"] for line in lines] == [1, 2]  # its own requests, nobody else's
@@ -59,7 +61,7 @@ def test_captures_without_a_record_run_side_by_side_and_leave_nothing(
     runs in one directory never meet, and neither leaves a file behind."""
     ran = tmp_path / "second-ran"
     first = harness("capture", "--dialect", "openai", "--script", str(script),
-                    "--timeout", "8", "--", sys.executable, str(agent), "2",
+                    "--timeout", "60", "--", sys.executable, str(agent), "2",
                     cwd=tmp_path)  # fmt: skip
     first.wait_for(first.output_has("called"))
     second = harness("capture", "--dialect", "openai", "--script", str(script),
@@ -67,7 +69,9 @@ def test_captures_without_a_record_run_side_by_side_and_leave_nothing(
     assert second.wait() == 3  # its command ran, and never called the fake
     assert ran.exists()
     assert "without calling the fake provider" in second.stderr
-    assert first.wait() == 3  # the first one's own verdict: its agent timed out
+    first.signal(signal.SIGTERM)
+    assert first.wait() == 128 + signal.SIGTERM
+    assert "(not kept: --record FILE keeps them)" in first.stderr
     assert first.left() == []
     assert second.left() == []
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".jsonl", ".partial")) == []
