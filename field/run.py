@@ -187,7 +187,7 @@ def capture(program: Program, run: Run) -> tuple[int, str, float]:
         output = RUNS / program.name / f"{run.name}.out"
         output.write_text(done.stdout + "\n--- stderr ---\n" + done.stderr)
         lines = done.stdout.splitlines()
-        start = next((i for i, line in enumerate(lines) if line.startswith("check ")), None)
+        start = next((i for i, line in enumerate(lines) if line.startswith("checked: ")), None)
         if start is not None:
             verdict = "\n".join(lines[start:])
         else:
