@@ -6,17 +6,19 @@ Registered through the ``pytest11`` entry point ``prefix_harness``, it adds (doc
   ``reference`` (default), ``python:package.module:factory`` where ``factory()`` returns a
   ``Subject``, or ``cmd:<command line>`` speaking the subject protocol. It is started at its
   first use, once per process (once per pytest-xdist worker), and closed at the session's end:
-  ``--help``, ``--co`` and tests that never take it start nothing;
+  ``--help`` and tests that never take it start nothing; collecting the suite starts it, as
+  what it declares decides the suite's items;
 - the ``prefix_subject`` fixture (that subject) and ``prefix_dialect`` (a test that takes it
   runs once per dialect of ``--prefix-dialect``, default all; session-scoped, so ``@given``
   tests may take it);
 - the ``prefix_conformance`` marker, for selecting conformance tests with ``-m``;
 - ``assert_conforms(scenario, outcome)``, which runs every rule and fails with the report,
   and ``assert_prefix_preserved(parent, fork)``, whose failure message is the divergence
-  report;
+  report; each takes a body as bytes, JSON text, a decoded dict or a path;
 - the conformance suite as pytest items, ``pytest --pyargs harness.suite`` (``harness.suite``),
-  with ``--prefix-examples``, ``--prefix-seed``, ``--prefix-fixtures`` and ``--prefix-expect``;
-  a run whose suite items were all skipped checked nothing and exits 5, never 0;
+  with ``--prefix-examples``, ``--prefix-seed``, ``--prefix-fixtures`` and ``--prefix-expect``:
+  the scenario runs of ``check`` for the subject; a run whose suite items were all skipped
+  checked nothing and exits 5, never 0;
 - ``HeadsSnapshotExtension``, a syrupy extension that pins a subject's assembled request
   heads as reviewable files, ``snapshots/<dialect>/<scenario-id>.json``.
 """

@@ -2,9 +2,11 @@
 
 One item per scenario × dialect, bundled fixtures (``<fixture-file>::<scenario-id>[<dialect>]``)
 and a seeded number of generated scenarios (``generated::<nn>-<scenario-id>[<dialect>]``),
-each judged by every rule as ``prefix-harness check`` judges it. The subject is the plugin's
-(``--prefix-subject``), started at the first item of each process, so the suite runs under
-``pytest -n auto`` with one subject per worker. See docs/pytest.md.
+each judged by every rule as ``prefix-harness check`` judges it: the scenario runs of
+``check`` for the same subject, seed and number. The subject is the plugin's
+(``--prefix-subject``), started when each process collects the suite (what it declares
+decides the items), so the suite runs under ``pytest -n auto`` with one subject per worker.
+See docs/pytest.md.
 """
 
 from __future__ import annotations
