@@ -27,6 +27,8 @@ SOURCE = ROOT / "tests" / "independent" / "go"
 HABITS = SOURCE / "habits.json"
 DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 FIXTURES = ROOT / "fixtures"
+
+
 def _fixture_ids(fixtures: Path) -> set[str]:
     ids = set()
     paths = [fixtures] if fixtures.is_file() else sorted(fixtures.glob("*.json"))
