@@ -4,8 +4,10 @@ The provider caches the parent's request as the subject sent it, so the child mu
 parent's messages as the parent sent them (compared in the neutral model, the evidence in
 bytes against the parent's segments). The inherited messages the parent's request cannot hold
 (the model's last answer) are compared with the scenario by content only (``_content``): how a
-subject renders them is its choice. Call arguments redacted to ``{}`` are left to
-call-args-kept (its own rule, not a history-ordering failure).
+subject renders them is its choice, and losing one of them costs none of the parent's cached
+prefix: a warning with its reason (``loses_cache``), unless the child also leaves the
+parent's prefix. Call arguments redacted to ``{}`` are left to call-args-kept (its own rule,
+not a history-ordering failure).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ._body import Body
 from ._content import content_lost
 from ._context import Context
 from ._evidence import at, between
-from ._report import Cost, Evidence, Finding, combine
+from ._report import Cost, Evidence, Finding, combine, loses_cache
 
 __all__ = ["CHECKS"]
 
@@ -120,7 +122,14 @@ def _inherited(ctx: Context, child: Body) -> Finding:
         frame = child.frames[start] if start < len(child.frames) else None
         reason = f"after the parent's messages, {loss.describe()}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
-        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+        cost = ctx.cost(child) if ctx.parent is not None else None
+        if loses_cache(cost):
+            return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
+        said = (
+            f"{child.label}: {reason}; the parent's request never held it, so no cached "
+            "prefix is lost"
+        )
+        return Finding(rule, "warning", said, evidence)
     if theirs:
         message = f"{child.label} repeats the parent's {len(theirs)} messages as sent" + (
             f" and carries the {len(rest)} inherited after them" if rest else ""
