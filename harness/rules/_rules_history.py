@@ -122,9 +122,9 @@ def _inherited(ctx: Context, child: Body) -> Finding:
         frame = child.frames[start] if start < len(child.frames) else None
         reason = f"after the parent's messages, {loss.describe()}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
-        cost = ctx.cost(child) if ctx.parent is not None else None
-        if loses_cache(cost):
-            return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
+        lost = ctx.cost(child) if theirs else None  # a parent body whose prefix is shared
+        if lost is None or loses_cache(lost):
+            return Finding(rule, "fail", f"{child.label}: {reason}", evidence, lost)
         said = (
             f"{child.label}: {reason}; the parent's request never held it, so no cached "
             "prefix is lost"
