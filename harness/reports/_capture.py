@@ -87,14 +87,18 @@ def capture_text(result: CheckResult) -> str:
     if shown:
         width = max(len(c.id) for c in shown)
         lines.append("checks:")
-        lines += [printable(f"  {c.id:<{width}}  {c.what}") for c in shown]
+        for c in shown:
+            lines.append(printable(f"  {c.id:<{width}}  {c.what}"))
+            lines += [printable(f"  {'':<{width}}    {said}") for said in c.evidence]
     text = "\n".join(lines) + "\n"
     if shown:
         text += "\n" + rules_text(result.reports)
     if result.not_checked:
         text += "\nnot checked:\n"
         text += "".join(
-            f"  {printable(n.what)}\n    {printable(n.reason)}\n" for n in result.not_checked
+            f"  {printable(n.what)}\n    {printable(n.reason)}\n"
+            + "".join(f"    {printable(said)}\n" for said in n.evidence)
+            for n in result.not_checked
         )
     return text + "\n" + capture_verdict_line(result) + "\n"
 
@@ -123,10 +127,14 @@ def capture_json(result: CheckResult) -> bytes:
                 "dialect": c.report.dialect,
                 "what": c.what,
                 "failed": c.report.failed,
+                "evidence": list(c.evidence),
             }
             for c in (*result.checks, *result.turns)
         ],
-        "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
+        "not_checked": [
+            {"what": n.what, "reason": n.reason, "evidence": list(n.evidence)}
+            for n in result.not_checked
+        ],
         "left_out": [
             {"request": i.seq, "kind": i.kind, "reason": i.reason} for i in result.ignored
         ],
