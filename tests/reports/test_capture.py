@@ -36,9 +36,9 @@ def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
     assert "  left out: request 6: refused with status 400 (POST /v1/chat/completions)\n" in out
     assert "checks:\n  fork-1   fork at request 1: 1 fork call in conversation 1 -> " in out
     # what decided how the group is judged, under it
-    assert "\n           conversation 2 (request 2) repeats 'A' of its fork call\n" in out
+    assert "\n             conversation 2 (request 2) repeats 'A' of its fork call\n" in out
     assert (
-        "\n           one-shot: conversation 2's history holds the model turn that forked it\n"
+        "\n             one-shot: conversation 2's history holds the model turn that forked it\n"
         in out
     )
     assert "\n  turns-1  turns of conversation 1 (parent): requests 1, 3\n" in out
