@@ -176,8 +176,9 @@ _WHEN_FIELDS: dict[str, tuple[type, str]] = {
 
 
 def _reply(data: Any, source: str, path: str) -> Reply:
-    reply = _object(data, source, path, {"text", "call"})
+    reply = _object(data, source, path, {"text", "call", "thinking"})
     text = _typed(reply, "text", str, "a string", source, path, None)
+    thinking = _typed(reply, "thinking", str, "a string", source, path, None)
     calls: tuple[ToolCall, ...] = ()
     if "call" in reply:
         value = reply["call"]
@@ -189,7 +190,7 @@ def _reply(data: Any, source: str, path: str) -> Reply:
         calls = tuple(_call(c, source, join_path(call_path, i)) for i, c in enumerate(value))
     if text is None and not calls:
         raise ScriptError(source, 'a reply needs "text", "call" or both', path)
-    return Reply(text=text, calls=calls)
+    return Reply(text=text, calls=calls, thinking=thinking)
 
 
 def _call(data: Any, source: str, path: str) -> ToolCall:
