@@ -100,6 +100,7 @@ class _Rebuild:
     def _fork_turn(self, turn: ForkTurn) -> None:
         source = self.convs[turn.source]
         request = source.requests[turn.turn]
+        turn = _as_replayed(turn, source)
         recursive = turn.source in self.roles.fork_children
         kind = "recursion" if recursive else "fork"
         what = f"{kind} at request {request.seq}: {_calls(turn)} in {source.name}"
@@ -442,6 +443,22 @@ def _scenario(
         )
     except ValueError as e:
         return f"the scenario cannot be rebuilt: {e}"
+
+
+def _as_replayed(turn: ForkTurn, source: Conversation) -> ForkTurn:
+    """``turn`` with its model message as the parent replays it in its next request (its
+    thinking kept or not, as the parent keeps it), when that request holds it with the same
+    calls: what a child should keep of it. Else the message the fake played."""
+    if turn.turn + 1 >= len(source.requests):
+        return turn
+    size = source.requests[turn.turn].size
+    replayed = source.requests[turn.turn + 1].model_at(size)
+    if replayed is None:
+        return turn
+    names = [c.name for c in replayed.function_calls]
+    if names != [c.name for c in turn.message.function_calls]:
+        return turn
+    return replace(turn, message=replayed)
 
 
 def _follow_ups(child: Conversation) -> tuple[FollowUp, ...]:

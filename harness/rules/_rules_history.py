@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import FunctionCall, Message
+from ..model import FunctionCall, Message, Thinking
 from ._body import Body
 from ._content import content_lost
 from ._context import Context
@@ -130,6 +130,19 @@ def _inherited(ctx: Context, child: Body) -> Finding:
             "prefix is lost"
         )
         return Finding(rule, "warning", said, evidence)
+    dropped = _thinking_dropped(ctx, rest, tail, first=len(theirs))
+    if dropped is not None:
+        k, part = dropped
+        start, _ = ctx.message_span(child, k) if k < len(actual) else (len(child.frames), 0)
+        frame = child.frames[start] if start < len(child.frames) else None
+        signed = f" (signature {part.signature[:24]!r})" if part.signature else ""
+        reason = (
+            f"message {k} (model) lacks the thinking{signed} that the parent replays with its "
+            "own model turns; the provider may refuse a call without its thinking, and no "
+            "cached prefix is lost"
+        )
+        evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+        return Finding(rule, "warning", f"{child.label}: {reason}", evidence)
     if theirs:
         message = f"{child.label} repeats the parent's {len(theirs)} messages as sent" + (
             f" and carries the {len(rest)} inherited after them" if rest else ""
@@ -137,6 +150,40 @@ def _inherited(ctx: Context, child: Body) -> Finding:
     else:
         message = f"{child.label} carries the {len(rest)} inherited messages"
     return Finding(rule, "pass", message)
+
+
+def _replays_thinking(ctx: Context) -> bool:
+    """Whether the parent replays its model turns' thinking: its own request keeps a thinking
+    part in a model message (then a child's copy of the turn that forked it should keep that
+    turn's thinking too). A captured scenario's turn is the parent's own replay of it."""
+    if ctx.captured:
+        return True
+    parent = ctx.parent
+    return parent is not None and any(
+        isinstance(p, Thinking)
+        for m in parent.request.history
+        if m.role == "model"
+        for p in m.parts
+    )
+
+
+def _thinking_dropped(
+    ctx: Context, expected: tuple[Message, ...], actual: tuple[Message, ...], *, first: int
+) -> tuple[int, Thinking] | None:
+    """The first thinking part of ``expected``'s model messages (the inherited turns the
+    parent's request does not hold) that the child's copy lacks, where the parent replays
+    thinking; None when it keeps them all (or the parent replays none)."""
+    if not expected or not _replays_thinking(ctx):
+        return None
+    for k, (want, got) in enumerate(zip(expected, actual, strict=False), start=first):
+        if want.role != "model":
+            continue
+        # by text: a dialect may join a turn's thinking (reasoning_content) or sign none
+        kept = " ".join(" ".join(p.text.split()) for p in got.parts if isinstance(p, Thinking))
+        for part in want.parts:
+            if isinstance(part, Thinking) and " ".join(part.text.split()) not in kept:
+                return k, part
+    return None
 
 
 def call_args_kept(ctx: Context) -> Finding:

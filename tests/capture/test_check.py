@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from harness.capture import CheckResult, GroupOptions, check_records, check_requests, read_log
-from harness.model import FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.model import FunctionResponse, Message, Preset, Text, Thinking, Tool, freeze
 from harness.reports import capture_verdict
 from harness.rules import ScenarioReport
 
@@ -760,3 +760,23 @@ def test_a_branch_with_a_user_message_of_its_own_is_a_recognised_session_fork() 
     assert check.evidence[0].startswith("a session fork, recognised: it branches from request 1")
     assert result.roles[0].role(1) == "session fork of conversation 1, request 1 (recognised)"
     assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_fork_keeps_the_thinking_its_parent_replays(kept: bool) -> None:
+    rt = Runtime("anthropic")
+    reply = replace(calls(call("fork", directive=A)), thinking="Split it; fork a worker.")
+    turn = rt.send([ASK], reply, mark="parent")
+    assert turn.parts[0] == Thinking("Split it; fork a worker.", "sig_ph000001")
+    copy = turn if kept else Message("model", turn.parts[1:])
+    rt.send(child_history([ASK], copy, A), text("done"))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("ok"), mark="parent")  # replays it
+    (check,) = check_records(rt.records).checks
+    found = check.report.finding("history-inherited")
+    if kept:
+        assert found.status == "pass"
+    else:
+        assert found.status == "warning"
+        assert "lacks the thinking (signature 'sig_ph000001') that the parent replays" in (
+            found.message
+        )
