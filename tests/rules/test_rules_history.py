@@ -3,8 +3,10 @@ from dataclasses import replace
 import pytest
 
 from harness.model import Request, Thinking, freeze
+from harness.rules import evaluate
 
 from .bad_subjects import CASES
+from .scenarios import BY_ID
 from .support import DIALECTS, REFERENCE, edited, finding
 
 
@@ -139,3 +141,33 @@ def test_a_lost_answer_is_an_error_when_the_child_also_leaves_the_parents_prefix
     assert found.status == "fail"
     assert found.cost is not None
     assert found.cost.lost_bytes > 0
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini"])
+def test_a_child_dropping_thinking_its_parent_replays_is_warned(dialect: str) -> None:
+    # the parent keeps thinking on its own model turns (message 1): a child's copy of the
+    # turn that forked it should keep that turn's thinking too
+    scenario = BY_ID["fork-model-calls"]
+    tail = scenario.history[3]
+    with_thinking = replace(
+        scenario,
+        id="fork-thinking",
+        history=(
+            *scenario.history[:3],
+            replace(tail, parts=(Thinking("Fork it.", "sig-9"), *tail.parts)),
+        ),
+    )
+    kept = REFERENCE.assemble(with_thinking, dialect)
+    assert evaluate(with_thinking, dialect, kept).finding("history-inherited").status == "pass"
+
+    def dropped(request: Request, *_: object) -> Request:
+        history = list(request.history)
+        history[3] = replace(history[3], parts=history[3].parts[1:])
+        return replace(request, history=tuple(history))
+
+    outcome = edited("tail-thinking-dropped", child=dropped).assemble(with_thinking, dialect)
+    found = evaluate(with_thinking, dialect, outcome).finding("history-inherited")
+    assert found.status == "warning"
+    assert "message 3 (model) lacks the thinking (signature 'sig-9') that the parent replays" in (
+        found.message
+    )
