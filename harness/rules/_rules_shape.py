@@ -83,8 +83,12 @@ def _alternation(ctx: Context, body: Body, shaped: set[str]) -> Finding:
     others = f" (and {between} system-role message{'' if between == 1 else 's'})" if between else ""
     if repeats:
         count = len(repeats)
-        consecutive = f"{count} turn{'' if count == 1 else 's'} following one of the same role"
-        others += f"; {consecutive}, {repeats[0]}"
+        follow = "follows" if count == 1 else "follow"
+        said = (
+            f"{body.label}'s {len(turns)} messages take turns{others}: {count} {follow} one of "
+            f"the same role, {repeats[0]}"
+        )
+        return Finding(rule, "pass", said)
     return Finding(
         rule, "pass", f"{body.label}'s {len(turns)} messages alternate user/model{others}"
     )

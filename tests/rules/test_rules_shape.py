@@ -190,7 +190,7 @@ def test_consecutive_turns_follow_the_dialects_facts(dialect: str, says: str) ->
     own = edited("context-after-child-only", child=_context_after_task)
     found = finding(own, "fork-model", dialect, "alternation")
     assert found.status == "pass", found.message
-    assert found.message.endswith(f"1 turn following one of the same role, {says}")
+    assert found.message.endswith(f"messages take turns: 1 follows one of the same role, {says}")
     assert get_dialect("openai").facts.consecutive_turns == "alternate"
     assert finding(own, "fork-model", "openai", "alternation").status == "fail"
     # a history that ends with the model still asks for nothing, whatever the dialect
