@@ -182,6 +182,8 @@ def check_log(
     fork_tool: str | None = None,
     parent_mark: str = "parent",
     parent_id: str | None = None,
+    lifecycle: str | None = None,
+    session_fork: str | None = None,
 ) -> CheckResult:
     """``prefix-harness check-log``: group the requests of a JSON-lines log (a record of
     ``capture``, or minimal ``{"body": ...}`` lines) into conversations and check each group.
@@ -193,7 +195,9 @@ def check_log(
     """
     from .capture import LogError, check_requests, read_log
 
-    options = _grouping(fork_tag, directive_key, fork_tool, parent_mark, parent_id)
+    options = _grouping(
+        fork_tag, directive_key, fork_tool, parent_mark, parent_id, lifecycle, session_fork
+    )
     try:
         requests, ignored = read_log(log, dialect=dialect)
         name = subject or os.path.basename(os.fspath(log))
@@ -246,6 +250,8 @@ def capture_command(
     fork_tool: str | None = None,
     parent_mark: str = "parent",
     parent_id: str | None = None,
+    lifecycle: str | None = None,
+    session_fork: str | None = None,
 ) -> Captured:
     """``prefix-harness capture``: run ``command`` against a scripted fake provider of
     ``dialect`` on loopback, record every request it makes, then group and check them.
@@ -278,7 +284,9 @@ def capture_command(
     except ScriptError as e:
         raise InputError(str(e)) from e
     tag = plan.fork_tag if fork_tag is None else fork_tag
-    options = _grouping(tag, directive_key, fork_tool, parent_mark, parent_id)
+    options = _grouping(
+        tag, directive_key, fork_tool, parent_mark, parent_id, lifecycle, session_fork
+    )
     try:
         provider = FakeProvider(dialect, plan, record=record, max_request_bytes=size)
         provider.start()
@@ -303,15 +311,22 @@ def _grouping(
     fork_tool: str | None,
     parent_mark: str,
     parent_id: str | None,
+    lifecycle: str | None = None,
+    session_fork: str | None = None,
 ) -> GroupOptions:
     from .capture import DEFAULT_FORK_TAG, GroupOptions
 
     if fork_tag == "":
         raise InputError("fork_tag must not be empty")
-    return GroupOptions(
-        fork_tag=fork_tag or DEFAULT_FORK_TAG,
-        directive_key=directive_key,
-        fork_tool=fork_tool,
-        parent_mark=parent_mark,
-        parent_id=parent_id,
-    )
+    try:
+        return GroupOptions(
+            fork_tag=fork_tag or DEFAULT_FORK_TAG,
+            directive_key=directive_key,
+            fork_tool=fork_tool,
+            parent_mark=parent_mark,
+            parent_id=parent_id,
+            lifecycle=lifecycle,
+            session_fork_mark=session_fork,
+        )
+    except ValueError as e:
+        raise InputError(str(e)) from e

@@ -27,22 +27,6 @@ SOURCE = ROOT / "tests" / "independent" / "go"
 HABITS = SOURCE / "habits.json"
 DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 FIXTURES = ROOT / "fixtures"
-# rules that compare content by its spelling today (issue: judge values not spellings)
-SPELLING_RULES = {
-    "parent-faithful",
-    "parent-id-guidance",
-    "history-inherited",
-    "task-after-prefix",
-    "siblings-shared",
-}
-FALSE_ALARMS = (
-    "parent-faithful reads tool schemas written with sorted keys (and the parameterless "
-    "tool's default schema, an omitted empty schema or Gemini's omitted empty args) as "
-    "another schema or call; parts whose envelopes have sorted keys (Anthropic and OpenAI "
-    "text blocks, Gemini inlineData/fileData) as lost, which also fails history-inherited, "
-    "task-after-prefix, siblings-shared and parent-id-guidance in anthropic; "
-    "parent-id-guidance misses an id JSON-encoded with \\u003c, \\u0026 or \\u000c"
-)
 
 
 def _fixture_ids(fixtures: Path) -> set[str]:
@@ -125,7 +109,6 @@ def _assert_conforms(report: dict[str, Any], fixtures: Path) -> None:
     assert {(d, s) for d in DIALECTS for s in _fixture_ids(fixtures)} <= runs
 
 
-@pytest.mark.xfail(strict=True, reason=f"{FALSE_ALARMS}; issue: judge values not spellings")
 def test_the_go_subject_conforms_in_every_dialect(go_subject: str) -> None:
     report = check(go_subject)
     _assert_conforms(report, FIXTURES)
@@ -135,37 +118,32 @@ def test_the_go_subject_conforms_in_every_dialect(go_subject: str) -> None:
     assert {"spawn-isolated", "recursion-rejected", "call-pairing", "cache-markers"} <= passed
 
 
-@pytest.mark.xfail(strict=True, reason=f"{FALSE_ALARMS}; issue: judge values not spellings")
 def test_the_go_subject_conforms_on_its_habits(go_subject: str) -> None:
     # scenarios that meet each habit of encoding/json head on (habits.json)
     report = check(go_subject, "--fixtures", str(HABITS), examples=0)
     _assert_conforms(report, HABITS)
 
 
-def test_only_rules_judging_spelling_fail_and_every_child_keeps_its_parents_prefix(
+def test_its_own_spellings_are_at_most_warnings_and_every_child_keeps_its_parents_prefix(
     go_subject: str,
 ) -> None:
-    # Until the harness judges values (the xfail above), the failures of the correct
-    # subject must all come from rules that read content by its spelling: no prefix,
-    # settings, tools, system, pairing, lifecycle or marker rule may fail.
+    # The harness judges content by value: sorted keys, escapes and omitted defaults are
+    # the runtime's spelling, said as a warning of parent-faithful at most; every child
+    # repeats its parent's head and prefix.
     for args in ((), ("--fixtures", str(HABITS))):
         report = check(go_subject, *args, examples=0)
-        assert not report["subject_failures"], report["subject_failures"]
-        failed = {rule for _, _, rule, _ in findings(report, "fail")}
-        assert failed <= SPELLING_RULES, sorted(failed - SPELLING_RULES)
+        assert not findings(report, "fail")
+        warned = {rule for _, _, rule, _ in findings(report, "warning")}
+        assert "parent-faithful" in warned
+        spelled = [m for _, _, rule, m in findings(report, "warning") if rule == "parent-faithful"]
+        assert all("no content is lost" in m for m in spelled), spelled[:3]
         passed = {rule for _, _, rule, _ in findings(report, "pass")}
         assert {"byte-prefix", "system-identical", "tools-identical"} <= passed
-        assert {"settings-identical", "call-pairing"} <= passed
+        assert {"settings-identical", "call-pairing", "parent-id-guidance"} <= passed
 
 
 def _failed(report: dict[str, Any]) -> set[tuple[str, str, str]]:
     return {(d, s, rule) for d, s, rule, _ in findings(report, "fail")}
-
-
-@pytest.fixture(scope="module")
-def correct_failures(go_subject: str) -> set[tuple[str, str, str]]:
-    """The (dialect, scenario, rule) failures of the correct subject on the fixtures."""
-    return _failed(check(go_subject, examples=0))
 
 
 @pytest.mark.parametrize(
@@ -186,29 +164,18 @@ def correct_failures(go_subject: str) -> set[tuple[str, str, str]]:
     ],
 )
 def test_each_planted_bug_fails_with_its_rule(
-    go_subject: str,
-    correct_failures: set[tuple[str, str, str]],
-    bug: str,
-    rules: set[str],
-    dialects: tuple[str, ...],
+    go_subject: str, bug: str, rules: set[str], dialects: tuple[str, ...]
 ) -> None:
-    # The fixtures alone show each bug; no generated scenario is needed (nor shrunk). A
-    # failure is the bug's when the correct subject does not have it: each rule must fail
-    # anew in each dialect, unless a false alarm of the correct subject already fails it
-    # there (anthropic's parent-id-guidance, siblings-shared, task-after-prefix today);
-    # then it must still fail there, and anew in another dialect.
+    # The fixtures alone show each bug; no generated scenario is needed (nor shrunk). The
+    # correct subject fails nothing (above), so each failure here is the bug's.
     report = check(go_subject, bug=bug, examples=0)
     assert report["exit_code"] == 1
     assert not report["subject_failures"]
     failed = _failed(report)
-    new = failed - correct_failures
     for dialect in dialects:
         for rule in rules:
-            masked = any(d == dialect and r == rule for d, _, r in correct_failures)
-            fails = any(d == dialect and r == rule for d, _, r in (failed if masked else new))
-            assert fails, f"{bug} in {dialect}: {rule} does not fail; new: {sorted(new)}"
-    for rule in rules:
-        assert any(r == rule for _, _, r in new), f"{bug}: {rule} fails nowhere anew"
+            fails = any(d == dialect and r == rule for d, _, r in failed)
+            assert fails, f"{bug} in {dialect}: {rule} does not fail; failed: {sorted(failed)}"
 
 
 def test_every_protocol_message_is_valid(go_subject: str) -> None:

@@ -33,6 +33,9 @@ class Check:
     scenario: Scenario | None
     outcome: Outcome | None
     report: ScenarioReport
+    evidence: tuple[str, ...] = ()
+    """What the requests show that decided how the group is judged (its lifecycle, which
+    children each call started, a nested fork refused or allowed)."""
 
     @property
     def id(self) -> str:
@@ -46,6 +49,7 @@ class NotChecked:
 
     what: str
     reason: str
+    evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +89,11 @@ class CheckResult:
     def inconclusive(self) -> tuple[str, ...]:
         """Why this check is no evidence either way; empty when it is.
 
-        A failure is evidence on its own. Without one, a check that checked no group, or
-        that left out requests the fake refused or the dialect could not read, cannot vouch
-        for the program: the first reason says what was missing, the others give counts,
-        routes and the first error.
+        A failure is evidence on its own. Without one, a check that checked no group, that
+        could not check a group it found (a child it could not place, a recursion whose
+        outcome is unknown), or that left out requests the fake refused or the dialect could
+        not read, cannot vouch for the program: the first reason says what was missing, the
+        others give counts, routes and the first error.
         """
         if self.failed:
             return ()
@@ -104,6 +109,12 @@ class CheckResult:
             reasons.append(
                 f"{len(missed)} request{' was' if len(missed) == 1 else 's were'} left out, "
                 "so the groups checked may not be all there are"
+            )
+        elif self.not_checked:
+            count = len(self.not_checked)
+            reasons.append(
+                f"{count} group{' was' if count == 1 else 's were'} found but not checked, "
+                "so what was checked is not all there is"
             )
         if not reasons:
             return ()
@@ -168,14 +179,15 @@ def check_requests(
 
 def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> Check | NotChecked:
     if case.scenario is None or case.outcome is None:
-        return NotChecked(case.what, case.reason or "not rebuilt")
+        return NotChecked(case.what, case.reason or "not rebuilt", case.evidence)
     try:
         report = evaluate(case.scenario, dialect, case.outcome, subject=subject)
     except ValueError as e:  # a rebuilt scenario the rules cannot read back
-        return NotChecked(case.what, f"the rules could not read the rebuilt scenario: {e}")
+        reason = f"the rules could not read the rebuilt scenario: {e}"
+        return NotChecked(case.what, reason, case.evidence)
     if case.scenario.action == "continuable" and options.parent_id is None:
         report = _without_parent_id(report)
-    return Check(case.what, case.scenario, case.outcome, report)
+    return Check(case.what, case.scenario, case.outcome, report, case.evidence)
 
 
 def _turns(roles: Roles, dialect: str, subject: str) -> list[Check]:

@@ -139,8 +139,8 @@ class Exchange:
         request, read, note = _neutral(wire.dialect, body, self.stored)
         answer = self.matcher.answer(request)
         if request is not None:
-            ids = [wire.call_id(answer.nth, i) for i in range(len(answer.reply.calls))]
-            self.stored.keep(wire.response_id(answer.nth), read, answer.reply.message(ids))
+            played = wire.played(answer.reply, answer.nth)
+            self.stored.keep(wire.response_id(answer.nth), read, played)
         model = wire.model_of(route, body)
         stream = wire.is_stream(route, body)
         self._record(

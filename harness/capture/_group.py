@@ -26,7 +26,11 @@ from ..model import FunctionCall, FunctionResponse, Image, Json, Message, Text, 
 from ._observe import Ignored, Observed, reply_message
 from ._script import DEFAULT_FORK_TAG
 
+LIFECYCLES = ("one-shot", "continuable")
+"""The lifecycles a fork's evidence (or ``GroupOptions.lifecycle``) decides between."""
+
 __all__ = [
+    "LIFECYCLES",
     "Conversation",
     "GroupOptions",
     "Grouping",
@@ -54,7 +58,11 @@ class GroupOptions:
     argument holding the directive (default: its first string argument); ``fork_tool``:
     the fork tool's name (default: learnt from the calls that started children);
     ``parent_mark``: the script mark of the parent's requests; ``parent_id``: the parent's
-    agent id, which a continuable child's guidance must name (unknown: not checked).
+    agent id, which a continuable child's guidance must name (unknown: not checked);
+    ``lifecycle``: ``one-shot`` or ``continuable`` for every fork, overriding what the
+    requests show; ``session_fork_mark``: the script mark of the first request of a session
+    fork (a new process continuing a saved session), which then starts a conversation of its
+    own even when it extends the parent's last request.
     """
 
     fork_tag: str = DEFAULT_FORK_TAG
@@ -62,6 +70,12 @@ class GroupOptions:
     fork_tool: str | None = None
     parent_mark: str = "parent"
     parent_id: str | None = None
+    lifecycle: str | None = None
+    session_fork_mark: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.lifecycle not in (None, *LIFECYCLES):
+            raise ValueError(f"lifecycle must be one of {', '.join(LIFECYCLES)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,8 +322,13 @@ class _Builder:
         self._note_turn(request, Origin(conversation, pos))
         is_tip = pos == len(draft.requests) - 1
         parent = request.mark is not None and request.mark == self.options.parent_mark
+        mark = self.options.session_fork_mark
+        # the first request of a session fork starts its own conversation; its next turns
+        # (answered by the same rule or not) continue it
+        session = mark is not None and request.mark == mark != draft.requests[0].mark
         side = side_request(draft.requests[pos], request)
-        if is_tip and (parent or (not side and not self._child_message(request, draft, pos))):
+        own = not side and not session and not self._child_message(request, draft, pos)
+        if is_tip and (parent or own):
             draft.requests.append(request)
             self._index(conversation, len(draft.requests) - 1, request, key)
         else:

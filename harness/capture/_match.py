@@ -11,9 +11,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..dialects import Reply
-from ..model import FunctionCall, FunctionResponse, Json, Message, Request, Text
-from ._script import Script, When
+import orjson
+
+from ..dialects import Reply, ToolCall
+from ..model import FrozenDict, FunctionCall, FunctionResponse, Json, Message, Request, Text, thaw
+from ._script import Rule, Script, When
+from ._select import UNRESOLVED, Seen
 
 __all__ = ["Answer", "Facts", "Matcher", "facts_of", "holds"]
 
@@ -79,13 +82,15 @@ def holds(when: When, facts: Facts | None, nth: int, fork_tag: str) -> bool:
 
 
 class Matcher:
-    """Answers requests from a script; safe to call from many threads at once."""
+    """Answers requests from a script; safe to call from many threads at once. It keeps
+    what the run has shown (``Seen``) for replies that take a value from it."""
 
     def __init__(self, script: Script) -> None:
         self.script = script
         self._lock = threading.Lock()
         self._fired = [0] * len(script.rules)
         self._count = 0
+        self._seen = Seen()
 
     def answer(self, request: Request | None) -> Answer:
         """The reply for ``request`` (``None`` when its body could not be read as one)."""
@@ -96,13 +101,40 @@ class Matcher:
         with self._lock:
             self._count += 1
             nth = self._count
-            for index, rule in enumerate(self.script.rules):
-                if rule.times is not None and self._fired[index] >= rule.times:
-                    continue
-                if holds(rule.when, facts, nth, self.script.fork_tag):
+            try:
+                for index, rule in enumerate(self.script.rules):
+                    if rule.times is not None and self._fired[index] >= rule.times:
+                        continue
+                    if not holds(rule.when, facts, nth, self.script.fork_tag):
+                        continue
+                    reply = rule.reply if not rule.selects else self._resolved(rule, request)
+                    if reply is None:
+                        continue  # a value it takes from the run is not there yet
                     self._fired[index] += 1
-                    return Answer(rule.reply, index, rule.mark, nth)
-        return Answer(self.script.default, None, None, nth)
+                    return Answer(reply, index, rule.mark, nth)
+                return Answer(self.script.default, None, None, nth)
+            finally:
+                if request is not None and facts is not None:
+                    self._seen.note(request)
+
+    def _resolved(self, rule: Rule, request: Request | None) -> Reply | None:
+        """``rule``'s reply with the values it takes from the run; None when one of them
+        is not there yet (or the request could not be read)."""
+        if request is None:
+            return None
+        calls = []
+        for call in rule.reply.calls:
+            args = self._seen.resolve(call.args, request)
+            if not isinstance(args, FrozenDict):
+                return None
+            calls.append(ToolCall(call.name, args))
+        text = rule.reply.text
+        if rule.text_from is not None:
+            found = self._seen.resolve(rule.text_from, request)
+            if found is UNRESOLVED:
+                return None
+            text = found if isinstance(found, str) else orjson.dumps(thaw(found)).decode()  # type: ignore[arg-type]
+        return Reply(text=text, calls=tuple(calls), thinking=rule.reply.thinking)
 
     @property
     def fired(self) -> tuple[int, ...]:

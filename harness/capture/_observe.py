@@ -386,12 +386,13 @@ def observe_record(
 
 
 def reply_message(dialect: str, reply: Reply, nth: int | None) -> Message:
-    """The model message the fake played: its text, then its calls with the ids it gave them.
+    """The model message the fake played: its thinking with the signature it minted, its
+    text, then its calls with the ids it gave them (``Wire.played``).
 
     ``nth`` is the request's number among those the script answered (the ids depend on it);
-    without it, calls carry no id.
+    without it, calls carry no id and thinking no signature.
     """
     wire = wires().get(dialect)
     if wire is None or nth is None:
         return reply.message()
-    return reply.message([wire.call_id(nth, i) for i in range(len(reply.calls))])
+    return wire.played(reply, nth)

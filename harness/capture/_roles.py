@@ -9,7 +9,14 @@ a child message anyway is a fork child whose inherited history was rewritten (th
 then say where): it is placed by directive, or by the fork tag when exactly one earlier
 turn calls a fork tool. Children of one model turn are siblings, matched to its fork calls by
 directive. Every model turn that calls a fork tool is a ``ForkTurn``, with or without
-children: one made inside a fork child is a recursive fork.
+children: one made inside a fork child is a recursive fork. One call may start several
+children (a parallel ``tasks: [A, B]``): each child that repeats one of its arguments is its
+own. A fresh agent started by a call of the fork tool (``--fork-tool``, or a tool that forked
+children elsewhere in the run) is a fork child with nothing to inherit yet (made on the
+parent's first turn), not a spawn. A conversation that branches from an earlier request
+without a child message (or whose first request carries the session-fork mark) is a
+**session fork**: a new process continuing a saved session, judged as a fork of the request
+it extends.
 
 Placing costs time in proportion to the requests, not to their square: the turns that may
 have started a conversation are found by request order (a bisection), a spawned child's
@@ -40,7 +47,15 @@ from ._group import (
     turn_calls,
 )
 
-__all__ = ["MIN_PROMPT", "ForkTurn", "Roles", "SpawnLink", "Unplaced", "assign_roles"]
+__all__ = [
+    "MIN_PROMPT",
+    "ForkTurn",
+    "Roles",
+    "SessionFork",
+    "SpawnLink",
+    "Unplaced",
+    "assign_roles",
+]
 
 MIN_PROMPT = 8
 """A delegation prompt shorter than this (spaces folded) must be a spawned child's whole
@@ -78,14 +93,30 @@ class SpawnLink:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionFork:
+    """A ``child`` conversation that continues ``source``'s request at ``turn`` as a saved
+    session continued by a new process: ``declared`` by the session-fork mark, else
+    recognised (it branches from a request already continued, with a user message of its
+    own and no child message)."""
+
+    child: int
+    source: int
+    turn: int
+    declared: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Unplaced:
     """A conversation that is neither the parent nor a child, and why. ``suspect``: it
-    carries the fork tag, so it looks like a child that could not be placed (and is reported
-    as not checked); others are independent requests with nothing to check."""
+    looks like a child that could not be placed (it carries the fork tag, or it is an agent
+    whose first user turn repeats an argument of an earlier call), and is reported as not
+    checked; others are independent requests with nothing to check."""
 
     conversation: int
     reason: str
     suspect: bool = False
+    looks: str = "it carries the fork tag"
+    """Why a suspect looks like a child, in a few words (its role says so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +131,9 @@ class Roles:
     fork_children: frozenset[int]
     rewritten: frozenset[int] = frozenset()
     """Fork children whose first request does not extend the request they were forked from."""
+    first_turn: frozenset[int] = frozenset()
+    """Fork children started fresh by a fork tool: nothing was there to inherit yet."""
+    session_forks: tuple[SessionFork, ...] = ()
     unmatched: tuple[str, ...] = ()
     """The grouping options that matched nothing (the fork tag, the fork tool, the directive
     key), a sentence each naming the option: why children may be missing."""
@@ -126,12 +160,20 @@ class Roles:
             for index in (*turn.children, *turn.extra):
                 if index is not None and index not in found:
                     note = ", history rewritten" if index in self.rewritten else ""
+                    if index in self.first_turn:
+                        note = ", nothing inherited yet"
                     found[index] = f"fork child of {convs[turn.source].name}, request {seq}{note}"
+        for fork in self.session_forks:
+            seq = convs[fork.source].requests[fork.turn].seq
+            how = "declared" if fork.declared else "recognised"
+            found.setdefault(
+                fork.child, f"session fork of {convs[fork.source].name}, request {seq} ({how})"
+            )
         for link in self.spawns:
             seq = convs[link.source].requests[link.turn].seq
             found.setdefault(link.child, f"spawned by {convs[link.source].name}, request {seq}")
         for unplaced in self.unplaced:
-            why = "not placed: it carries the fork tag" if unplaced.suspect else None
+            why = f"not placed: {unplaced.looks}" if unplaced.suspect else None
             found.setdefault(unplaced.conversation, why or f"other: {unplaced.reason}")
         return found
 
@@ -176,13 +218,13 @@ class _Placer:
             None,
         )
         fresh = [c for c in convs if c.origin is None and c.index != marked]
-        spawns = self._spawn_links(fresh)
+        links = self._spawn_links(fresh)
         attributed: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
         unplaced: list[Unplaced] = []
         rewritten: set[int] = set()
         tools = {options.fork_tool} if options.fork_tool else set()
-        spawned = {link.child for link in spawns}
-        later = [c for c in fresh if c.index not in spawned]
+        linked = {link.child for link in links}
+        later = [c for c in fresh if c.index not in linked]
         for conv in [c for c in convs if c.origin is not None] + later:
             found = self._attribute(conv, tools)
             if isinstance(found, str):
@@ -193,13 +235,21 @@ class _Placer:
                 tools |= set() if options.fork_tool else {tool}
                 if conv.origin is None:
                     rewritten.add(conv.index)
+        # a fresh agent started by a call of the fork tool is a fork child with nothing to
+        # inherit yet (the parent's first turn), not a spawn
+        first_turn = {link.child for link in links if self._forked_fresh(link, tools)}
+        for link in links:
+            if link.child in first_turn:
+                attributed[(link.source, link.turn)].append((link.child, link.call.name))
+        spawns = [link for link in links if link.child not in first_turn]
+        spawned = {link.child for link in spawns}
         fork_children = frozenset(c for v in attributed.values() for c, _ in v)
         turns = self._fork_turns(attributed, tools, spawns)
         parent = marked if marked is not None else self._parent(turns, spawns, fork_children)
         placed = fork_children | spawned | {parent} | {u.conversation for u in unplaced}
-        unplaced += [
-            Unplaced(c.index, _why_unplaced(c, convs)) for c in convs if c.index not in placed
-        ]
+        forks = self._session_forks([c for c in convs if c.index not in placed])
+        placed |= {f.child for f in forks}
+        unplaced += [self._unplaced(c) for c in convs if c.index not in placed]
         unplaced.sort(key=lambda u: u.conversation)
         return Roles(
             self.grouping,
@@ -209,19 +259,89 @@ class _Placer:
             tuple(unplaced),
             fork_children,
             frozenset(rewritten),
+            frozenset(first_turn),
+            tuple(forks),
             tuple(self._unmatched(turns)),
         )
 
+    def _forked_fresh(self, link: SpawnLink, tools: set[str]) -> bool:
+        """Whether a fresh agent tied to a call is a fork child with nothing to inherit: the
+        call is of ``--fork-tool``, or of a tool that forked children elsewhere in the run
+        when the call answers the parent's first turn and the child has the parent's system
+        instruction (a spawned agent has one of its own)."""
+        if self.options.fork_tool is not None:
+            return link.call.name == self.options.fork_tool
+        source = self.convs[link.source].requests[link.turn]
+        child = self.convs[link.child].first
+        return (
+            link.call.name in tools
+            and not source.has_model
+            and child.system_key == source.system_key
+        )
+
+    def _session_forks(self, left: Sequence[Conversation]) -> list[SessionFork]:
+        """The conversations among ``left`` that continue a saved session in a new process:
+        those whose first request carries the session-fork mark, and those that branch
+        from a request already continued with a user message of their own (no child
+        message, the same agent: not a side request)."""
+        mark = self.options.session_fork_mark
+        out = []
+        for conv in left:
+            origin = conv.origin
+            declared = mark is not None and conv.first.mark == mark
+            if origin is None:
+                continue
+            base = self.convs[origin.conversation].requests[origin.turn]
+            if declared or (
+                not side_request(base, conv.first) and added_by(conv.first, base.size).strip()
+            ):
+                out.append(SessionFork(conv.index, origin.conversation, origin.turn, declared))
+        return out
+
+    def _unplaced(self, conv: Conversation) -> Unplaced:
+        """Why ``conv`` has no role: an agent whose first user turn repeats an argument of
+        an earlier call is a child that could not be placed (suspect); others are
+        independent requests."""
+        first = conv.first
+        if conv.origin is None and first.has_tools and not first.has_model:
+            users = [
+                [p.text for p in m.parts if isinstance(p, Text)]
+                for m in first.history
+                if m.role == "user"
+            ]
+            texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
+            for source, t, j in self._prompts().calls(texts, first.seq):
+                made = self.calls(source, t) or ()
+                prompt = next(
+                    (p for f in texts if (p := _prompt_in(made[j], self.options.directive_key, f))),
+                    None,
+                )
+                if prompt is not None:
+                    seq = self.convs[source].requests[t].seq
+                    reason = (
+                        f"its first user turn repeats the argument {_short(prompt)} of the "
+                        f"{made[j].name} call answering request {seq}, whose children are "
+                        "all placed: which call started it is unclear"
+                    )
+                    return Unplaced(conv.index, reason, True, "it repeats a call's argument")
+        return Unplaced(conv.index, _why_unplaced(conv, self.convs))
+
     def _unmatched(self, turns: Sequence[ForkTurn]) -> list[str]:
-        """A sentence for each grouping option that matched nothing, when the model made
-        calls at all (a capture without any has nothing to match): the fork tag in no
-        child's new user text, a fork tool that no call names, a directive key that no fork
-        call has as an argument."""
+        """A sentence for each grouping option that matched nothing: a session-fork mark no
+        request carries; and when the model made calls at all (a capture without any has
+        nothing to match), the fork tag in no child's new user text, a fork tool that no call
+        names, a directive key that no fork call has as an argument."""
         options = self.options
+        found: list[str] = []
+        mark = options.session_fork_mark
+        if mark is not None and not any(r.mark == mark for c in self.convs for r in c.requests):
+            found.append(
+                f"--session-fork {mark!r} matched nothing: no request carries that script mark,"
+                " so no session fork was declared"
+            )
         called = [call for _, c, t in self._called_turns() for call in self.calls(c, t) or ()]
         if not called:
-            return []
-        found: list[str] = []
+            return found
         if not self.tag_seen:
             found.append(
                 f"the fork tag {options.fork_tag!r} (fork_tag of the script, or --fork-tag)"
@@ -344,18 +464,22 @@ class _Placer:
         )
 
     def _spawn_links(self, fresh: Sequence[Conversation]) -> list[SpawnLink]:
-        """Spawned children among ``fresh`` conversations, each tied to its own call."""
+        """Spawned children among ``fresh`` conversations, each tied to its own call and
+        argument: one call may start several (a parallel ``tasks: [A, B]``), one child per
+        argument."""
         links: list[SpawnLink] = []
-        used: set[tuple[int, int, int]] = set()  # (conversation, turn, call index)
+        used: set[tuple[int, int, int, str]] = set()  # (conversation, turn, call, prompt)
         for conv in fresh:
             link = self._spawn_link(conv, used)
             if link is not None:
                 links.append(link)
         return links
 
-    def _spawn_link(self, child: Conversation, used: set[tuple[int, int, int]]) -> SpawnLink | None:
-        """The latest earlier call, not yet tied to a child, whose prompt ``child``'s first
-        user turn holds (wrapped in a template, split over blocks, after reminders).
+    def _spawn_link(
+        self, child: Conversation, used: set[tuple[int, int, int, str]]
+    ) -> SpawnLink | None:
+        """The latest earlier call whose prompt ``child``'s first user turn holds (wrapped in
+        a template, split over blocks, after reminders), that prompt not yet tied to a child.
 
         A spawned child is an agent of its own: its first request has no model message,
         declares tools and does not carry the fork tag. Requests without tools (routers,
@@ -374,14 +498,12 @@ class _Placer:
         texts = {_folded("\n".join(sep.join(t) for t in users)) for sep in ("", "\n")}
         key = self.options.directive_key
         for source, t, j in self._prompts().calls(texts, first.seq):
-            if (source, t, j) in used:
-                continue
             made = self.calls(source, t)
             assert made is not None  # indexed from these very calls
             call = made[j]
             prompt = next((p for f in texts if (p := _prompt_in(call, key, f))), None)
-            if prompt is not None:
-                used.add((source, t, j))
+            if prompt is not None and (source, t, j, prompt) not in used:
+                used.add((source, t, j, prompt))
                 message = self.turn(source, t)
                 assert message is not None
                 return SpawnLink(child.index, source, t, message, call, prompt)
@@ -423,11 +545,14 @@ class _Placer:
                     continue
                 message = self.turn(conv.index, t)
                 assert message is not None
-                slots, extra = self._match([c for c, _ in children], calls)
+                matched, slots, received_args, extra = self._match([c for c, _ in children], calls)
                 directives = tuple(
-                    self._directive(call, slot) for call, slot in zip(calls, slots, strict=True)
+                    arg if arg is not None else self._directive(call, slot)
+                    for call, slot, arg in zip(matched, slots, received_args, strict=True)
                 )
-                out.append(ForkTurn(conv.index, t, message, tool, calls, directives, slots, extra))
+                out.append(
+                    ForkTurn(conv.index, t, message, tool, matched, directives, slots, extra)
+                )
         return tuple(out)
 
     def _child_text(self, index: int) -> str:
@@ -443,32 +568,50 @@ class _Placer:
 
     def _match(
         self, children: list[int], calls: tuple[FunctionCall, ...]
-    ) -> tuple[tuple[int | None, ...], tuple[int, ...]]:
-        """Each call's child: the one whose text holds the longest argument of the call (the
-        longest that fits wins), then the rest in arrival order; children left over are
-        ``extra``."""
+    ) -> tuple[
+        tuple[FunctionCall, ...], tuple[int | None, ...], tuple[str | None, ...], tuple[int, ...]
+    ]:
+        """Each call's children: the one whose text holds the longest argument of a call
+        whose slot is free (the longest that fits wins); a child holding another argument
+        of a call already taken (a parallel ``tasks: [A, B]``) gets a slot of its own for
+        that call; then the rest in arrival order; children left over are ``extra``.
+        Returns the calls (one per slot, a call once per child it started), each slot's
+        child, the argument it received (None: unknown) and the extra children."""
         key = self.options.directive_key
+        matched: list[FunctionCall] = list(calls)
+        owner: list[int] = list(range(len(calls)))  # the call each slot belongs to
         slots: list[int | None] = [None] * len(calls)
+        args: list[str | None] = [None] * len(calls)
         leftover: list[int] = []
         for index in sorted(children, key=lambda c: self.convs[c].first.seq):
             text = self._child_text(index)
             fits = [
-                (len(found), -j)
+                (len(found), -j, found)
                 for j, call in enumerate(calls)
-                if slots[j] is None and (found := received(call, key, text)) is not None
+                if (found := received(call, key, text)) is not None
             ]
+            free = [f for f in fits if slots[-f[1]] is None]
+            if free:
+                _, j, found = max(free)
+                slots[-j], args[-j] = index, found
+                continue
             if fits:
-                slots[-max(fits)[1]] = index
-            else:
-                leftover.append(index)
+                _, j, found = max(fits)
+                if found not in {args[k] for k in range(len(slots)) if owner[k] == -j}:
+                    matched.append(calls[-j])
+                    owner.append(-j)
+                    slots.append(index)
+                    args.append(found)
+                    continue
+            leftover.append(index)
         extra: list[int] = []
         for index in leftover:
-            free = next((j for j, s in enumerate(slots) if s is None), None)
-            if free is None:
+            free_slot = next((j for j, s in enumerate(slots) if s is None), None)
+            if free_slot is None:
                 extra.append(index)
             else:
-                slots[free] = index
-        return tuple(slots), tuple(extra)
+                slots[free_slot] = index
+        return tuple(matched), tuple(slots), tuple(args), tuple(extra)
 
 
 _GRAMS = (MIN_PROMPT, 16, 32, 64)
@@ -515,6 +658,11 @@ def _why_unplaced(conv: Conversation, convs: Sequence[Conversation]) -> str:
     if side_request(base, conv.first):
         return "a side request: it reads the conversation with a system prompt and tools of its own"
     return "branches without a child message"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    folded = _folded(text)
+    return repr(folded if len(folded) <= limit else folded[: limit - 1] + "…")
 
 
 def _forked_shape(conv: Conversation) -> bool:

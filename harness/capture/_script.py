@@ -16,6 +16,7 @@ import orjson
 
 from ..dialects import Reply, ToolCall
 from ..model import FrozenDict, freeze, join_path
+from ._select import SELECTOR, has_selectors, parse_selector
 
 __all__ = [
     "DEFAULT_FORK_TAG",
@@ -81,12 +82,24 @@ _REQUEST_CONDITIONS = (
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """When ``when`` holds, answer ``reply``; record ``mark``; fire at most ``times`` times."""
+    """When ``when`` holds, answer ``reply``; record ``mark``; fire at most ``times`` times.
+
+    ``text_from`` is a selector standing for the reply's whole text (``reply.text`` is then
+    empty until it is resolved); selectors in call arguments sit in ``reply`` itself
+    (``_select``)."""
 
     reply: Reply
     when: When = field(default_factory=When)
     mark: str | None = None
     times: int | None = None
+    text_from: FrozenDict | None = None
+
+    @property
+    def selects(self) -> bool:
+        """Whether the reply takes a value from the run."""
+        return self.text_from is not None or any(
+            has_selectors(call.args) for call in self.reply.calls
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +157,45 @@ def _rule(data: Any, source: str, path: str) -> Rule:
     if times is not None and times < 1:
         raise ScriptError(source, "must be 1 or more", join_path(path, "times"))
     _typed(rule, "comment", str, "a string", source, path, None)
+    reply_path = join_path(path, "reply")
+    reply_data = rule["reply"]
+    text_from = None
+    if isinstance(reply_data, dict) and isinstance(reply_data.get("text"), dict):
+        text_from = _selector(reply_data["text"], source, join_path(reply_path, "text"))
+        reply_data = {**reply_data, "text": ""}
     return Rule(
-        reply=_reply(rule["reply"], source, join_path(path, "reply")),
+        reply=_reply(reply_data, source, reply_path),
         when=_when(rule.get("when", {}), source, join_path(path, "when")),
         mark=_typed(rule, "mark", str, "a string", source, path, None),
         times=times,
+        text_from=text_from,
     )
+
+
+def _selector(data: Any, source: str, path: str) -> FrozenDict:
+    """A selector object (``_select``), checked; ``ScriptError`` names what is wrong."""
+    if not isinstance(data, dict) or SELECTOR not in data:
+        raise ScriptError(source, f"must be a string or a {SELECTOR!r} selector", path)
+    try:
+        parse_selector(data)
+    except ValueError as e:
+        raise ScriptError(source, str(e), path) from None
+    frozen = freeze(data)
+    assert isinstance(frozen, FrozenDict)
+    return frozen
+
+
+def _check_selectors(value: Any, source: str, path: str) -> None:
+    """Every selector inside call arguments, checked."""
+    if isinstance(value, dict):
+        if SELECTOR in value:
+            _selector(value, source, path)
+            return
+        for key, item in value.items():
+            _check_selectors(item, source, join_path(path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_selectors(item, source, join_path(path, i))
 
 
 def _when(data: Any, source: str, path: str) -> When:
@@ -176,8 +222,9 @@ _WHEN_FIELDS: dict[str, tuple[type, str]] = {
 
 
 def _reply(data: Any, source: str, path: str) -> Reply:
-    reply = _object(data, source, path, {"text", "call"})
+    reply = _object(data, source, path, {"text", "call", "thinking"})
     text = _typed(reply, "text", str, "a string", source, path, None)
+    thinking = _typed(reply, "thinking", str, "a string", source, path, None)
     calls: tuple[ToolCall, ...] = ()
     if "call" in reply:
         value = reply["call"]
@@ -189,7 +236,7 @@ def _reply(data: Any, source: str, path: str) -> Reply:
         calls = tuple(_call(c, source, join_path(call_path, i)) for i, c in enumerate(value))
     if text is None and not calls:
         raise ScriptError(source, 'a reply needs "text", "call" or both', path)
-    return Reply(text=text, calls=calls)
+    return Reply(text=text, calls=calls, thinking=thinking)
 
 
 def _call(data: Any, source: str, path: str) -> ToolCall:
@@ -198,6 +245,7 @@ def _call(data: Any, source: str, path: str) -> ToolCall:
     if not name:
         raise ScriptError(source, "the tool name is missing or empty", join_path(path, "name"))
     args = _typed(call, "args", dict, "an object", source, path, {})
+    _check_selectors(args, source, join_path(path, "args"))
     frozen = freeze(args)
     assert isinstance(frozen, FrozenDict)
     return ToolCall(name=name, args=frozen)

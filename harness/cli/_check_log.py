@@ -110,6 +110,18 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
         help="the parent's agent id, which a continuable child's guidance must name "
         "(default: unknown, parent-id-guidance not checked)",
     )
+    parser.add_argument(
+        "--lifecycle",
+        choices=("one-shot", "continuable"),
+        help="judge every fork as one-shot or continuable (default: as the requests show: "
+        "how its children were seeded and lived, stated in the report)",
+    )
+    parser.add_argument(
+        "--session-fork",
+        metavar="MARK",
+        help="the script mark of a session fork's first request (a new process continuing a "
+        "saved session), judged as a fork of the request it extends",
+    )
     parser.add_argument("--subject", metavar="NAME", help="the name shown in the report")
     parser.add_argument(
         "--expect",
@@ -141,6 +153,8 @@ def group_options(args: argparse.Namespace, fork_tag: str = DEFAULT_FORK_TAG) ->
         fork_tool=args.fork_tool,
         parent_mark=args.parent_mark,
         parent_id=args.parent_id,
+        lifecycle=args.lifecycle,
+        session_fork_mark=args.session_fork,
     )
 
 

@@ -14,7 +14,7 @@ from ._base import (
     Segment,
     answered_one_to_one,
 )
-from ._facts import CacheScope, Facts, Family, Link, Markers
+from ._facts import CacheScope, ConsecutiveTurns, Facts, Family, Link, Markers
 from ._registry import (
     all_dialects,
     detect_dialect,
@@ -34,6 +34,7 @@ __all__ = [
     "FAKE_MODEL",
     "CacheMarker",
     "CacheScope",
+    "ConsecutiveTurns",
     "Dialect",
     "DialectError",
     "Facts",

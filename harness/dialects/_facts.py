@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-__all__ = ["CacheScope", "Facts", "Family", "Link", "Markers"]
+__all__ = ["CacheScope", "ConsecutiveTurns", "Facts", "Family", "Link", "Markers"]
 
 Family: TypeAlias = Literal["system", "tools", "settings", "history"]
 """Which part of the request head a prefix segment belongs to."""
@@ -21,6 +21,13 @@ CacheScope: TypeAlias = Literal["request", "system", "tools", "history"]
 """What a change of a setting the provider's cache is keyed on invalidates: the whole
 ``request`` (the model, a routing key), or the cached prefix from the first segment of a
 family on (``history``: the messages)."""
+
+
+ConsecutiveTurns: TypeAlias = Literal["alternate", "combined", "accepted"]
+"""What a provider does with consecutive turns of one role (two user messages in a row):
+``alternate``, it wants user and model turns to alternate (nothing documents more);
+``combined``, it combines them into one turn (Anthropic's Messages API); ``accepted``, it
+reads them as they are (the Responses API's input items)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,9 @@ class Facts:
     cache_keys: Mapping[str, CacheScope] = field(default_factory=dict)
     tokenizer: str | None = None
     links: tuple[Link, ...] = ()
+    consecutive_turns: ConsecutiveTurns = "alternate"
+    """What the provider does with consecutive turns of one role (``ConsecutiveTurns``),
+    from its request reference: what ``alternation`` holds a request to."""
 
     def link(self, topic: str) -> Link | None:
         """The first documentation link about ``topic``, if any."""

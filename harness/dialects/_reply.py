@@ -1,7 +1,8 @@
-"""A model turn in neutral form: text, function calls, or both.
+"""A model turn in neutral form: text, function calls, or both, optionally after thinking.
 
-Scripts speak in these; each wire module renders them in its provider's response shape, so
-one script drives an agent whatever provider it talks to.
+Scripts speak in these; each wire module renders them in its provider's response shape (the
+thinking in its provider's form, with a signature the fake mints), so one script drives an
+agent whatever provider it talks to.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import FrozenDict, FunctionCall, Message, Part, Text, freeze, thaw
+from ..model import FrozenDict, FunctionCall, Message, Part, Text, Thinking, freeze, thaw
 
 __all__ = ["Reply", "ToolCall", "reply_from_json"]
 
@@ -28,27 +29,54 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What the fake model answers: optional text, then zero or more calls (never neither)."""
+    """What the fake model answers: optional ``thinking`` (the model's reasoning, sent first
+    in the provider's form), optional text, then zero or more calls (text or calls, never
+    neither)."""
 
     text: str | None = None
     calls: tuple[ToolCall, ...] = ()
+    thinking: str | None = None
 
     def __post_init__(self) -> None:
         if self.text is None and not self.calls:
             raise ValueError("a Reply has text, calls, or both")
 
-    def message(self, call_ids: Sequence[str | None] = ()) -> Message:
-        """The model message this reply is: its text, then its calls, call ``i`` with id
-        ``call_ids[i]`` (none beyond the ids given)."""
-        parts: list[Part] = [] if self.text is None else [Text(self.text)]
+    def message(
+        self,
+        call_ids: Sequence[str | None] = (),
+        signature: str | None = None,
+        *,
+        signed_call: bool = False,
+    ) -> Message:
+        """The model message this reply is: its thinking (with ``signature``), its text,
+        then its calls, call ``i`` with id ``call_ids[i]`` (none beyond the ids given).
+        ``signed_call``: the signature goes on the first call (or the text) instead, as
+        Gemini attaches a ``thoughtSignature`` to the part after the thought."""
+        parts: list[Part] = []
+        if self.thinking is not None:
+            parts.append(Thinking(self.thinking, None if signed_call else signature))
+        if self.text is not None:
+            text_signed = signed_call and not self.calls and self.thinking is not None
+            parts.append(Text(self.text, signature if text_signed else None))
         for i, call in enumerate(self.calls):
             call_id = call_ids[i] if i < len(call_ids) else None
-            parts.append(FunctionCall(name=call.name, args=call.args, id=call_id))
+            signed = signed_call and i == 0 and self.thinking is not None
+            parts.append(
+                FunctionCall(
+                    name=call.name,
+                    args=call.args,
+                    id=call_id,
+                    signature=signature if signed else None,
+                )
+            )
         return Message("model", tuple(parts))
 
     def to_json(self) -> dict[str, Any]:
-        """The reply as a script writes it: ``{"text": ...}`` and/or ``{"call": [...]}``."""
+        """The reply as a script writes it: ``{"thinking": ...}``, ``{"text": ...}`` and/or
+        ``{"call": [...]}``."""
         out: dict[str, Any] = {}
+        if self.thinking is not None:
+            out["thinking"] = self.thinking
         if self.text is not None:
             out["text"] = self.text
         if self.calls:
@@ -61,9 +89,12 @@ def reply_from_json(value: Any) -> Reply:
     if not isinstance(value, dict):
         raise ValueError("a reply is an object")
     text = value.get("text")
+    thinking = value.get("thinking")
     calls = value.get("call", [])
     if (text is not None and not isinstance(text, str)) or not isinstance(calls, list):
         raise ValueError('a reply has a string "text" and/or an array "call"')
+    if thinking is not None and not isinstance(thinking, str):
+        raise ValueError('a reply\'s "thinking" is a string')
     out: list[ToolCall] = []
     for call in calls:
         if not (
@@ -75,4 +106,4 @@ def reply_from_json(value: Any) -> Reply:
         args = freeze(call["args"])
         assert isinstance(args, FrozenDict)
         out.append(ToolCall(call["name"], args))
-    return Reply(text=text, calls=tuple(out))
+    return Reply(text=text, calls=tuple(out), thinking=thinking)

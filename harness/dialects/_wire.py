@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 import orjson
 
-from ..model import thaw
+from ..model import Message, thaw
 from ._reply import Reply, ToolCall
 
 __all__ = [
@@ -124,6 +124,18 @@ class Wire(ABC):
         with it (``reply_message``)."""
         return None
 
+    def signature(self, nth: int) -> str | None:
+        """The signature of the thinking in the fake's answer to request ``nth`` (``None``
+        where the provider signs none: DeepSeek's ``reasoning_content``)."""
+        return f"sig_ph{nth:06d}"
+
+    def played(self, reply: Reply, nth: int) -> Message:
+        """The model message the fake played for request ``nth``, as an agent that keeps
+        it whole sends it back: its thinking with the signature, its text, its calls with
+        the ids the fake gave them."""
+        ids = [self.call_id(nth, i) for i in range(len(reply.calls))]
+        return reply.message(ids, self.signature(nth))
+
     def response_id(self, nth: int) -> str | None:
         """The id of the fake's answer to request ``nth`` where the provider stores answers
         for a later request to continue (OpenAI Responses); ``None`` elsewhere."""
@@ -158,5 +170,6 @@ def args_json(call: ToolCall) -> str:
 
 def output_tokens(reply: Reply) -> int:
     """A rough token count of a reply (4 characters a token), at least 1."""
-    size = len(reply.text or "") + sum(len(c.name) + len(args_json(c)) for c in reply.calls)
+    size = len(reply.text or "") + len(reply.thinking or "")
+    size += sum(len(c.name) + len(args_json(c)) for c in reply.calls)
     return max(1, size // 4)

@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from hypothesis import strategies as st
 
 from ..model import FrozenDict, FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
-from ..scenarios import ACTIONS, Action, Continuation, FollowUp, Scenario
+from ..scenarios import ACTIONS, Action, Continuation, FollowUp, Scenario, with_send_message
 from ._checks import check_flag, check_sizes
 from ._depth import long_turns
 from ._histories import ENDINGS, Ending, draw_history
@@ -310,8 +310,10 @@ def continuable_scenarios(
     unicode_heavy: bool | None = False,
     large_schemas: bool | None = False,
 ) -> st.SearchStrategy[Scenario]:
-    """Continuable forks: a task and a parent id; with ``cold_resume`` a restored tool filter
-    and/or persona, with ``structured_output`` a child-only output tool and section, and
+    """Continuable forks: a task and a parent id, the preset declaring ``send_message`` last
+    (the design registers it for every agent of the session); with ``cold_resume`` a
+    restored tool filter and/or persona, with ``structured_output`` a child-only output tool
+    and section, and
     ``min_follow_ups`` to ``max_follow_ups`` later exchanges of the child (a reply, with calls
     or not, and the next user turn). For these two, True forces an option, False rules it out,
     None (default) draws either."""
@@ -349,6 +351,7 @@ def _draw_continuables(
     preset = _preset(draw, max_tools, None, drawn)
     names = _names(preset)
     history = _history(draw, drawn, names, drawn.ending)
+    preset = with_send_message(preset)  # registered for every agent of the session
     follow_ups_beyond, options = divmod(
         draw(between(0, _OPTIONS * (max_follow_ups - min_follow_ups + 1) - 1)), _OPTIONS
     )

@@ -1,6 +1,16 @@
 """The provider-neutral request model: immutable messages, parts, tools, presets."""
 
-from ._json import FrozenDict, Json, dumps, freeze, json_kind, shown, thaw
+from ._json import (
+    FrozenDict,
+    Json,
+    canonical,
+    dumps,
+    freeze,
+    json_kind,
+    same_value,
+    shown,
+    thaw,
+)
 from ._messages import (
     Extra,
     FunctionCall,
@@ -38,10 +48,12 @@ __all__ = [
     "ThinkingConfig",
     "Tool",
     "ToolChoice",
+    "canonical",
     "dumps",
     "freeze",
     "join_path",
     "json_kind",
+    "same_value",
     "shown",
     "thaw",
 ]

@@ -11,7 +11,17 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import orjson
 
-__all__ = ["FrozenDict", "Json", "dumps", "freeze", "json_kind", "shown", "thaw"]
+__all__ = [
+    "FrozenDict",
+    "Json",
+    "canonical",
+    "dumps",
+    "freeze",
+    "json_kind",
+    "same_value",
+    "shown",
+    "thaw",
+]
 
 Json: TypeAlias = "bool | int | float | str | FrozenDict | tuple[Json, ...] | None"
 
@@ -170,6 +180,30 @@ def _pieces(value: Any) -> list[bytes]:
         except orjson.JSONEncodeError as e:
             raise TypeError(f"not a JSON value: {type(item).__name__}") from e
     return out
+
+
+def canonical(value: Any) -> bytes:
+    """The compact JSON of a decoded value with every object's keys sorted: the value apart
+    from its spelling (key order, whitespace, escapes), with ``1``, ``1.0`` and ``true``
+    still apart. Objects read from a body are compared by it where the provider reads them
+    by field name (an envelope, a block), never where key order reaches the model."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return dumps(_sorted(value))  # too deep or an integer beyond 64 bits: piece by piece
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted(member) for member in value]
+    return value
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two JSON values are one value spelled alike or not (``canonical``)."""
+    return canonical(a) == canonical(b)
 
 
 def shown(value: Any, width: int = 60) -> str:

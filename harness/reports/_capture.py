@@ -75,7 +75,8 @@ def capture_counts_line(result: CheckResult) -> str:
 
 
 def _check_lines(result: CheckResult, unexpected: set[tuple[str, str]]) -> list[str]:
-    """A line per check: its mark, id and what it checks; a failed one names its rules."""
+    """A line per check: its mark, id and what it checks, a failed one naming its rules;
+    under it, the evidence that decided how its group is judged."""
     shown = (*result.checks, *result.turns)
     if not shown:
         return []
@@ -89,6 +90,7 @@ def _check_lines(result: CheckResult, unexpected: set[tuple[str, str]]) -> list[
             how = "failed" if (c.report.dialect, c.id) in unexpected else "failed as expected"
             line += f" — {how}: {', '.join(failed)}"
         lines.append(printable(line))
+        lines += [printable(f"    {'':<{width}}    {said}") for said in c.evidence]
     return lines
 
 
@@ -144,6 +146,7 @@ def capture_text(
         lines.append("not checked:")
         for n in result.not_checked:
             lines += [printable(f"  {n.what}"), printable(f"    {n.reason}")]
+            lines += [printable(f"    {said}") for said in n.evidence]
     failures = [
         (r, f)
         for r in result.reports
@@ -204,10 +207,14 @@ def capture_json(result: CheckResult) -> bytes:
                 "dialect": c.report.dialect,
                 "what": c.what,
                 "failed": c.report.failed,
+                "evidence": list(c.evidence),
             }
             for c in (*result.checks, *result.turns)
         ],
-        "not_checked": [{"what": n.what, "reason": n.reason} for n in result.not_checked],
+        "not_checked": [
+            {"what": n.what, "reason": n.reason, "evidence": list(n.evidence)}
+            for n in result.not_checked
+        ],
         "unmatched": list(result.unmatched),
         "left_out": [
             {"request": i.seq, "kind": i.kind, "reason": i.reason} for i in result.ignored

@@ -2,7 +2,8 @@
 ``continuation`` fields of docs/protocol.md).
 
 A restored tool filter or persona on cold resume, and a child-only structured-output tool and
-system section, change the child's head by design. The scenario's continuation says which apply;
+system section, change the child's head by design (a section joined to a system the runtime
+sends as one text, or a block of its own). The scenario's continuation says which apply;
 a child whose head differs from the parent's in exactly those ways is reported as a warning with
 its cost, any other difference still fails.
 """
@@ -37,9 +38,16 @@ def accepted_system(ctx: Context, child: Body) -> str | None:
     if spec.output_tool is not None and spec.output_section:
         expected = (*expected, spec.output_section)
         names.append("a structured-output section")
-    if names and child.request.preset.system == expected:
+    if names and _joined(child.request.preset.system) == _joined(expected):
         return " and ".join(names)
     return None
+
+
+def _joined(system: tuple[str, ...]) -> str:
+    """The system's text with its blocks joined and whitespace normalised: a runtime that
+    sends its system as one string (the Responses ``instructions``) joins the section to
+    it as it joins its own blocks, the same way in parent and child."""
+    return " ".join("\n".join(system).split())
 
 
 def accepted_tools(ctx: Context, child: Body) -> str | None:

@@ -1,7 +1,10 @@
 """What the model needs from a conversation, apart from how a subject renders it.
 
 Two renderings carry the same content when they hold, in order, the same roles, texts
-(whitespace aside), calls (name and arguments, key order aside), call results and images.
+(whitespace aside), calls (name and arguments), call results and images, each compared by
+value, not by spelling: arguments and results with their keys in any order, JSON text
+inside a string or a list of text blocks decoded, absent arguments as the empty object
+(``arguments_value``, ``result_value``).
 The rest is a rendering choice the model can do without: an image's detail level, thinking
 parts (kept, redacted or dropped), signatures, call ids, whitespace, how parts are grouped
 into messages, and text a runtime adds of its own. Rules say "content lost" on the first and
@@ -10,22 +13,38 @@ at most warn on the second, so a correct implementation with its own rendering c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from ..model import FunctionCall, FunctionResponse, Image, Message, Part, Text, Thinking, thaw
+from ..model import (
+    FunctionCall,
+    FunctionResponse,
+    Image,
+    Json,
+    Message,
+    Part,
+    Text,
+    Thinking,
+    canonical,
+    thaw,
+)
 
 __all__ = [
     "Item",
     "Loss",
+    "arguments_value",
     "content_item",
     "content_items",
     "content_lost",
+    "embedded_values",
     "rendering_differences",
+    "result_value",
     "same_messages",
+    "schema_value",
 ]
 
 _WRAPPERS = ("output", "content", "result")
@@ -47,7 +66,7 @@ class Item:
         if isinstance(part, Text):
             return f"the {self.role} text {_snippet(part.text)}"
         if isinstance(part, FunctionCall):
-            return f"the call {part.name}({_snippet(_canonical(part.args), 40)})"
+            return f"the call {part.name}({_snippet(arguments_value(part.args), 40)})"
         if isinstance(part, FunctionResponse):
             return f"the result {_snippet(self.value, 40)}"
         return "an image"
@@ -77,30 +96,98 @@ def _snippet(text: str, limit: int = 48) -> str:
 
 
 def _canonical(value: Any) -> str:
-    return orjson.dumps(thaw(value), option=orjson.OPT_SORT_KEYS).decode()
+    """A JSON value apart from its spelling: key order, whitespace and escapes aside."""
+    return canonical(value).decode()
 
 
-def _result(value: Any) -> str:
-    """A tool result as content: unwrapped from ``{"output": ...}``, JSON text decoded,
-    a list of text blocks joined, whitespace normalised."""
-    value = thaw(value)
+def arguments_value(args: Json) -> str:
+    """A call's arguments by value: absent arguments are the empty object (Gemini reads a
+    ``functionCall`` without ``args`` so), JSON text (OpenAI's ``arguments`` string when it
+    did not decode to an object) decoded, keys in any order."""
+    if args is None:
+        return "{}"
+    return _canonical(_decoded(args))
+
+
+def _decoded(value: Any) -> Any:
+    """``value`` with a string that holds a JSON object or array decoded (once)."""
     if isinstance(value, str):
         try:
             decoded = orjson.loads(value)
         except orjson.JSONDecodeError:
-            return " ".join(value.split())
-        if not isinstance(decoded, dict | list):
-            return " ".join(value.split())
-        value = decoded
+            return value
+        return decoded if isinstance(decoded, dict | list) else value
+    return thaw(value)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def embedded_values(text: str) -> list[str]:
+    """Each JSON object or array written inside ``text`` (a prompt quoting a tool result),
+    by value (``canonical``), outermost first; a span already read is not read again."""
+    out: list[str] = []
+    at = 0
+    while True:
+        starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
+        if not starts:
+            return out
+        start = min(starts)
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            at = start + 1
+            continue
+        if isinstance(value, dict | list) and value:
+            out.append(_canonical(value))
+        at = end if end > start else start + 1
+
+
+def result_value(value: Json) -> str:
+    """A tool result by value: unwrapped from ``{"output": ...}``, a list of text blocks
+    joined, JSON text (the string, or the joined blocks) decoded and compared key order
+    aside, any other text with its whitespace normalised."""
+    value = _decoded(value)
     if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _WRAPPERS:
-        return _result(next(iter(value.values())))
+        return result_value(next(iter(value.values())))
     if (
         isinstance(value, list)
         and value
         and all(isinstance(b, dict) and isinstance(b.get("text"), str) for b in value)
     ):
+        joined = "".join(b["text"] for b in value)
+        decoded = _decoded(joined)
+        if decoded is not joined:
+            return result_value(decoded)
         return " ".join(" ".join(b["text"].split()) for b in value)
+    if isinstance(value, str):
+        return " ".join(value.split())
     return _canonical(value)
+
+
+_NO_PARAMETERS = b"{}"
+_OBJECT_DEFAULTS: tuple[tuple[str, Any], ...] = (
+    ("type", "object"),
+    ("properties", {}),
+    ("required", []),
+)
+"""What a parameterless tool's schema may say without saying anything: each provider reads
+a declaration without parameters as taking none (Anthropic's default input_schema is
+``{"type": "object", "properties": {}}``)."""
+
+
+def schema_value(parameters: Json) -> bytes:
+    """A tool's parameter schema by value: keys in any order, and every spelling of "no
+    parameters" (left out, ``{}``, ``{"type": "object"}``, ``{"properties": {},
+    "type": "object"}``) one value."""
+    schema = thaw(parameters)
+    if schema is None:
+        return _NO_PARAMETERS
+    if isinstance(schema, dict):
+        rest = {k: v for k, v in schema.items() if (k, v) not in _OBJECT_DEFAULTS}
+        if not rest:
+            return _NO_PARAMETERS
+    return canonical(schema)
 
 
 def _item(k: int, role: str, part: Part) -> Item | None:
@@ -108,9 +195,9 @@ def _item(k: int, role: str, part: Part) -> Item | None:
         text = " ".join(part.text.split())
         return Item(k, role, "text", text, part) if text else None
     if isinstance(part, FunctionCall):
-        return Item(k, role, "call", f"{part.name} {_canonical(part.args)}", part)
+        return Item(k, role, "call", f"{part.name} {arguments_value(part.args)}", part)
     if isinstance(part, FunctionResponse):
-        value = _result(part.response) + (" (error)" if part.is_error else "")
+        value = result_value(part.response) + (" (error)" if part.is_error else "")
         return Item(k, role, "result", value, part)
     if isinstance(part, Image):
         return Item(k, role, "image", f"{part.mime_type or ''} {part.data or part.url}", part)
@@ -214,6 +301,19 @@ def rendering_differences(expected: Sequence[Message], actual: Sequence[Message]
     ids = [p.id for p in mine if isinstance(p, FunctionCall | FunctionResponse)]
     if ids != [p.id for p in theirs if isinstance(p, FunctionCall | FunctionResponse)][: len(ids)]:
         said.append("call ids differ")
+
+    spelled = [
+        (p.args if isinstance(p, FunctionCall) else p.response)
+        for p in mine
+        if isinstance(p, FunctionCall | FunctionResponse)
+    ]
+    sent = [
+        (p.args if isinstance(p, FunctionCall) else p.response)
+        for p in theirs
+        if isinstance(p, FunctionCall | FunctionResponse)
+    ]
+    if spelled != sent[: len(spelled)]:
+        said.append("arguments or results spelled their own way (key order, JSON as text)")
 
     def texts(parts: list[Part]) -> list[str]:
         return [p.text for p in parts if isinstance(p, Text) and p.text.strip()]

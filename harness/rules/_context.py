@@ -203,7 +203,21 @@ class Context:
         return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
 
     def prefix_unexpected(self) -> str | None:
-        """Why no prefix is shared with a parent body here; None when one should be."""
+        """Why no prefix is shared with a parent body here; None when one should be. A
+        fork that inherits no history (made on the parent's first turn) shares the head
+        alone: its head is still judged (``head_unexpected``), its messages are not."""
+        why = self.head_unexpected()
+        if why is None and self.scenario.action in ("fork", "siblings") and not self.inherited:
+            return (
+                "the fork inherits no history (made on the parent's first turn): only its "
+                "head is the parent's, judged by system-identical, tools-identical and "
+                "settings-identical"
+            )
+        return why
+
+    def head_unexpected(self) -> str | None:
+        """Why no head (system, tools, settings) is shared with a parent body here; None
+        when it should be."""
         if self.scenario.action == "spawn":
             return "a spawned child has a head of its own: nothing is inherited"
         if self.degraded:

@@ -17,6 +17,7 @@ __all__ = [
     "ScenarioReport",
     "Status",
     "combine",
+    "loses_cache",
     "worst",
 ]
 
@@ -78,6 +79,13 @@ class Cost:
     def tokens(self) -> int:
         """An estimate at ``BYTES_PER_TOKEN`` bytes per token, rounded up."""
         return -(-self.lost_bytes // BYTES_PER_TOKEN)
+
+
+def loses_cache(cost: Cost | None) -> bool:
+    """Whether a finding's cost loses cached prefix: the one test a rule's severity reads
+    from its cost. A finding that loses none (no cost, or none of the parent's prefix lost)
+    is a warning with its reason, not an error."""
+    return cost is not None and cost.lost_bytes > 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,16 @@
 
 The guidance is judged by what it must carry, not by its wording: the direct parent's id
 JSON-encoded and the ``send_message`` tool name, in the text after the inherited seed, present
-exactly when the child can see ``send_message``, and never in the system instruction.
+exactly when the child can see ``send_message``, and never in the system instruction. The id
+is found by its decoded value: any JSON string literal of the text that decodes to it counts
+(``"lead<A>"`` and ``"lead\\u003cA\\u003e"`` alike), as a JSON reader of the task would take it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import pairwise
+from json import JSONDecoder
 
 import orjson
 
@@ -19,7 +22,7 @@ from ._context import Context, encoded
 from ._evidence import at, from_divergence, occurrences
 from ._report import Cost, Evidence, Finding, Status, combine
 
-__all__ = ["CHECKS", "extends"]
+__all__ = ["CHECKS", "extends", "names_id"]
 
 
 def parent_id_guidance(ctx: Context) -> Finding:
@@ -30,11 +33,33 @@ def parent_id_guidance(ctx: Context) -> Finding:
     return combine(rule, findings, none="no child body to check")
 
 
+_DECODER = JSONDecoder()
+
+
+def names_id(text: str, parent_id: str) -> bool:
+    """Whether ``text`` holds a JSON string literal that decodes to ``parent_id``: each
+    ``"`` of the text is tried as the start of one, whatever escapes it uses."""
+    if orjson.dumps(parent_id).decode() in text:
+        return True  # the usual spelling, found without decoding
+    start = text.find('"')
+    while start >= 0:
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:  # no string literal starts here
+            end = start + 1
+        else:
+            if isinstance(value, str) and value == parent_id:
+                return True
+        start = text.find('"', end)
+    return False
+
+
 def _guidance(ctx: Context, parent_id: str, child: Body) -> Finding:
     rule = "parent-id-guidance"
     quoted = orjson.dumps(parent_id).decode()
-    in_system = quoted in "\n".join(child.request.preset.system)
-    if in_system and not (ctx.parent and quoted in "\n".join(ctx.parent.request.preset.system)):
+    in_system = names_id("\n".join(child.request.preset.system), parent_id)
+    parent_system = "\n".join(ctx.parent.request.preset.system) if ctx.parent else ""
+    if in_system and not (ctx.parent and names_id(parent_system, parent_id)):
         frame, offset = next(occurrences(child.frames_of("system"), encoded(quoted)), (None, None))
         reason = f"the parent id {quoted} is in the system instruction, not after the seed"
         evidence = at(frame, offset, body=child.label, reason=reason)
@@ -42,7 +67,8 @@ def _guidance(ctx: Context, parent_id: str, child: Body) -> Finding:
     after = child.request.history[ctx.inherited_count(child) :]
     text = "\n".join(m.text for m in after)
     visible = has_send_message(child.request.preset.tools)
-    carried = [token for token in (quoted, SEND_MESSAGE) if token in text]
+    has_id = names_id(text, parent_id)
+    carried = [t for t, held in ((quoted, has_id), (SEND_MESSAGE, SEND_MESSAGE in text)) if held]
     if visible and len(carried) < 2:
         missing = [t for t in (quoted, SEND_MESSAGE) if t not in carried]
         unquoted = " (the id appears unquoted)" if parent_id in text and quoted in missing else ""

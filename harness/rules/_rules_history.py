@@ -4,20 +4,22 @@ The provider caches the parent's request as the subject sent it, so the child mu
 parent's messages as the parent sent them (compared in the neutral model, the evidence in
 bytes against the parent's segments). The inherited messages the parent's request cannot hold
 (the model's last answer) are compared with the scenario by content only (``_content``): how a
-subject renders them is its choice. Call arguments redacted to ``{}`` are left to
-call-args-kept (its own rule, not a history-ordering failure).
+subject renders them is its choice, and losing one of them costs none of the parent's cached
+prefix: a warning with its reason (``loses_cache``), unless the child also leaves the
+parent's prefix. Call arguments redacted to ``{}`` are left to call-args-kept (its own rule,
+not a history-ordering failure).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import FunctionCall, Message
+from ..model import FunctionCall, Message, Thinking
 from ._body import Body
 from ._content import content_lost
 from ._context import Context
 from ._evidence import at, between
-from ._report import Cost, Evidence, Finding, combine
+from ._report import Cost, Evidence, Finding, combine, loses_cache
 
 __all__ = ["CHECKS"]
 
@@ -120,7 +122,27 @@ def _inherited(ctx: Context, child: Body) -> Finding:
         frame = child.frames[start] if start < len(child.frames) else None
         reason = f"after the parent's messages, {loss.describe()}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
-        return Finding(rule, "fail", f"{child.label}: {reason}", evidence)
+        lost = ctx.cost(child) if theirs else None  # a parent body whose prefix is shared
+        if lost is None or loses_cache(lost):
+            return Finding(rule, "fail", f"{child.label}: {reason}", evidence, lost)
+        said = (
+            f"{child.label}: {reason}; the parent's request never held it, so no cached "
+            "prefix is lost"
+        )
+        return Finding(rule, "warning", said, evidence)
+    dropped = _thinking_dropped(ctx, rest, tail, first=len(theirs))
+    if dropped is not None:
+        k, part = dropped
+        start, _ = ctx.message_span(child, k) if k < len(actual) else (len(child.frames), 0)
+        frame = child.frames[start] if start < len(child.frames) else None
+        signed = f" (signature {part.signature[:24]!r})" if part.signature else ""
+        reason = (
+            f"message {k} (model) lacks the thinking{signed} that the parent replays with its "
+            "own model turns; the provider may refuse a call without its thinking, and no "
+            "cached prefix is lost"
+        )
+        evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
+        return Finding(rule, "warning", f"{child.label}: {reason}", evidence)
     if theirs:
         message = f"{child.label} repeats the parent's {len(theirs)} messages as sent" + (
             f" and carries the {len(rest)} inherited after them" if rest else ""
@@ -128,6 +150,40 @@ def _inherited(ctx: Context, child: Body) -> Finding:
     else:
         message = f"{child.label} carries the {len(rest)} inherited messages"
     return Finding(rule, "pass", message)
+
+
+def _replays_thinking(ctx: Context) -> bool:
+    """Whether the parent replays its model turns' thinking: its own request keeps a thinking
+    part in a model message (then a child's copy of the turn that forked it should keep that
+    turn's thinking too). A captured scenario's turn is the parent's own replay of it."""
+    if ctx.captured:
+        return True
+    parent = ctx.parent
+    return parent is not None and any(
+        isinstance(p, Thinking)
+        for m in parent.request.history
+        if m.role == "model"
+        for p in m.parts
+    )
+
+
+def _thinking_dropped(
+    ctx: Context, expected: tuple[Message, ...], actual: tuple[Message, ...], *, first: int
+) -> tuple[int, Thinking] | None:
+    """The first thinking part of ``expected``'s model messages (the inherited turns the
+    parent's request does not hold) that the child's copy lacks, where the parent replays
+    thinking; None when it keeps them all (or the parent replays none)."""
+    if not expected or not _replays_thinking(ctx):
+        return None
+    for k, (want, got) in enumerate(zip(expected, actual, strict=False), start=first):
+        if want.role != "model":
+            continue
+        # by text: a dialect may join a turn's thinking (reasoning_content) or sign none
+        kept = " ".join(" ".join(p.text.split()) for p in got.parts if isinstance(p, Thinking))
+        for part in want.parts:
+            if isinstance(part, Thinking) and " ".join(part.text.split()) not in kept:
+                return k, part
+    return None
 
 
 def call_args_kept(ctx: Context) -> Finding:

@@ -13,7 +13,7 @@ from ..model import FunctionCall, FunctionResponse, Image, Message, Opaque, Part
 from ..prefix import locate
 from ..scenarios import Scenario
 from ._body import Body, message_frame
-from ._content import content_item
+from ._content import content_item, embedded_values
 from ._context import Context
 from ._evidence import at, from_divergence
 from ._report import Finding, combine
@@ -131,7 +131,9 @@ def _parent_strings(scenario: Scenario, preamble: set[Part]) -> dict[str, str]:
 
 
 def _child_strings(message: Message) -> list[str]:
-    """What a child's message holds, normalised like ``_parent_strings``."""
+    """What a child's message holds, normalised like ``_parent_strings``: each text also by
+    the value of every JSON object or array written in it (``embedded_values``), so that a
+    parent's result quoted as JSON text in any key order or spacing is found."""
     out = []
     for part in message.parts:
         if isinstance(part, Image):
@@ -144,6 +146,8 @@ def _child_strings(message: Message) -> list[str]:
             item = content_item(message.role, part)
             if item is not None:
                 out.append(item.value)
+        if isinstance(part, Text | Thinking):
+            out.extend(embedded_values(part.text))
     return out
 
 

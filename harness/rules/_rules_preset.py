@@ -24,7 +24,7 @@ __all__ = ["CHECKS"]
 
 
 def _per_child(rule: str, ctx: Context, one: Callable[[Context, Body], Finding]) -> Finding:
-    why = ctx.prefix_unexpected()
+    why = ctx.head_unexpected()  # a fork that inherits no history still has the parent's head
     if why is not None:
         return Finding(rule, "not-applicable", why)
     return combine(rule, [one(ctx, c) for c in ctx.children], none="no child body to check")

@@ -4,7 +4,9 @@ The prefix rules judge a child against its parent's bytes, whatever the parent h
 rule asks the other question, in content only (``_content``): does the parent send the
 scenario's messages, tools and system text at all? Lost content (a message, text, call,
 result, image, tool or system block) is an error; a rendering choice that loses nothing the
-model needs (image detail, thinking dropped or redacted, ids, whitespace) is a warning.
+model needs (image detail, thinking dropped or redacted, ids, whitespace, a schema's key
+order, a parameterless tool's default schema) is a warning. Tools are compared by value
+(``schema_value``): the parent's declaration is what its children repeat.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from collections.abc import Callable
 
 import orjson
 
-from ..model import Request
+from ..model import Request, Tool
 from ._body import Body
-from ._content import content_lost, rendering_differences, same_messages
+from ._content import content_lost, rendering_differences, same_messages, schema_value
 from ._context import Context, parent_span
 from ._evidence import at
 from ._report import Finding
@@ -72,14 +74,17 @@ def _history(ctx: Context, want: Request, parent: Body) -> Finding | None:
     return Finding(RULE, "fail", reason, evidence)
 
 
+def _declared(tool: Tool) -> tuple[str, bytes]:
+    """A tool declaration by value: its description (absent is empty) and its schema
+    (``schema_value``)."""
+    return tool.description or "", schema_value(tool.parameters)
+
+
 def _tools(want: Request, parent: Body) -> Finding | None:
     theirs = {t.name: t for t in parent.request.preset.tools}
     for tool in want.preset.tools:
         got = theirs.get(tool.name)
-        if got is not None and (got.parameters, got.description or "") == (
-            tool.parameters,
-            tool.description or "",
-        ):
+        if got is not None and _declared(got) == _declared(tool):
             continue
         what = "is missing" if got is None else "is declared with another description or schema"
         reason = f"the parent's request loses content of the scenario: the tool {tool.name} {what}"
@@ -95,7 +100,15 @@ def _tools(want: Request, parent: Body) -> Finding | None:
 def _tool_order(want: Request, parent: Body) -> list[str]:
     mine = [t.name for t in want.preset.tools]
     theirs = [t.name for t in parent.request.preset.tools if t.name in mine]
-    return [] if mine == theirs else ["tools in another order"]
+    said = [] if mine == theirs else ["tools in another order"]
+    spelled = {t.name: t for t in parent.request.preset.tools}
+    if any(
+        (t.description, t.parameters) != (spelled[t.name].description, spelled[t.name].parameters)
+        for t in want.preset.tools
+        if t.name in spelled
+    ):
+        said.append("tool declarations spelled their own way (schema key order or a default)")
+    return said
 
 
 def _flat(text: str) -> str:

@@ -1,5 +1,10 @@
 """alternation and call-pairing: the shape of every child and follow-up history.
 
+Alternation follows the dialect's facts (``Facts.consecutive_turns``): consecutive turns of
+one role are fine where the provider combines them (Anthropic) or reads them as they are
+(the Responses API), and where the parent's own request has them (the provider took them
+from the parent); elsewhere they break it.
+
 Checked in the neutral model on each body the subject would send after the parent (children,
 then follow-ups); the evidence points at the first segment of the offending message. Calls
 pair as the dialect pairs them (``Dialect.calls_answered``: by id, or in gemini, where ids
@@ -37,7 +42,14 @@ def alternation(ctx: Context) -> Finding:
     return combine("alternation", findings, none="no child body to check")
 
 
-def _alternation(ctx: Context, body: Body, shaped: set[tuple[int, str]]) -> Finding:
+_READS: dict[str, str] = {
+    "combined": "which {provider} combines into one turn",
+    "accepted": "which {provider} reads as they are",
+}
+"""How a pass says why consecutive turns of one role are fine, by ``Facts.consecutive_turns``."""
+
+
+def _alternation(ctx: Context, body: Body, shaped: set[str]) -> Finding:
     rule, history = "alternation", body.request.history
     if not history:
         evidence = at(None, None, body=body.label, reason="no messages")
@@ -46,11 +58,20 @@ def _alternation(ctx: Context, body: Body, shaped: set[tuple[int, str]]) -> Find
     if not turns:
         evidence = at(None, None, body=body.label, reason="no user or model messages")
         return Finding(rule, "fail", f"{body.label} has only system messages", evidence)
+    facts = ctx.dialect.facts
     previous: str | None = None
-    for turn, (k, message) in enumerate(turns):
+    repeats: list[str] = []
+    for k, message in turns:
         due = "user" if previous is None else ("model" if previous == "user" else "user")
+        repeat = message.role == previous
         previous = message.role
-        if message.role == due or (turn, message.role) in shaped:
+        if message.role == due:
+            continue
+        if repeat and facts.consecutive_turns in _READS:
+            repeats.append(_READS[facts.consecutive_turns].format(provider=facts.provider))
+            continue
+        if repeat and message.role in shaped:
+            repeats.append("as the parent's own request has them")
             continue
         problem = f"has role {message.role} where {due} is due (user/model from a user turn)"
         if k == ctx.inherited_count(body) < len(ctx.inherited):
@@ -60,20 +81,29 @@ def _alternation(ctx: Context, body: Body, shaped: set[tuple[int, str]]) -> Find
         return _flag(ctx, rule, body, turns[-1][0], "is a model turn: nothing asks for a reply")
     between = len(history) - len(turns)
     others = f" (and {between} system-role message{'' if between == 1 else 's'})" if between else ""
+    if repeats:
+        count = len(repeats)
+        follow = "follows" if count == 1 else "follow"
+        said = (
+            f"{body.label}'s {len(turns)} messages take turns{others}: {count} {follow} one of "
+            f"the same role, {repeats[0]}"
+        )
+        return Finding(rule, "pass", said)
     return Finding(
         rule, "pass", f"{body.label}'s {len(turns)} messages alternate user/model{others}"
     )
 
 
-def _repeats(parent: Body | None) -> set[tuple[int, str]]:
-    """(turn, role) of each turn of the parent's own body that repeats the role before it:
-    the runtime's own shape (codex sends its environment context and the user's prompt as
-    two user turns), which the provider accepted from the parent. A child repeating it at
-    the same turn is not breaking alternation; a repeat of its own still is."""
+def _repeats(parent: Body | None) -> set[str]:
+    """The roles the parent's own body repeats in consecutive turns: the runtime's own shape
+    (codex sends its environment context and the user's prompt as two user turns; a runtime
+    sends its context after the task), which the provider accepted from the parent. A child
+    repeating one of them costs nothing and breaks nothing the parent did not; a repeat of
+    another role still breaks alternation where the provider wants it."""
     if parent is None:
         return set()
     roles = [m.role for m in parent.request.history if m.role != "system"]
-    return {(t, r) for t, r in enumerate(roles) if t and roles[t - 1] == r}
+    return {r for t, r in enumerate(roles) if t and roles[t - 1] == r}
 
 
 def call_pairing(ctx: Context) -> Finding:

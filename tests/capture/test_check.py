@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from harness.capture import CheckResult, GroupOptions, check_records, check_requests, read_log
-from harness.model import FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.model import FunctionResponse, Message, Preset, Text, Thinking, Tool, freeze
 from harness.reports import capture_verdict
 from harness.rules import ScenarioReport
 
@@ -474,7 +474,8 @@ def test_system_messages_between_turns_take_no_part_in_alternation_or_pairing() 
 
 
 def test_two_user_turns_around_a_system_message_still_fail_alternation() -> None:
-    rt = Runtime("anthropic")
+    # in a dialect that holds requests to alternation (Anthropic combines the two turns)
+    rt = Runtime("openai")
     turn = rt.send([ASK, REMINDER], calls(call("fork", directive=A)), mark="parent")
     kid = child_history([ASK, REMINDER], turn, A)
     rt.send((*kid[:-1], REMINDER, user(Text("Begin.")), user(Text("Now."))), text("done"))
@@ -542,3 +543,240 @@ def test_a_log_of_a_parent_forking_at_every_turn_checks_every_fork(tmp_path: Pat
     assert [c.id for c in result.checks] == [f"siblings-{s - 1}" for s in seqs[::2]]
     assert len(result.turns) == 41
     assert capture_verdict(result) == "passed", [r.scenario_id for r in result.reports if r.failed]
+
+
+# --- lifecycles and children from evidence ----------------------------------------------------
+
+SEND = Tool("send_message", "Send a message to an agent.", freeze({"type": "object"}))
+WITH_SEND = Preset(system=PRESET.system, tools=(*PRESET.tools, SEND))
+
+
+def one_shot(rt: Runtime, preset: Preset) -> None:
+    """A one-shot fork: the child inherits the turn that forked it, answers, and its answer
+    comes back to the parent as the fork call's result."""
+    turn = rt.send([ASK], calls(call("fork", directive=A)), preset=preset, mark="parent")
+    rt.send(child_history([ASK], turn, A), text("The repository holds 12 files."), preset=preset)
+    closing = results(turn, "The repository holds 12 files.")
+    rt.send((ASK, turn, closing), text("Done."), preset=preset, mark="parent")
+
+
+@pytest.mark.parametrize("preset", [PRESET, WITH_SEND], ids=["without", "with-send_message"])
+def test_a_one_shot_fork_is_judged_one_shot_whatever_tools_the_parent_declares(
+    preset: Preset,
+) -> None:
+    rt = Runtime()
+    one_shot(rt, preset)
+    result = check_records(rt.records, options=GroupOptions(parent_id="main"))
+    (check,) = result.checks
+    assert check.scenario.action == "fork"
+    assert any(
+        e.startswith("one-shot: conversation 2's history holds the model turn")
+        for e in check.evidence
+    )
+    assert statuses(check.report)["parent-id-guidance"] == "not-applicable"
+    assert not result.failed
+    assert result.exit_code == 0
+
+
+def test_a_continuable_child_is_known_by_its_seed_without_send_message() -> None:
+    rt = Runtime()
+    first = rt.send([ASK], text("I looked around."), mark="parent")
+    again = user(Text("Now check the tests."))
+    turn = rt.send((ASK, first, again), calls(call("fork", task="Run the test suite.")))
+    rt.send((ASK, first, user(Text("Run the test suite."))), text("All pass."))
+    rt.send((ASK, first, again, turn, results(turn, "started")), text("ok"))
+    (check,) = check_records(rt.records).checks
+    assert check.scenario.action == "continuable"
+    (said,) = [e for e in check.evidence if e.startswith("continuable:")]
+    assert "is the parent's completed turns, without the turn that forked it" in said
+
+
+def test_a_child_messaged_after_it_answered_is_continuable() -> None:
+    # its seed shows neither lifecycle (the parent had no completed turn; the child does
+    # not hold the turn that forked it): how it lived does
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", task="Run the test suite.")), mark="parent")
+    kid = (ASK, user(Text("Run the test suite.")))
+    answer = rt.send(kid, text("All pass."))
+    rt.send((*kid, answer, user(Text("Now run the linters too."))), text("Clean."))
+    rt.send((ASK, turn, results(turn, "started")), text("ok"), mark="parent")
+    (check,) = check_records(rt.records).checks
+    assert check.scenario.action == "continuable"
+    assert "continuable: conversation 2 was sent a message after it answered (request 3)" in (
+        check.evidence
+    )
+
+
+def test_the_lifecycle_option_overrides_the_evidence() -> None:
+    rt = Runtime()
+    one_shot(rt, PRESET)
+    (check,) = check_records(rt.records, options=GroupOptions(lifecycle="continuable")).checks
+    assert check.scenario.action == "continuable"
+    assert "continuable: as --lifecycle says" in check.evidence
+    with pytest.raises(ValueError, match="lifecycle must be one of"):
+        GroupOptions(lifecycle="background")
+
+
+def test_a_nested_fork_whose_grandchild_ran_is_allowed_not_rejected() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A)), mark="parent")
+    kid = child_history([ASK], turn, A)
+    own = rt.send(kid, calls(call("fork", directive="Count the lines of every file.")))
+    # the grandchild starts fresh (nothing ties it to the call but its answer)
+    rt.send(
+        [Message("user", (Text("Go."),))], text("There are 1,204 lines in all."), preset=Preset()
+    )
+    rt.send((*kid, own, results(own, "There are 1,204 lines in all.")), text("Done."))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("ok"), mark="parent")
+    result = check_records(rt.records)
+    (recursion,) = [c for c in result.checks if c.scenario.id.startswith("recursion-")]
+    assert recursion.outcome.status == "assembled"
+    assert statuses(recursion.report)["recursion-rejected"] == "fail"
+    assert any(
+        e.startswith("allowed: conversation 3 ran after the call") for e in recursion.evidence
+    )
+    assert result.exit_code == 1
+
+
+def test_a_refused_nested_fork_says_why_it_is_taken_for_refused() -> None:
+    rt = Runtime()
+    siblings(rt, nested="rejected")
+    result = check_records(rt.records)
+    recursion = result.checks[1]
+    assert "refused: request 3 answers the call and no grandchild request was made" in (
+        recursion.evidence
+    )
+
+
+def test_one_call_starting_two_spawns_has_both_checked() -> None:
+    rt = Runtime()
+    first, second = "Audit the parser module for bugs.", "Audit the lexer module for bugs."
+    turn = rt.send([ASK], calls(call("delegate", tasks=[first, second])), mark="parent")  # type: ignore[arg-type]
+    rt.send([user(Text(first))], text("ok"))
+    rt.send([user(Text(second)), user(Text("Context: Tidy up the repository."))], text("ok"))
+    rt.send((ASK, turn, results(turn, "ok")), text("Done."), mark="parent")
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["spawn-1", "spawn-1-2"]
+    spawned = [c.report for c in result.checks]
+    assert statuses(spawned[0])["spawn-isolated"] == "pass"
+    assert statuses(spawned[1])["spawn-isolated"] == "fail"  # the parent's prompt, planted
+    assert result.exit_code == 1
+
+
+def test_one_call_starting_two_forks_has_both_as_siblings() -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", tasks=[A, B])), mark="parent")  # type: ignore[arg-type]
+    rt.send(child_history([ASK], turn, A), text("A done."))
+    rt.send(child_history([ASK], turn, B), text("B done."))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("ok"), mark="parent")
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.scenario.directives == (A, B)
+    assert len(check.outcome.children) == 2
+    assert "one call started several children, one for each argument they repeat" in check.evidence
+    assert not result.not_checked
+    assert result.exit_code == 0
+
+
+REPORT = Tool("report", "Report your result.", freeze({"type": "object"}))
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_fork_on_the_parents_first_turn_is_still_a_fork(planted: bool) -> None:
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive=A)), mark="parent")
+    child = (
+        Preset(system=(*PRESET.system, "You are a forked worker."), tools=(*PRESET.tools, REPORT))
+        if planted
+        else PRESET
+    )
+    rt.send([user(Text(A))], text("done"), preset=child)
+    rt.send((ASK, turn, results(turn, "done")), text("ok"), mark="parent")
+    result = check_records(rt.records, options=GroupOptions(fork_tool="fork"))
+    (check,) = result.checks
+    assert check.scenario.action == "fork"
+    assert any(e.startswith("nothing inherited") for e in check.evidence)
+    found = statuses(check.report)
+    assert found["history-inherited"] == "not-applicable"
+    assert found["byte-prefix"] == "not-applicable"
+    expected = "fail" if planted else "pass"
+    assert found["tools-identical"] == found["system-identical"] == expected
+    assert found["settings-identical"] == "pass"
+    assert result.roles[0].role(1).endswith("nothing inherited yet")
+
+
+def test_an_agent_repeating_a_taken_prompt_is_not_checked_and_inconclusive() -> None:
+    rt = Runtime()
+    prompt = "Count the files in the repository."
+    turn = rt.send([ASK], calls(call("delegate", prompt=prompt)), mark="parent")
+    rt.send([user(Text(prompt))], text("12"))
+    rt.send([user(Text(prompt))], text("12"))  # a second agent: the call has one argument
+    rt.send((ASK, turn, results(turn, "12")), text("Done."), mark="parent")
+    result = check_records(rt.records)
+    assert [c.scenario.id for c in result.checks] == ["spawn-1"]
+    (item,) = result.not_checked
+    assert "repeats the argument 'Count the files in the repository.'" in item.reason
+    assert result.roles[0].role(2) == "not placed: it repeats a call's argument"
+    assert result.exit_code == 4
+    assert result.inconclusive[0].startswith("1 group was found but not checked")
+
+
+def session(rt: Runtime, *, inserted: bool, mark: str | None) -> None:
+    """A parent session, then a new process continuing it with a user message of its own."""
+    first = rt.send([ASK], text("I tidied the repository."), mark="parent")
+    rt.send((ASK, first, user(Text("Thanks."))), text("You are welcome."), mark="parent")
+    tools = (
+        *PRESET.tools[:1],
+        Tool("question", "Ask the user.", freeze({"type": "object"})),
+        *PRESET.tools[1:],
+    )
+    resumed = Preset(system=PRESET.system, tools=tools if inserted else PRESET.tools)
+    rt.send(
+        (ASK, first, user(Text("Now write the changelog."))), text("ok"), preset=resumed, mark=mark
+    )
+
+
+@pytest.mark.parametrize("inserted", [False, True])
+def test_a_declared_session_fork_conforms_or_fails_as_a_fork(inserted: bool) -> None:
+    rt = Runtime()
+    session(rt, inserted=inserted, mark="resumed")
+    result = check_records(rt.records, options=GroupOptions(session_fork_mark="resumed"))
+    (check,) = result.checks
+    assert check.scenario.id == "session-fork-1"
+    assert check.evidence == ("a session fork, declared by its mark",)
+    assert result.exit_code == (1 if inserted else 0)
+    if inserted:
+        found = check.report.finding("tools-identical")
+        assert found.status == "fail"
+        assert "tool `question`" in found.message
+
+
+def test_a_branch_with_a_user_message_of_its_own_is_a_recognised_session_fork() -> None:
+    rt = Runtime()
+    session(rt, inserted=False, mark=None)
+    result = check_records(rt.records)
+    (check,) = result.checks
+    assert check.scenario.id == "session-fork-1"
+    assert check.evidence[0].startswith("a session fork, recognised: it branches from request 1")
+    assert result.roles[0].role(1) == "session fork of conversation 1, request 1 (recognised)"
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_fork_keeps_the_thinking_its_parent_replays(kept: bool) -> None:
+    rt = Runtime("anthropic")
+    reply = replace(calls(call("fork", directive=A)), thinking="Split it; fork a worker.")
+    turn = rt.send([ASK], reply, mark="parent")
+    assert turn.parts[0] == Thinking("Split it; fork a worker.", "sig_ph000001")
+    copy = turn if kept else Message("model", turn.parts[1:])
+    rt.send(child_history([ASK], copy, A), text("done"))
+    rt.send((ASK, turn, results(turn, BACKGROUND)), text("ok"), mark="parent")  # replays it
+    (check,) = check_records(rt.records).checks
+    found = check.report.finding("history-inherited")
+    if kept:
+        assert found.status == "pass"
+    else:
+        assert found.status == "warning"
+        assert "lacks the thinking (signature 'sig_ph000001') that the parent replays" in (
+            found.message
+        )

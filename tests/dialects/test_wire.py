@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
+import pytest
+
 from harness.capture import Reply, ToolCall
-from harness.dialects import args_json, output_tokens, pieces, sse
-from harness.model import FrozenDict
+from harness.dialects import (
+    Turn,
+    args_json,
+    get_dialect,
+    output_tokens,
+    pieces,
+    reply_from_json,
+    sse,
+    wires,
+)
+from harness.model import FrozenDict, Thinking
 
 
 def test_sse_framing() -> None:
@@ -26,3 +40,60 @@ def test_args_json_keeps_order_and_is_compact() -> None:
 def test_output_tokens() -> None:
     assert output_tokens(Reply("")) == 1
     assert output_tokens(Reply("x" * 40)) == 10
+
+
+THINKING = Reply(
+    text="Forking now.",
+    calls=(ToolCall("fork", FrozenDict({"directive": "A"})),),
+    thinking="The task splits in two; fork a worker for the first half.",
+)
+
+
+def _replayed(dialect: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """The next request of an agent that keeps the fake's answer whole: the user's turn,
+    then the answer in request form (each provider's response shape as its request takes it)."""
+    user_text = "Split the work."
+    if dialect == "anthropic":
+        turn = {"role": "assistant", "content": answer["content"]}
+        return {
+            "model": "m",
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": user_text}, turn],
+        }
+    if dialect == "openai":
+        message = answer["choices"][0]["message"]
+        turn = {
+            k: message[k]
+            for k in ("role", "content", "reasoning_content", "tool_calls")
+            if k in message
+        }
+        return {"model": "m", "messages": [{"role": "user", "content": user_text}, turn]}
+    if dialect == "openai-responses":
+        items = [{k: v for k, v in item.items() if k != "status"} for item in answer["output"]]
+        return {"model": "m", "input": [{"role": "user", "content": user_text}, *items]}
+    assert dialect == "gemini"
+    turn = answer["candidates"][0]["content"]
+    return {"contents": [{"role": "user", "parts": [{"text": user_text}]}, turn]}
+
+
+@pytest.mark.parametrize("dialect", sorted(wires()))
+def test_thinking_comes_back_as_the_played_message_in_every_dialect(dialect: str) -> None:
+    # the fake's answer with thinking, kept whole by the agent, reads back as the message
+    # the checks expect the parent to replay: its thinking (signed where the provider
+    # signs), text and calls with the fake's ids
+    wire = wires()[dialect]
+    body = {"model": "m", "messages": [], "contents": [], "input": []}
+    answer = orjson.loads(wire.message(Turn(THINKING, "m", 3, 10, body)))
+    history = get_dialect(dialect).parse(_replayed(dialect, answer)).request.history
+    played = wire.played(THINKING, 3)
+    assert history[-1] == played
+    (thinking,) = [p for p in played.parts if isinstance(p, Thinking)]
+    assert thinking.text == THINKING.thinking
+    signed = [s for p in played.parts if (s := getattr(p, "signature", None)) is not None]
+    # every provider signs its thinking but DeepSeek's reasoning_content on this wire
+    assert signed == ([] if dialect == "openai" else [wire.signature(3)])
+
+
+def test_a_reply_with_thinking_round_trips_through_its_json() -> None:
+    assert reply_from_json(THINKING.to_json()) == THINKING
+    assert THINKING.to_json()["thinking"] == THINKING.thinking

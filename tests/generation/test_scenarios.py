@@ -20,9 +20,11 @@ from harness.rules import evaluate
 from harness.scenarios import (
     ACTIONS,
     SEND_MESSAGE,
+    SEND_MESSAGE_TOOL,
     Scenario,
     calls_answered,
     history_ending,
+    parent_preset,
     scenario_from_json,
     scenario_to_json,
 )
@@ -77,6 +79,16 @@ def test_siblings_have_one_fork_call_per_directive(scenario: Scenario) -> None:
     calls = [c for c in scenario.history[-1].function_calls if c.name == scenario.fork_tool]
     assert [c.args["directive"] for c in calls] == list(scenario.directives)  # type: ignore[index]
     assert len({c.id for c in calls}) == 3
+
+
+@FEW
+@given(continuable_scenarios())
+def test_every_continuable_preset_declares_send_message_last(scenario: Scenario) -> None:
+    # the design registers send_message for every agent of a continuable session: the
+    # scenario says so itself, so a runtime that reads the preset as given shows it too
+    assert scenario.preset.tools[-1] == SEND_MESSAGE_TOOL
+    assert [t.name for t in scenario.preset.tools].count(SEND_MESSAGE) == 1
+    assert parent_preset(scenario) == scenario.preset
 
 
 @FEW

@@ -5,7 +5,7 @@ import orjson
 import pytest
 from hypothesis import example, given
 
-from harness.model import FrozenDict, freeze, thaw
+from harness.model import FrozenDict, canonical, freeze, same_value, thaw
 from harness.strategies import json_values
 
 
@@ -119,3 +119,22 @@ def test_freeze_gives_each_node_its_type_and_order(value: Any) -> None:
     frozen = freeze(value)
     assert _shape(frozen) == _shape(_freeze_by_type(value))
     assert freeze(frozen) is frozen or isinstance(frozen, tuple)
+
+
+def test_canonical_is_the_value_apart_from_its_spelling() -> None:
+    a = freeze({"b": 1, "a": {"d": [1, {"f": 2, "e": 3}], "c": None}})
+    b = {"a": {"c": None, "d": [1, {"e": 3, "f": 2}]}, "b": 1}
+    assert canonical(a) == canonical(b) == b'{"a":{"c":null,"d":[1,{"e":3,"f":2}]},"b":1}'
+    assert same_value(a, b)
+    assert a != freeze(b)  # the frozen values keep key order apart
+    assert not same_value({"a": 1}, {"a": 1.0})
+    assert not same_value({"a": 1}, {"a": True})
+    assert not same_value([1, 2], [2, 1])
+
+
+def test_canonical_sorts_values_orjson_cannot_encode_alone() -> None:
+    deep: object = {"z": 1, "a": 2}
+    for _ in range(300):
+        deep = {"y": deep, "b": 0}
+    assert same_value(deep, deep)
+    assert canonical({"b": 2**70, "a": 1}) == b'{"a":1,"b":1180591620717411303424}'

@@ -35,6 +35,12 @@ def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
     assert "  conversation 4 (other: no child message, no delegation prompt): request 5\n" in out
     assert "  left out: request 6: refused with status 400 (POST /v1/chat/completions)\n" in out
     assert "checks:\n  ✓ fork-1   fork at request 1: 1 fork call in conversation 1 -> " in out
+    # what decided how the group is judged, under it
+    assert "\n               conversation 2 (request 2) repeats 'A' of its fork call\n" in out
+    assert (
+        "\n               one-shot: conversation 2's history holds the model turn that forked it\n"
+        in out
+    )
     assert "\n  ✓ turns-1  turns of conversation 1 (parent): requests 1, 3\n" in out
     assert "agent · openai · fork-1: ok" not in out, "passing rules only with -v"
     verbose = capture_text(result_with_everything(), verbose=True)
@@ -107,6 +113,10 @@ def test_json_adds_the_grouping_to_the_rules_report() -> None:
     }
     assert grouping["checks"][0]["scenario"] == "fork-1"
     assert grouping["checks"][0]["failed"] is False
+    assert grouping["checks"][0]["evidence"] == [
+        "conversation 2 (request 2) repeats 'A' of its fork call",
+        "one-shot: conversation 2's history holds the model turn that forked it",
+    ]
     assert len(grouping["not_checked"]) == 2
     assert grouping["left_out"] == [
         {

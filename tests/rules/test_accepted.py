@@ -5,7 +5,7 @@ import pytest
 from harness.model import Request
 from harness.rules._accepted import accepted_head, accepted_system, accepted_tools, same_frames
 
-from .support import DIALECTS, REFERENCE, context, edited
+from .support import DIALECTS, REFERENCE, context, edited, finding
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -50,3 +50,23 @@ def test_a_head_change_beyond_the_override_is_not_accepted() -> None:
     )
     ctx = context(tools, "continuable-filtered", "anthropic")
     assert accepted_tools(ctx, ctx.children[0]) is None
+
+
+def _joined_system(request: Request, *_: object) -> Request:
+    joined = "\n\n".join(request.preset.system)
+    return replace(request, preset=replace(request.preset, system=(joined,) if joined else ()))
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_section_joined_to_a_system_sent_as_one_text_is_accepted(dialect: str) -> None:
+    # a runtime that sends its system as one text (the Responses instructions) joins the
+    # structured-output section to it, as it joins its own blocks in parent and child
+    subject = edited("joined-system", parent=_joined_system, child=_joined_system)
+    ctx = context(subject, "continuable-structured", dialect)
+    child = ctx.children[0]
+    assert len(child.request.preset.system) == 1
+    assert accepted_system(ctx, child) == "a structured-output section"
+    assert (
+        finding(subject, "continuable-structured", dialect, "system-identical").status == "warning"
+    )
+    assert finding(subject, "continuable-structured", dialect, "byte-prefix").status == "warning"

@@ -3,10 +3,14 @@
 from harness.model import FunctionCall, FunctionResponse, Message, Text, Thinking, freeze
 from harness.rules._content import (
     _identical,
+    arguments_value,
     content_item,
     content_items,
     content_lost,
+    embedded_values,
     rendering_differences,
+    result_value,
+    schema_value,
 )
 
 CALL = Message("model", (Text("Looking."), FunctionCall("search", freeze({"q": "x"}), id="c1")))
@@ -134,3 +138,61 @@ def test_one_parts_item_is_that_of_the_part_alone_in_a_message() -> None:
         assert [content_item(role, part)] == alone or (
             alone == [] and content_item(role, part) is None
         )
+
+
+def test_call_arguments_compare_by_value() -> None:
+    # absent arguments are the empty object (Gemini reads a functionCall without args so)
+    assert arguments_value(None) == arguments_value(freeze({})) == "{}"
+    # key order aside; JSON text decoded (arguments that did not decode to an object)
+    spelled = arguments_value(freeze({"b": 1, "a": [2, {"d": 3, "c": 4}]}))
+    assert spelled == arguments_value(freeze({"a": [2, {"c": 4, "d": 3}], "b": 1}))
+    assert spelled == arguments_value('{"b": 1, "a": [2, {"d": 3, "c": 4}]}')
+    # values stay apart
+    assert arguments_value(freeze({"a": 1})) != arguments_value(freeze({"a": 1.0}))
+    assert arguments_value(freeze({"a": "1"})) != arguments_value(freeze({"a": 1}))
+    empty = (Message("model", (FunctionCall("uptime", None),)),)
+    assert content_lost((Message("model", (FunctionCall("uptime", freeze({})),)),), empty) is None
+
+
+def test_results_compare_by_value_in_every_wrapping() -> None:
+    value = result_value(freeze({"zone": "eu", "n": [1, 2]}))
+    assert value == '{"n":[1,2],"zone":"eu"}'
+    blocks = freeze(
+        [{"type": "text", "text": '{"zone": "eu",'}, {"type": "text", "text": '"n":[1,2]}'}]
+    )
+    for spelled in (
+        '{"zone":"eu","n":[1,2]}',  # JSON text, another key order
+        freeze({"output": '{"n": [1, 2], "zone": "eu"}'}),  # wrapped JSON text
+        freeze([{"type": "text", "text": '{"zone":"eu","n":[1,2]}'}]),  # one text block
+        blocks,  # JSON text split over text blocks
+        freeze({"output": freeze({"zone": "eu", "n": [1, 2]})}),
+    ):
+        assert result_value(spelled) == value, spelled
+    assert result_value(freeze({"zone": "us", "n": [1, 2]})) != value
+    assert result_value("two  words\n") == result_value(
+        freeze([{"type": "text", "text": "two words"}])
+    )
+
+
+def test_every_spelling_of_no_parameters_is_one_schema() -> None:
+    empty = schema_value(None)
+    for spelled in (
+        freeze({}),
+        freeze({"type": "object"}),
+        freeze({"type": "object", "properties": {}}),
+        freeze({"properties": {}, "type": "object"}),  # Go's sorted default
+        freeze({"type": "object", "properties": {}, "required": []}),
+    ):
+        assert schema_value(spelled) == empty, spelled
+    path = freeze({"type": "object", "properties": {"path": {"type": "string"}}})
+    assert schema_value(path) != empty
+    assert schema_value(path) == schema_value(
+        freeze({"properties": {"path": {"type": "string"}}, "type": "object"})
+    )
+    assert schema_value(freeze({"type": "object", "additionalProperties": False})) != empty
+
+
+def test_json_written_in_a_text_is_read_by_value() -> None:
+    text = 'Context: {"zone": "eu", "n": [1, 2]} and [3, {"b": 1, "a": 2}]; not {json} nor [x'
+    assert embedded_values(text) == ['{"n":[1,2],"zone":"eu"}', '[3,{"a":2,"b":1}]']
+    assert embedded_values("no json here {} []") == []

@@ -178,8 +178,11 @@ def test_a_child_that_drops_inherited_messages_sends_its_task_after_what_it_kept
     assert finding(subject, "fork-model", dialect, "task-after-prefix").status == "pass"
     assert finding(subject, "fork-model", dialect, "history-inherited").status == "fail"
     found = finding(subject, "fork-model", dialect, "alternation")
-    assert found.status == "fail"
-    assert found.message.endswith("stops short of the model turn here")
+    if get_dialect(dialect).facts.consecutive_turns == "alternate":
+        assert found.status == "fail"
+        assert found.message.endswith("stops short of the model turn here")
+    else:  # the two user turns are combined or read as they are: the loss is history's
+        assert found.status == "pass"
 
 
 def test_a_task_written_into_an_inherited_message_is_inside_the_span() -> None:

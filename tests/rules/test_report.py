@@ -1,7 +1,7 @@
 import pytest
 
 from harness.rules import Cost, Finding, ScenarioReport
-from harness.rules._report import combine, worst
+from harness.rules._report import combine, loses_cache, worst
 
 
 def test_cost_share_and_token_estimate() -> None:
@@ -101,3 +101,9 @@ def test_combine_keeps_every_field_of_a_finding_with_more(monkeypatch: pytest.Mo
     assert (got.message, got.extra) == ("a (all 2 bodies)", 7)
     monkeypatch.undo()  # a subclass alone is enough
     assert combine("r", [a, b], none="-") == Wider("r", "pass", "a (all 2 bodies)", extra=7)
+
+
+def test_a_finding_loses_cache_only_when_its_cost_loses_bytes() -> None:
+    assert not loses_cache(None)
+    assert not loses_cache(Cost(0, 100))
+    assert loses_cache(Cost(1, 100))

@@ -6,7 +6,7 @@ import pytest
 from harness.dialects import get_dialect
 from harness.model import Message, Request, Text
 from harness.rules._body import read_body
-from harness.rules._rules_continuable import extends
+from harness.rules._rules_continuable import extends, names_id
 from harness.subjects import Outcome
 
 from .bad_subjects import CASES
@@ -128,3 +128,42 @@ def test_a_shorter_later_request_costs_at_most_its_own_bytes() -> None:
     assert found.status == "fail"
     assert found.cost is not None
     assert found.cost.lost_bytes <= after.stream.length
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        '"lead\\u003cA\\u003e \\u0026 co\\u000c"',  # Go's encoding/json
+        '"lead<A> & co\\f"',  # the short escape
+        '"\\u006cead<A> & co\\u000C"',  # any escape of any character
+    ],
+)
+def test_the_parent_id_is_found_by_its_decoded_value(spelled: str) -> None:
+    parent_id = "lead<A> & co\f"
+    assert names_id(f"Reply to {spelled} with send_message.", parent_id)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reply to lead<A> & co with send_message.",  # not a JSON string literal
+        'Reply to "lead<A> & co" with send_message.',  # another value (no form feed)
+        'Reply to "lead\\u003cA\\u003e & co\\f',  # never closed
+        "",
+    ],
+)
+def test_an_id_that_no_string_literal_decodes_to_is_not_named(text: str) -> None:
+    assert not names_id(text, "lead<A> & co\f")
+
+
+def test_a_child_naming_the_id_with_other_escapes_passes() -> None:
+    def escaped(request: Request, *_: object) -> Request:
+        spelled = "".join(f"\\u{ord(c):04x}" for c in PARENT_ID)
+        text = request.history[-1].text.replace(QUOTED, f'"{spelled}"')
+        assert text != request.history[-1].text
+        return replace(request, history=(*request.history[:-1], Message("user", (Text(text),))))
+
+    found = finding(
+        edited("escaped-id", child=escaped), "continuable", "anthropic", "parent-id-guidance"
+    )
+    assert found.status == "pass", found.message

@@ -3,8 +3,10 @@ from dataclasses import replace
 import pytest
 
 from harness.model import Request, Thinking, freeze
+from harness.rules import evaluate
 
 from .bad_subjects import CASES
+from .scenarios import BY_ID
 from .support import DIALECTS, REFERENCE, edited, finding
 
 
@@ -61,9 +63,14 @@ def test_the_inherited_tail_is_judged_by_content_not_rendering() -> None:
     dropped = finding(
         edited("answer-dropped", child=answer_dropped), "fork-model", "openai", "history-inherited"
     )
-    assert dropped.status == "fail"
+    # the parent's request never held the answer: its bytes are all there, and losing the
+    # answer costs none of them (a warning with its reason, not an error)
+    assert dropped.status == "warning"
     assert "after the parent's messages, message 3 (model): the model text" in dropped.message
-    assert dropped.cost is None  # the parent's bytes are all there: content, not cache
+    assert dropped.message.endswith(
+        "the parent's request never held it, so no cached prefix is lost"
+    )
+    assert dropped.cost is None
 
     def answer_thinking_dropped(request: Request, *_: object) -> Request:
         last = request.history[3]
@@ -118,5 +125,49 @@ def test_args_changed_otherwise_fail_history_inherited() -> None:
         return replace(request, history=history)
 
     subject = edited("other-args", child=other_args)
-    assert finding(subject, "fork-model-calls", "openai", "history-inherited").status == "fail"
+    # the call is in the model turn the parent's request never held: no cached prefix lost
+    assert finding(subject, "fork-model-calls", "openai", "history-inherited").status == "warning"
     assert finding(subject, "fork-model-calls", "openai", "call-args-kept").status == "pass"
+
+
+def test_a_lost_answer_is_an_error_when_the_child_also_leaves_the_parents_prefix() -> None:
+    def dated_without_answer(request: Request, *_: object) -> Request:
+        preset = replace(request.preset, system=(*request.preset.system, "Today is Monday."))
+        history = (*request.history[:3], *request.history[4:])
+        return replace(request, preset=preset, history=history)
+
+    subject = edited("dated-without-answer", child=dated_without_answer)
+    found = finding(subject, "fork-model", "openai", "history-inherited")
+    assert found.status == "fail"
+    assert found.cost is not None
+    assert found.cost.lost_bytes > 0
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini"])
+def test_a_child_dropping_thinking_its_parent_replays_is_warned(dialect: str) -> None:
+    # the parent keeps thinking on its own model turns (message 1): a child's copy of the
+    # turn that forked it should keep that turn's thinking too
+    scenario = BY_ID["fork-model-calls"]
+    tail = scenario.history[3]
+    with_thinking = replace(
+        scenario,
+        id="fork-thinking",
+        history=(
+            *scenario.history[:3],
+            replace(tail, parts=(Thinking("Fork it.", "sig-9"), *tail.parts)),
+        ),
+    )
+    kept = REFERENCE.assemble(with_thinking, dialect)
+    assert evaluate(with_thinking, dialect, kept).finding("history-inherited").status == "pass"
+
+    def dropped(request: Request, *_: object) -> Request:
+        history = list(request.history)
+        history[3] = replace(history[3], parts=history[3].parts[1:])
+        return replace(request, history=tuple(history))
+
+    outcome = edited("tail-thinking-dropped", child=dropped).assemble(with_thinking, dialect)
+    found = evaluate(with_thinking, dialect, outcome).finding("history-inherited")
+    assert found.status == "warning"
+    assert "message 3 (model) lacks the thinking (signature 'sig-9') that the parent replays" in (
+        found.message
+    )

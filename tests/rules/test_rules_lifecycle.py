@@ -213,3 +213,32 @@ def test_a_rewritten_parent_next_fails() -> None:
     assert found.message.startswith("parent_next rewrites the parent's request at byte ")
     assert found.evidence is not None
     assert found.evidence.against == "parent"
+
+
+def test_a_spawn_quoting_a_parent_result_as_json_text_in_any_key_order_fails() -> None:
+    """The parent's result is an object; the child's prompt quotes it as JSON text in its
+    original key order (and spacing): found by value, not by the canonical spelling."""
+    record = {"zone": "eu-west-3", "replicas": 12, "alarms": ["disk", "latency"]}
+    scenario = replace(
+        _LEAKY_SPAWN,
+        id="spawn-json-result",
+        history=(
+            *_LEAKY_SPAWN.history[:2],
+            Message("user", (FunctionResponse("read_file", freeze(record), id="c1"),)),
+            _LEAKY_SPAWN.history[3],
+        ),
+    )
+
+    def quoting(request: Request, *_: object) -> Request:
+        first = request.history[0]
+        quoted = Text(
+            'Context: {"zone": "eu-west-3", "replicas": 12, "alarms": ["disk", "latency"]}'
+        )
+        return replace(request, history=(Message("user", (*first.parts, quoted)),))
+
+    outcome = edited("quotes-json", child=quoting).assemble(scenario, "openai")
+    found = evaluate(scenario, "openai", outcome).finding("spawn-isolated")
+    assert found.status == "fail", found.message
+    assert "carries the parent's result" in found.message
+    clean = REFERENCE.assemble(scenario, "openai")
+    assert evaluate(scenario, "openai", clean).finding("spawn-isolated").status == "pass"

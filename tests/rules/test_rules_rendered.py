@@ -1,9 +1,13 @@
 from dataclasses import replace
 
-from harness.model import Request
+import pytest
+
+from harness.model import Request, Tool, freeze, thaw
+from harness.rules import evaluate
 
 from .bad_subjects import CASES
-from .support import REFERENCE, edited, finding
+from .scenarios import BY_ID, PRESET
+from .support import DIALECTS, REFERENCE, edited, finding
 
 
 def test_the_reference_parent_carries_the_scenario() -> None:
@@ -55,3 +59,60 @@ def test_tools_in_another_order_are_a_rendering_choice() -> None:
     assert found.status == "warning"
     assert "tools in another order" in found.message
     assert finding(subject, "fork-model", "openai", "tools-identical").status == "pass"
+
+
+def _retooled(name: str, change: object) -> object:
+    def edit(request: Request, *_: object) -> Request:
+        tools = tuple(change(t) for t in request.preset.tools)  # type: ignore[operator]
+        return replace(request, preset=replace(request.preset, tools=tools))
+
+    return edited(name, **_both(edit))
+
+
+def _sorted(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    return value
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_schema_spelled_with_sorted_keys_is_a_rendering_choice(dialect: str) -> None:
+    subject = _retooled(
+        "sorted-schemas", lambda t: replace(t, parameters=freeze(_sorted(thaw(t.parameters))))
+    )
+    found = finding(subject, "fork-model", dialect, "parent-faithful")  # type: ignore[arg-type]
+    assert found.status == "warning", found.message
+    assert "tool declarations spelled their own way" in found.message
+    assert finding(subject, "fork-model", dialect, "tools-identical").status == "pass"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("default", [None, {}, {"properties": {}, "type": "object"}])
+def test_a_parameterless_tool_in_any_default_spelling_carries_the_scenario(default: object) -> None:
+    scenario = replace(
+        BY_ID["fork-model"],
+        id="fork-parameterless",
+        preset=replace(PRESET, tools=(*PRESET.tools, Tool("uptime", "Uptime.", None))),
+    )
+
+    def spelled(request: Request, *_: object) -> Request:
+        tools = tuple(
+            replace(t, parameters=freeze(default)) if t.name == "uptime" else t
+            for t in request.preset.tools
+        )
+        return replace(request, preset=replace(request.preset, tools=tools))
+
+    for dialect in DIALECTS:
+        outcome = edited("default-schema", **_both(spelled)).assemble(scenario, dialect)
+        found = evaluate(scenario, dialect, outcome).finding("parent-faithful")
+        assert found.status in ("pass", "warning"), (dialect, found.message)
+
+
+def test_a_schema_of_another_value_is_lost_content() -> None:
+    def loosened(tool: Tool) -> Tool:
+        if tool.name != "read_file":
+            return tool
+        return replace(tool, parameters=freeze({"required": ["path"], "type": "object"}))
+
+    found = finding(_retooled("loosened", loosened), "fork-model", "gemini", "parent-faithful")  # type: ignore[arg-type]
+    assert found.status == "fail"
+    assert "the tool read_file is declared with another description or schema" in found.message

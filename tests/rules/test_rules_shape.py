@@ -153,12 +153,46 @@ def _context_turn(request: Request, *_: object) -> Request:
     return replace(request, history=(preamble, *request.history))
 
 
-@pytest.mark.parametrize("dialect", ["openai-responses", "openai", "anthropic"])
+@pytest.mark.parametrize("dialect", ["openai", "gemini"])
 def test_a_repeat_the_parent_has_too_is_the_runtimes_shape(dialect: str) -> None:
     same = edited("context-turn", child=_context_turn, parent=_context_turn)
     found = finding(same, "fork-model", dialect, "alternation")
     assert found.status == "pass", found.message
+    assert "as the parent's own request has them" in found.message
     own = edited("context-turn-child-only", child=_context_turn)
     found = finding(own, "fork-model", dialect, "alternation")
     assert found.status == "fail"
     assert found.message.startswith("children[0]: message 1 has role user where model is due")
+
+
+def _context_after_task(request: Request, *_: object) -> Request:
+    """The runtime's context as a user turn of its own after the last user turn."""
+    context = Message("user", (Text("<runtime_context>cwd: /work</runtime_context>"),))
+    return replace(request, history=(*request.history, context))
+
+
+def test_a_repeat_of_a_role_the_parent_repeats_elsewhere_is_the_runtimes_shape() -> None:
+    # the parent's first request has its context and prompt as two user turns; the child
+    # sends its context after its task: the same pair, which the provider took from the parent
+    subject = edited("context-after", parent=_context_turn, child=_context_after_task)
+    found = finding(subject, "fork-model", "openai", "alternation")
+    assert found.status == "pass", found.message
+
+
+@pytest.mark.parametrize(
+    ("dialect", "says"),
+    [
+        ("anthropic", "which Anthropic combines into one turn"),
+        ("openai-responses", "which OpenAI reads as they are"),
+    ],
+)
+def test_consecutive_turns_follow_the_dialects_facts(dialect: str, says: str) -> None:
+    own = edited("context-after-child-only", child=_context_after_task)
+    found = finding(own, "fork-model", dialect, "alternation")
+    assert found.status == "pass", found.message
+    assert found.message.endswith(f"messages take turns: 1 follows one of the same role, {says}")
+    assert get_dialect("openai").facts.consecutive_turns == "alternate"
+    assert finding(own, "fork-model", "openai", "alternation").status == "fail"
+    # a history that ends with the model still asks for nothing, whatever the dialect
+    no_task = edited("no-task-2", child=lambda r, *_: replace(r, history=r.history[:-1]))
+    assert finding(no_task, "fork-model", dialect, "alternation").status == "fail"

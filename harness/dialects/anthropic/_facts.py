@@ -10,6 +10,9 @@ content block (a tool_result with nested blocks is one block).
 Caches are per model; a changed tool choice or thinking configuration (enabled, budget,
 effort) invalidates the cached message blocks while tools and system stay cached; a changed
 structured-output format invalidates the conversation's cache.
+
+From the Messages API reference: "Consecutive user or assistant turns in your request will
+be combined into a single turn" (``consecutive_turns``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ FACTS = Facts(
         "thinking": "history",
         "output_config": "history",
     },
+    consecutive_turns="combined",
     links=(
         Link("request", "https://docs.anthropic.com/en/api/messages", "2026-12-01"),
         Link(

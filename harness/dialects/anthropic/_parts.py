@@ -8,7 +8,8 @@ part's ``Extra``. Every other block (``document``, ``search_result``, ``server_t
 ``web_search_tool_result``, ``mcp_tool_use``, ``container_upload``, an image with a ``file``
 source, a text block with ``citations``, any type not known at all) is an ``Opaque`` part
 holding the block verbatim: a block maps to a neutral part only when that part renders back
-to the same bytes.
+to the same value. Key order aside: the API reads a block by field name, and the message's
+``Source`` keeps the block's bytes, so a body renders back as sent whatever its key order.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from ...model import (
     freeze,
     join_path,
     json_kind,
+    same_value,
     thaw,
 )
 from .._base import DialectError
 from ._facts import NAME
-from ._fields import compact, field, required_str, same
+from ._fields import compact, field, required_str
 
 __all__ = ["part", "parts", "render_part"]
 
@@ -55,8 +57,8 @@ def parts(content: str | list[Any], k: int, names: dict[str, str]) -> tuple[Part
 
 def part(block: Any, path: str, names: dict[str, str]) -> Part:
     """The neutral part of an unmarked block: a known one only when it renders back to the
-    same bytes (calls and responses keep their unknown fields as their ``Extra``), else
-    Opaque."""
+    same value, key order aside (calls and responses keep their unknown fields as their
+    ``Extra``), else Opaque."""
     if not isinstance(block, dict):
         raise DialectError(f"a content block must be an object, not {json_kind(block)}", path=path)
     kind = block.get("type")
@@ -66,7 +68,7 @@ def part(block: Any, path: str, names: dict[str, str]) -> Part:
     reader = _READERS.get(kind)
     read = None if reader is None else reader(block, path, names)
     if read is None or not (
-        isinstance(read, FunctionCall | FunctionResponse) or same(render_part(read), block)
+        isinstance(read, FunctionCall | FunctionResponse) or same_value(render_part(read), block)
     ):
         return Opaque(kind, freeze(block), NAME)
     return read

@@ -1,7 +1,9 @@
 """The capture side of Anthropic messages: ``POST /v1/messages`` (JSON, or the SSE event stream
-message_start, content_block_start/delta/stop per text or tool_use block, message_delta,
-message_stop), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``; errors as
-``{"type": "error", "error": {"type", "message"}}``."""
+message_start, content_block_start/delta/stop per thinking, text or tool_use block,
+message_delta, message_stop), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``;
+errors as ``{"type": "error", "error": {"type", "message"}}``. A reply's thinking is a
+``thinking`` block first, with the signature the fake mints (``signature_delta`` last in a
+stream)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,11 @@ class AnthropicWire(Wire):
 
     def message(self, turn: Turn) -> bytes:
         blocks: list[dict[str, Any]] = []
+        if turn.reply.thinking is not None:
+            signature = self.signature(turn.nth)
+            blocks.append(
+                {"type": "thinking", "thinking": turn.reply.thinking, "signature": signature}
+            )
         if turn.reply.text is not None:
             blocks.append({"type": "text", "text": turn.reply.text})
         for i, call in enumerate(turn.reply.calls):
@@ -73,6 +80,18 @@ class AnthropicWire(Wire):
         yield _event({"type": "message_start", "message": start})
         yield _event({"type": "ping"})
         index = 0
+        if turn.reply.thinking is not None:
+            start_block = {"type": "thinking", "thinking": "", "signature": ""}
+            yield _event(
+                {"type": "content_block_start", "index": index, "content_block": start_block}
+            )
+            for piece in pieces(turn.reply.thinking):
+                delta = {"type": "thinking_delta", "thinking": piece}
+                yield _event({"type": "content_block_delta", "index": index, "delta": delta})
+            signed = {"type": "signature_delta", "signature": self.signature(turn.nth)}
+            yield _event({"type": "content_block_delta", "index": index, "delta": signed})
+            yield _event({"type": "content_block_stop", "index": index})
+            index += 1
         if turn.reply.text is not None:
             text_block = {"type": "text", "text": ""}
             yield from _block(index, text_block, "text_delta", "text", turn.reply.text)

@@ -2,7 +2,9 @@
 
 text (``thought: true`` -> Thinking), functionCall, functionResponse, inlineData and fileData
 map to their neutral parts, with ``thoughtSignature`` kept on any of them (``signature``). A
-part maps to a neutral part only when that part renders back to the same bytes; every other
+part maps to a neutral part only when that part renders back to the same value (key order
+aside: the API reads a part by field name, and the message's ``Source`` keeps the part's
+bytes, so a body renders back as sent); every other
 part (``executableCode``, ``codeExecutionResult``, a part with ``videoMetadata``, any part not
 known at all) is an ``Opaque`` part holding it verbatim. Unknown fields of a functionCall /
 functionResponse (``willContinue``, ``scheduling``, ``parts``) and of their part are the
@@ -28,11 +30,12 @@ from ...model import (
     freeze,
     join_path,
     json_kind,
+    same_value,
     thaw,
 )
 from .._base import DialectError
 from ._facts import NAME
-from ._fields import field, required, same
+from ._fields import field, required
 
 __all__ = ["part", "render_part"]
 
@@ -44,14 +47,14 @@ _RESOLUTION: Final = "MEDIA_RESOLUTION_"
 
 def part(raw: Any, path: str) -> Part:
     """One part: a neutral part when exactly one of text, functionCall, functionResponse,
-    inlineData, fileData is there and the neutral part renders back to the same bytes (a call
+    inlineData, fileData is there and the neutral part renders back to the same value (a call
     or response keeps its other fields as its ``Extra``); else an Opaque part."""
     if not isinstance(raw, dict):
         raise DialectError(f"a part is an object, not {json_kind(raw)}", path=path)
     kinds = [k for k in _PART_KINDS if k in raw]
     if len(kinds) == 1:
         read = _PART_READERS[kinds[0]](raw, path)
-        if isinstance(read, FunctionCall | FunctionResponse) or same(render_part(read), raw):
+        if isinstance(read, FunctionCall | FunctionResponse) or same_value(render_part(read), raw):
             return read
     kind = next((k for k in raw if k not in _PART_META), next(iter(raw), "part"))
     return Opaque(kind, freeze(raw), NAME)

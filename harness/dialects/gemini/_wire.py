@@ -1,17 +1,21 @@
 """The capture side of Gemini generateContent: ``POST /v1beta/models/{model}:generateContent``,
 ``:streamGenerateContent`` (SSE with ``alt=sse``, else one JSON array of responses),
 ``:countTokens`` and ``GET /v1beta/models``; errors as ``{"error": {"code", "message",
-"status"}}``. ``/v1`` and ``/v1alpha`` are served the same way."""
+"status"}}``. ``/v1`` and ``/v1alpha`` are served the same way. A reply's thinking is a
+thought part first (``"thought": true``), its ``thoughtSignature`` on the first call after it
+(or on the text when the reply makes none)."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import orjson
 
-from ...model import thaw
+from ...model import Message, thaw
+from .._reply import Reply
 from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, output_tokens, pieces, sse
 from ._facts import NAME
 
@@ -55,11 +59,34 @@ class GeminiWire(Wire):
         return route.model or FAKE_MODEL
 
     def message(self, turn: Turn) -> bytes:
+        texts = [] if turn.reply.text is None else [turn.reply.text]
+        return orjson.dumps(_response(turn, self._parts(turn, texts), final=True))
+
+    def _parts(self, turn: Turn, texts: list[str]) -> list[dict[str, Any]]:
+        """The answer's parts: a thought part for its thinking, the text (in ``texts``
+        pieces), then the calls; the thinking's ``thoughtSignature`` on the first call, else
+        on the first text part (where Gemini attaches it)."""
+        reply = turn.reply
         parts: list[dict[str, Any]] = []
-        if turn.reply.text is not None:
-            parts.append({"text": turn.reply.text})
-        parts.extend(_call_part(call.name, thaw(call.args)) for call in turn.reply.calls)
-        return orjson.dumps(_response(turn, parts, final=True))
+        if reply.thinking is not None:
+            parts.append({"text": reply.thinking, "thought": True})
+        after = len(parts)
+        parts.extend({"text": piece} for piece in texts)
+        calls = [_call_part(call.name, thaw(call.args)) for call in reply.calls]
+        if calls:
+            after = len(parts)
+        parts.extend(calls)
+        if reply.thinking is not None and after < len(parts):
+            parts[after]["thoughtSignature"] = self.signature(turn.nth)
+        return parts
+
+    def signature(self, nth: int) -> str | None:
+        """Base64, as Gemini's ``thoughtSignature`` is (the SDKs decode it to bytes)."""
+        return base64.b64encode(f"sig_ph{nth:06d}".encode()).decode()
+
+    def played(self, reply: Reply, nth: int) -> Message:
+        ids = [self.call_id(nth, i) for i in range(len(reply.calls))]
+        return reply.message(ids, self.signature(nth), signed_call=True)
 
     def stream(self, turn: Turn, route: Route) -> Stream:
         responses = self._responses(turn)
@@ -68,10 +95,8 @@ class GeminiWire(Wire):
         return Stream("application/json", _array(orjson.dumps(r) for r in responses))
 
     def _responses(self, turn: Turn) -> Iterator[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        if turn.reply.text is not None:
-            parts.extend({"text": piece} for piece in pieces(turn.reply.text))
-        parts.extend(_call_part(call.name, thaw(call.args)) for call in turn.reply.calls)
+        texts = [] if turn.reply.text is None else pieces(turn.reply.text)
+        parts = self._parts(turn, texts)
         for i, part in enumerate(parts):
             yield _response(turn, [part], final=i == len(parts) - 1)
 

@@ -2,7 +2,8 @@
 content.
 
 text and ``image_url`` parts (a base64 ``data:`` URL is inline data) map to their neutral
-parts when they render back as sent; every other part (``input_audio``, ``file``,
+parts when they render back to the same value (key order aside: the message's ``Source``
+keeps the part's bytes); every other part (``input_audio``, ``file``,
 ``refusal``, a text part with fields of its own, any unknown type) is an ``Opaque`` part
 holding it verbatim.
 """
@@ -20,9 +21,9 @@ from ...model import (
     Part,
     Text,
     Thinking,
-    dumps,
     freeze,
     join_path,
+    same_value,
 )
 from .._base import DialectError
 from .._openai_reading import obj, show, string
@@ -54,14 +55,14 @@ def content_parts(content: Any, path: str) -> tuple[Part, ...]:
 
 
 def _content_part(part: Any, path: str) -> Part:
-    """A text or image_url part when it renders back as sent, else Opaque."""
+    """A text or image_url part when it renders back to the same value, else Opaque."""
     kind = obj(part, path).get("type")
     read: Part | None = None
     if kind == "image_url":
         read = _image(part, path)
     elif kind == "text":
         read = Text(_text_part(part, path))
-    if read is not None and dumps(render_part(read)) == dumps(part):
+    if read is not None and same_value(render_part(read), part):
         return read
     if not isinstance(kind, str):
         raise DialectError(f"a content part's type must be a string, not {show(kind)}", path=path)

@@ -1,6 +1,8 @@
 """The capture side of OpenAI chat completions: ``POST /v1/chat/completions`` (JSON or SSE chunks
 ending in ``data: [DONE]``, with a usage chunk when ``stream_options.include_usage``) and
-``GET /v1/models``; errors as ``{"error": {"message", "type", "param", "code"}}``."""
+``GET /v1/models``; errors as ``{"error": {"message", "type", "param", "code"}}``. A reply's
+thinking is the message's ``reasoning_content`` (DeepSeek's form on this wire; no
+signature), streamed in ``delta.reasoning_content`` pieces before the text."""
 
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ class OpenAIWire(Wire):
     def message(self, turn: Turn) -> bytes:
         reply = turn.reply
         message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
+        if reply.thinking is not None:
+            message["reasoning_content"] = reply.thinking
         if reply.calls:
             message["tool_calls"] = [
                 {
@@ -80,6 +84,8 @@ class OpenAIWire(Wire):
 
         reply = turn.reply
         yield chunk({"role": "assistant", "content": "" if reply.text is not None else None})
+        for piece in pieces(reply.thinking) if reply.thinking else ():
+            yield chunk({"reasoning_content": piece})
         if reply.text:
             for piece in pieces(reply.text):
                 yield chunk({"content": piece})
@@ -106,6 +112,9 @@ class OpenAIWire(Wire):
 
     def call_id(self, nth: int, index: int) -> str:
         return f"call_ph{nth:06d}_{index}"
+
+    def signature(self, nth: int) -> str | None:
+        return None  # reasoning_content carries none
 
     def error(self, status: int, message: str) -> bytes:
         kind, code = _ERRORS.get(status, ("server_error", None))

@@ -11,6 +11,11 @@ entry at or before its block), a ttl of ``"30m"`` unless the marker or the reque
 ``prompt_cache_options`` names one. Blocks are counted in cache order: one for the
 instructions, each tool and the format; per item one for a string content or one per content
 part, and one for any other item.
+
+From the Responses API reference: ``input`` is a list of items, each an input message, an
+output item or a tool call's output, with no rule of alternation; consecutive user messages
+(a runtime's environment context, then the prompt) are read as they are
+(``consecutive_turns``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ FACTS = Facts(
         "reasoning.effort": "request",
     },
     tokenizer="openai",
+    consecutive_turns="accepted",
     links=(
         Link(
             "request",

@@ -5,7 +5,8 @@ with no ``[DONE]`` line), ``POST /v1/responses/input_tokens`` and ``GET /v1/mode
 The provider is the one of chat completions, so errors, model listings and call ids are
 that wire's; only the generate and token-counting routes and their answers differ. Each
 Response's id (``resp_ph000001``) names it for a later ``previous_response_id``
-(``harness.capture``).
+(``harness.capture``). A reply's thinking is a ``reasoning`` item first: its text as one
+``summary_text`` part, the signature the fake mints as its ``encrypted_content``.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ class OpenAIResponsesWire(OpenAIWire):
     def response_id(self, nth: int) -> str:
         return f"resp_ph{nth:06d}"
 
+    def signature(self, nth: int) -> str | None:
+        return f"enc_ph{nth:06d}"
+
     def count_tokens(self, tokens: int) -> bytes:
         return orjson.dumps({"object": "response.input_tokens", "input_tokens": tokens})
 
@@ -96,6 +100,15 @@ class OpenAIResponsesWire(OpenAIWire):
         reply, nth = turn.reply, turn.nth
         namespaces = _namespaces(turn.body)
         items: list[dict[str, Any]] = []
+        if reply.thinking is not None:
+            items.append(
+                {
+                    "type": "reasoning",
+                    "id": f"rs_ph{nth:06d}",
+                    "summary": [{"type": "summary_text", "text": reply.thinking}],
+                    "encrypted_content": self.signature(nth),
+                }
+            )
         if reply.text is not None:
             content = {"type": "output_text", "text": reply.text, "annotations": []}
             items.append(
@@ -134,6 +147,8 @@ class OpenAIResponsesWire(OpenAIWire):
             yield event("response.output_item.added", output_index=index, item=_started(item))
             if item["type"] == "message":
                 yield from _text_events(event, index, item)
+            elif item["type"] == "reasoning":
+                yield from _summary_events(event, index, item)
             else:
                 yield from _argument_events(event, index, item)
             yield event("response.output_item.done", output_index=index, item=item)
@@ -145,8 +160,21 @@ Event = Callable[..., bytes]
 
 def _started(item: dict[str, Any]) -> dict[str, Any]:
     """An output item as ``response.output_item.added`` shows it: nothing generated yet."""
+    if item["type"] == "reasoning":
+        return {**item, "summary": []}
     empty: dict[str, Any] = {"content": []} if item["type"] == "message" else {"arguments": ""}
     return {**item, **empty, "status": "in_progress"}
+
+
+def _summary_events(event: Event, index: int, item: dict[str, Any]) -> Iterator[bytes]:
+    """A reasoning item's one summary part: added empty, its text in pieces, then done."""
+    part = item["summary"][0]
+    where = {"item_id": item["id"], "output_index": index, "summary_index": 0}
+    yield event("response.reasoning_summary_part.added", **where, part={**part, "text": ""})
+    for piece in pieces(part["text"]):
+        yield event("response.reasoning_summary_text.delta", **where, delta=piece)
+    yield event("response.reasoning_summary_text.done", **where, text=part["text"])
+    yield event("response.reasoning_summary_part.done", **where, part=part)
 
 
 def _text_events(event: Event, index: int, item: dict[str, Any]) -> Iterator[bytes]:

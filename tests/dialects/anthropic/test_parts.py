@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from harness.dialects import DialectError
@@ -13,6 +14,7 @@ from harness.model import (
     FunctionResponse,
     Image,
     Message,
+    Opaque,
     Preset,
     Request,
     Text,
@@ -101,3 +103,33 @@ def test_a_result_after_its_own_call_in_one_message_takes_that_calls_name() -> N
         ),
     )
     assert parse(body).history[1].parts[1] == FunctionResponse("inner", "", "c1")
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        ({"text": "Hi.", "type": "text"}, Text("Hi.")),
+        (
+            {
+                "source": {"data": "iVBOR", "media_type": "image/png", "type": "base64"},
+                "type": "image",
+            },
+            Image(mime_type="image/png", data="iVBOR"),
+        ),
+        ({"signature": "s1", "thinking": "Hm.", "type": "thinking"}, Thinking("Hm.", "s1")),
+    ],
+)
+def test_a_block_with_its_keys_in_another_order_reads_as_its_part(
+    block: dict[str, Any], expected: object
+) -> None:
+    # the API reads a block by field name: sorted keys (Go's encoding/json) are the same block
+    body = minimal(user([block, {"type": "text", "text": "Go on."}]))
+    assert parse(body).history[0].parts == (expected, Text("Go on."))
+    raw = orjson.dumps(body)
+    assert DIALECT.render(DIALECT.parse(orjson.loads(raw)).request) == raw  # byte for byte
+
+
+def test_a_block_with_a_field_of_its_own_stays_opaque_in_any_key_order() -> None:
+    block = {"citations": [], "text": "Hi.", "type": "text"}
+    (part,) = parse(minimal(user([block]))).history[0].parts
+    assert isinstance(part, Opaque)

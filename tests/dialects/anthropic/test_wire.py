@@ -160,3 +160,25 @@ def test_sdk_sees_413_over_the_limit(serve: Serve) -> None:
     assert "over the fake provider's limit of 1,000 bytes" in str(raised.value)
     (record,) = provider.records
     assert (record.status, record.body, record.body_size > 5000) == (413, None, True)
+
+
+THINKING_SCRIPT: dict[str, Any] = {
+    "default": {"thinking": "Split it in two; fork a worker.", "text": "Forking.",
+                "call": [{"name": "fork", "args": {"directive": "A"}}]},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_thinking_with_its_signature(serve: Serve, streamed: bool) -> None:
+    provider = serve("anthropic", THINKING_SCRIPT)
+    with client(provider.base_url) as sdk:
+        if streamed:
+            with sdk.messages.stream(model="c", max_tokens=64, messages=USER_TEXT) as stream:
+                message = stream.get_final_message()
+        else:
+            message = sdk.messages.create(model="c", max_tokens=64, messages=USER_TEXT)
+    thinking, text, tool_use = message.content
+    assert thinking.type == "thinking"
+    assert thinking.thinking == "Split it in two; fork a worker."
+    assert thinking.signature == "sig_ph000001"
+    assert (text.type, tool_use.type) == ("text", "tool_use")

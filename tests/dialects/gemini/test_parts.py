@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from harness.dialects.gemini import DIALECT
@@ -152,3 +153,25 @@ def test_malformed_parts_name_their_path(body: Any, path: str, reason: str) -> N
     error = error_of(body)
     assert error.path == path
     assert error.reason.startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ({"inlineData": {"data": "iVBOR", "mimeType": "image/png"}}, Image("image/png", "iVBOR")),
+        (
+            {"fileData": {"fileUri": "https://example.org/a.png", "mimeType": "image/png"}},
+            Image("image/png", url="https://example.org/a.png"),
+        ),
+        ({"text": "Hm.", "thought": True, "thoughtSignature": "s1"}, Thinking("Hm.", "s1")),
+        ({"functionCall": {"name": "uptime"}}, FunctionCall("uptime", None)),
+    ],
+)
+def test_a_part_with_its_keys_in_another_order_reads_as_its_part(
+    raw: dict[str, Any], expected: object
+) -> None:
+    # the API reads a part by field name: sorted keys (Go's encoding/json) are the same part
+    body = parts_body(raw)
+    assert DIALECT.parse(body).request.history[0].parts == (expected,)
+    encoded = orjson.dumps(body)
+    assert DIALECT.render(DIALECT.parse(orjson.loads(encoded)).request) == encoded

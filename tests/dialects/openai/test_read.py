@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from harness.dialects import DialectError
 from harness.dialects.openai import DIALECT
 from harness.model import (
     FunctionResponse,
+    Image,
     Message,
     Text,
 )
@@ -72,3 +74,22 @@ def test_tool_messages_take_the_names_of_the_calls_before_them() -> None:
     answer = parse(body).history[-1]
     assert [p.name for p in answer.function_responses] == ["search", ""]
     assert DIALECT.read_segments(answer) == 3  # two tool messages and the user's
+
+
+def test_content_parts_with_their_keys_in_another_order_read_as_their_parts() -> None:
+    body = message_body(
+        {
+            "content": [
+                {"text": "Look.", "type": "text"},
+                {
+                    "image_url": {"detail": "low", "url": "https://example.org/a.png"},
+                    "type": "image_url",
+                },
+            ],
+            "role": "user",
+        }
+    )
+    (message,) = parse(body).history
+    assert message.parts == (Text("Look."), Image(url="https://example.org/a.png", detail="low"))
+    raw = orjson.dumps(body)
+    assert DIALECT.render(DIALECT.parse(orjson.loads(raw)).request) == raw

@@ -171,3 +171,17 @@ def test_body_the_dialect_cannot_read_is_answered_and_noted(serve: Serve) -> Non
         reply = sdk.chat.completions.create(model="m", messages="not a list")
     assert reply.choices[0].message.content == "OK."
     assert "the openai dialect could not read the body" in (provider.records[0].note or "")
+
+
+def test_reasoning_content_as_deepseek_sends_it(serve: Serve) -> None:
+    script = {"default": {"thinking": "Think it through first, then answer.", "text": "Done."}}
+    provider = serve("openai", script)
+    with client(provider.base_url) as sdk:
+        completion = sdk.chat.completions.create(model="m", messages=USER_TEXT)
+        chunks = list(sdk.chat.completions.create(model="m", messages=USER_TEXT, stream=True))
+    message = completion.choices[0].message
+    assert message.model_extra["reasoning_content"] == "Think it through first, then answer."
+    streamed = [
+        c.choices[0].delta.model_extra.get("reasoning_content") for c in chunks if c.choices
+    ]
+    assert "".join(s for s in streamed if s) == "Think it through first, then answer."
