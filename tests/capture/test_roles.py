@@ -277,6 +277,16 @@ def test_a_capture_without_calls_has_nothing_to_match() -> None:
     assert roles(rt, GroupOptions(fork_tag="<none>", fork_tool="x")).unmatched == ()
 
 
+def test_a_session_fork_mark_no_request_carries_is_said_calls_or_not() -> None:
+    rt = Runtime()
+    rt.send([ASK], text("hello"), mark="parent")
+    assert roles(rt, GroupOptions(session_fork_mark="resume")).unmatched == (
+        "--session-fork 'resume' matched nothing: no request carries that script mark, so no"
+        " session fork was declared",
+    )
+    assert roles(rt, GroupOptions(session_fork_mark="parent")).unmatched == ()
+
+
 def test_the_report_says_which_option_matched_nothing() -> None:
     from harness.reports import capture_json, capture_text
 
