@@ -54,6 +54,9 @@ class CheckRun:
     generated_ids: tuple[str, ...] = ()
     """The ids of the generated scenarios run (not of a fixture): they change with the seed
     and the release, so ``--write-expect`` writes their failures for every scenario."""
+    generated_by_dialect: dict[str, int] = field(default_factory=dict)
+    """How many generated scenarios ran in each dialect (every one runs; fewer only in a
+    dialect the subject does not speak, or when the run stopped early)."""
 
     def expected_failure(self, report: ScenarioReport, finding: Finding) -> KnownFailure | None:
         return self.expectations.expected(

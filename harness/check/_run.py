@@ -207,7 +207,9 @@ def run_check(
         raise
     reports = [ranked[rank] for rank in sorted(ranked)]
     ids = {**dict.fromkeys(s.id for s in fixtures), **generated_ids}
-    generated_runs = sum(1 for item in plan if item.generated is not None and item.rank in ranked)
+    ran = [item for item in plan if item.generated is not None and item.rank in ranked]
+    generated_runs = len(ran)
+    by_dialect = {d: sum(1 for item in ran if item.dialect == d) for d in dialects}
     shrunk = [
         shrink(subject, dialect, actions, examples, rng_seed, found[dialect])
         for dialect in dialects
@@ -235,6 +237,7 @@ def run_check(
         scenario_ids=tuple(ids),
         stopped=stopped,
         generated_ids=tuple(i for i in generated_ids if i not in {s.id for s in fixtures}),
+        generated_by_dialect=by_dialect,
     )
 
 

@@ -22,7 +22,28 @@ from ._outcomes import check_outcomes
 from ._rules_json import outcomes_json, rules_document
 from ._rules_text import attention_lines, failure_lines, legend, status_cell, verdict_line
 
-__all__ = ["check_item_text", "check_json", "check_junit", "check_text", "fixture_of"]
+__all__ = [
+    "check_item_text",
+    "check_json",
+    "check_junit",
+    "check_text",
+    "fixture_of",
+    "generated_counts",
+]
+
+
+def generated_counts(run: CheckRun) -> str:
+    """How many scenario runs were generated, and in each dialect: ``100 generated: 25 in each
+    dialect`` when every dialect ran as many, else each dialect's count (a dialect the
+    subject does not speak, a run stopped early); ``0 generated`` when none was."""
+    counts = [run.generated_by_dialect.get(d, 0) for d in run.dialects]
+    if not run.generated or not counts:
+        return f"{run.generated:,} generated"
+    if len(set(counts)) == 1:
+        each = "in each dialect" if len(counts) > 1 else f"in {run.dialects[0]}"
+        return f"{run.generated:,} generated: {counts[0]:,} {each}"
+    shown = ", ".join(f"{d} {n:,}" for d, n in zip(run.dialects, counts, strict=True))
+    return f"{run.generated:,} generated: {shown}"
 
 
 def _table(run: CheckRun) -> list[str]:
@@ -84,7 +105,7 @@ def check_text(run: CheckRun, *, verbose: bool = False, fail_on: str = "failure"
     verdict: the rules that failed and the exit code."""
     lines = [
         printable(f"subject: {run.subject}    dialects: {', '.join(run.dialects)}"),
-        f"{len(run.reports)} scenario runs ({run.generated} generated)",
+        f"{len(run.reports)} scenario runs ({generated_counts(run)})",
     ]
     failures = run.unexpected_failures
     if failures:
@@ -198,6 +219,7 @@ def check_json(run: CheckRun, *, fail_on: str = "failure") -> bytes:
     the check's own findings: generated and shrunk scenarios, subject failures."""
     document = rules_document(run.reports)
     document["generated"] = run.generated
+    document["generated_by_dialect"] = {d: run.generated_by_dialect.get(d, 0) for d in run.dialects}
     document["inconclusive"] = list(run.inconclusive)
     document["stopped"] = run.stopped
     document["shrunk"] = [

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..scenarios import scenario_to_json
+from ._check import generated_counts
 from ._html_check import Failure, failure_cards, failures_of, matrix
 from ._html_page import esc, esc_lines, page, section
 from ._html_timeline import left_out, timeline
@@ -145,7 +146,7 @@ def check_html(
         ("subject", run.subject),
         ("dialects", ", ".join(run.dialects)),
         ("seed", "derandomized (none given)" if seed is None else str(seed)),
-        ("scenario runs", f"{len(run.reports):,} ({run.generated:,} generated)"),
+        ("scenario runs", f"{len(run.reports):,} ({generated_counts(run)})"),
         ("failures", f"{unexpected} unexpected, {len(failures) - unexpected} expected"),
         ("unexpected passes", str(len(run.unexpected_passes))),
         ("subject failures", f"{len(run.failures)} (crashed, hung or broke the protocol)"),

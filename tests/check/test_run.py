@@ -1,6 +1,6 @@
 """run_check, the run loop (harness/check/_run.py): each scenario in every dialect in a row,
-the reports by dialect, progress, a dialect's generated runs ending at its first failure, and
-a run stopped by hangs in a row or its deadline."""
+the reports by dialect, progress, every generated scenario run (a dialect's first failure
+shrunk), how many ran in each dialect, and a run stopped by hangs in a row or its deadline."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ def test_the_reference_conforms_on_the_corpus_and_generated_scenarios() -> None:
     assert run.subject == "reference"
     assert run.dialects == DIALECTS
     assert run.generated == 2 * len(DIALECTS)
+    assert run.generated_by_dialect == dict.fromkeys(DIALECTS, 2)
     assert len(run.reports) == len(corpus()) * len(DIALECTS) + 2 * len(DIALECTS)
     for dialect in DIALECTS:
         ids = [r.scenario_id for r in run.reports if r.dialect == dialect]
@@ -145,6 +146,14 @@ def test_every_generated_scenario_runs_and_a_dialects_first_failure_is_shrunk() 
     assert run.exit_code == 1
 
 
+def test_the_generated_runs_are_counted_in_each_dialect() -> None:
+    """A dialect the subject does not speak runs no generated scenario: the count says so."""
+    run = run_check(Recording(dialects=("gemini",)), [], dialects=["gemini", "openai"], examples=3)
+    assert run.generated == 3
+    assert run.generated_by_dialect == {"gemini": 3, "openai": 0}
+    assert [r.dialect for r in run.reports] == ["gemini"] * 3
+
+
 def test_a_known_failure_is_not_shrunk() -> None:
     drawn = generate(ACTIONS, 4)
     subject = Recording(fail_longer_than=-1)
@@ -172,6 +181,7 @@ def test_a_subject_that_hangs_on_everything_stops_after_three_in_a_row() -> None
     )
     assert (run.failures[-1].message or "").endswith(f"; {run.stopped}")
     assert len(run.reports) == 3
+    assert run.generated_by_dialect == {"openai": 0}, "stopped before its generated scenarios"
 
 
 def test_a_subject_that_closes_its_stdout_on_everything_stops_as_a_hanging_one() -> None:

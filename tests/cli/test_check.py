@@ -74,11 +74,16 @@ def test_no_arguments_checks_the_reference_on_everything(
     lines = out.splitlines()
     assert lines[0] == "subject: reference    dialects: anthropic, gemini, openai, openai-responses"
     corpus = len(load_fixtures(bundled_fixtures()))
-    found = re.fullmatch(r"(\d+) scenario runs \((\d+) generated\)", lines[1])
+    found = re.fullmatch(
+        r"(\d+) scenario runs \((\d+) generated: (\d+) in each dialect\)", lines[1]
+    )
     assert found is not None
-    runs, generated = map(int, found.groups())
+    runs, generated, each = map(int, found.groups())
     dialects = len(all_dialects())
-    assert 0 < generated <= 25 * dialects
+    assert each == 25, "every generated scenario runs (the default --examples)"
+    assert generated == each * dialects
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"`{lines[1]}`" in readme, "the README shows the line as check prints it"
     assert runs == corpus * dialects + generated
     assert lines[-1] == "verdict: conforming — exit 0"
 

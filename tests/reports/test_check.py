@@ -50,6 +50,19 @@ def clean() -> CheckRun:
     return run_check(REFERENCE, oneshot(), dialects=["openai"], examples=2)
 
 
+def test_the_generated_runs_of_each_dialect_are_counted() -> None:
+    """Every generated scenario runs in each dialect the subject speaks: the second line says
+    how many ran where, and a dialect the subject does not speak shows its 0."""
+    assert check_text(clean()).splitlines()[1] == (
+        f"{len(clean().reports)} scenario runs (2 generated: 2 in openai)"
+    )
+    mute = replace(clean(), dialects=("gemini", "openai"), generated_by_dialect={"openai": 2})
+    assert check_text(mute).splitlines()[1].endswith(" (2 generated: gemini 0, openai 2)")
+    assert json.loads(check_json(mute))["generated_by_dialect"] == {"gemini": 0, "openai": 2}
+    none = replace(clean(), generated=0, generated_by_dialect={"openai": 0})
+    assert check_text(none).splitlines()[1].endswith(" (0 generated)")
+
+
 class Raising:
     name = "raising"
     dialects: tuple[str, ...] = ("openai",)
@@ -87,7 +100,7 @@ def test_the_table_has_a_column_per_dialect_and_a_row_per_rule() -> None:
     run = broken()
     lines = check_text(run).splitlines()
     assert lines[0] == "subject: tool-order    dialects: anthropic, openai"
-    assert lines[1] == f"{len(run.reports)} scenario runs ({run.generated} generated)"
+    assert lines[1] == f"{len(run.reports)} scenario runs (10 generated: 5 in each dialect)"
     at = lines.index(next(line for line in lines if line.startswith("rule ")))
     assert lines[at].split() == ["rule", "anthropic", "openai"]
     rows = lines[at + 1 : at + 1 + len(catalog())]
@@ -230,6 +243,7 @@ def test_json_has_the_check_findings_beside_the_reports() -> None:
     assert document["subject"] == "tool-order"
     assert document["dialects"] == ["anthropic", "openai"]
     assert document["generated"] == run.generated
+    assert document["generated_by_dialect"] == {"anthropic": 5, "openai": 5}
     assert len(document["reports"]) == len(run.reports)
     assert [(u["dialect"], u["scenario"], u["rule"]) for u in document["unexpected_failures"]] == [
         (r.dialect, r.scenario_id, f.rule) for r, f in run.unexpected_failures
