@@ -85,11 +85,20 @@ def _failures(failures: list[Failure]) -> str:
     return "\n".join(parts)
 
 
-def _listing(heading: str, lines: Sequence[str], id_: str) -> str:
+def _listing(
+    heading: str, lines: Sequence[str], id_: str, evidence: Sequence[Sequence[str]] = ()
+) -> str:
+    """A section listing ``lines``; ``evidence[i]``, when given, is listed under line ``i``
+    (what the requests show that decided how a group is judged)."""
     if not lines:
         return ""
-    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
-    return section(f"{heading} ({len(lines)})", f'<ul class="plain">{items}</ul>', id_=id_)
+    items = []
+    for i, line in enumerate(lines):
+        said = evidence[i] if i < len(evidence) else ()
+        under = "".join(f'<li class="evidence">{esc(s)}</li>' for s in said)
+        items.append(f"<li>{esc(line)}" + (f'<ul class="plain">{under}</ul>' if under else ""))
+    body = "".join(f"{item}</li>" for item in items)
+    return section(f"{heading} ({len(lines)})", f'<ul class="plain">{body}</ul>', id_=id_)
 
 
 def _subject_failures(run: CheckRun) -> str:
@@ -214,7 +223,8 @@ def capture_html(
         ("turns", f"{len(result.turns)} conversations checked append-only"),
         ("failures", f"{unexpected} unexpected, {len(failures) - unexpected} expected"),
     ]
-    checks = [f"{c.id}: {c.what}" for c in (*result.checks, *result.turns)]
+    shown = (*result.checks, *result.turns)
+    checks = [f"{c.id}: {c.what}" for c in shown]
     body = [
         _header(
             command,
@@ -226,9 +236,12 @@ def capture_html(
         _failures(failures),
         section("Rules × dialects", matrix(result.reports, dialects, failures), id_="matrix"),
         section("Requests per conversation", timeline(result), id_="timeline"),
-        _listing("Checks", checks, "checks"),
+        _listing("Checks", checks, "checks", [c.evidence for c in shown]),
         _listing(
-            "Not checked", [f"{n.what}: {n.reason}" for n in result.not_checked], "not-checked"
+            "Not checked",
+            [f"{n.what}: {n.reason}" for n in result.not_checked],
+            "not-checked",
+            [n.evidence for n in result.not_checked],
         ),
         _listing("Left out", left_out(result), "left-out"),
     ]

@@ -316,6 +316,19 @@ def test_the_capture_matrix_and_failures(capture_dom: Node) -> None:
     assert card.attrs["data-scenario"].startswith("siblings-")
 
 
+def test_each_check_lists_the_evidence_that_decided_it(
+    capture: CheckResult, capture_dom: Node
+) -> None:
+    """What the text report states under a check (which call started each child, the
+    lifecycle) the page lists under it too."""
+    (check,) = capture.checks
+    assert check.evidence, "the grouping states its evidence"
+    item = capture_dom.find("section", id="checks").find("li")
+    assert item.text().startswith(f"{check.id}: {check.what}")
+    said = [li.text() for li in item.find_all("li", class_="evidence")]
+    assert said == list(check.evidence)
+
+
 # --- escaping ---------------------------------------------------------------------------------
 
 HOSTILE = '<script>document.title="owned"</script><img src=x onerror=1>\u202e\x1b[2K\ud800'
