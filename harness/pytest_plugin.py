@@ -462,7 +462,8 @@ def assert_prefix_preserved(
     sides = {**{k: parse_body(chosen, v, source=k) for k, v in raw.items()}, **parsed}
     comparison = compare(sides["parent"], sides["fork"])
     if not comparison.preserved:
-        raise AssertionError(diff_text(comparison, DiffSubjects("parent", "fork", guessed)))
+        subjects = DiffSubjects("parent", "fork", guessed, "pass dialect=")
+        raise AssertionError(diff_text(comparison, subjects))
     return comparison
 
 

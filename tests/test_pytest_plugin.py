@@ -450,6 +450,19 @@ def test_the_helper_takes_a_body_in_each_of_its_forms(form: Callable[[Path], obj
     assert "PREFIX BROKEN at byte 610 of the prefix stream" in str(raised.value)
 
 
+def test_a_guessed_dialect_is_chosen_by_the_helpers_own_argument() -> None:
+    """Bodies that more than one dialect reads: the report names ``dialect=``, the
+    helper's argument, not the command's option."""
+    parent = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(AssertionError) as raised:
+        assert_prefix_preserved(parent, {"model": "m", "messages": []})
+    first = str(raised.value).splitlines()[0]
+    assert first.endswith(" (guessed: pass dialect= to choose)"), first
+    with pytest.raises(AssertionError) as chosen:
+        assert_prefix_preserved(parent, {"model": "m", "messages": []}, dialect="openai")
+    assert str(chosen.value).splitlines()[0] == "dialect: openai"
+
+
 @pytest.mark.parametrize("body", [42, None, ["a"], 1.5])
 def test_the_helper_says_which_forms_it_takes(body: object) -> None:
     valid = (EXAMPLES / "parent.json").read_bytes()

@@ -26,6 +26,9 @@ class DiffSubjects:
     parent: str
     fork: str
     dialect_guessed: bool = False
+    choose: str = "pass --dialect"
+    """How the caller chooses the dialect, named when it was guessed (the command's option,
+    or an assertion's ``dialect=``)."""
 
 
 def _n(value: int) -> str:
@@ -41,7 +44,7 @@ def _setting(value: Any) -> str:
 def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: int = 40) -> str:
     """A report readable at a glance: verdict first, then where and why, then settings."""
     c = comparison
-    guess = " (guessed: pass --dialect to choose)" if subjects.dialect_guessed else ""
+    guess = f" (guessed: {subjects.choose} to choose)" if subjects.dialect_guessed else ""
     width = max(len(subjects.parent), len(subjects.fork))
     lines = [
         f"dialect: {c.dialect}{guess}",
