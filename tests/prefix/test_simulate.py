@@ -1,0 +1,239 @@
+"""The cache simulator over hand-built units, with each provider's cache model.
+
+The Anthropic cases follow the prompt-caching guide's own worked example of the 20-position
+lookback: a conversation of 10, 15 and 35 blocks whose third turn misses the entry the second
+wrote 20 blocks back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.dialects._cache_anthropic import anthropic_plan
+from harness.dialects._cache_facts import ModelFacts, Prices, Source
+from harness.dialects._cache_gemini import gemini_plan
+from harness.dialects._cache_openai import deepseek_plan, legacy_model, openai_plan
+from harness.dialects._unit import Unit
+from harness.prefix._simulate import CacheSimulator, prefix_digests
+
+_SOURCE = Source("https://example.org/guide", "a guide", "2026-12-01")
+
+
+def facts(minimum: int = 0) -> ModelFacts:
+    return ModelFacts("", "test", minimum, 4.0, Prices(1.0, 0.1), _SOURCE)
+
+
+def blocks(count: int, *, marked: tuple[int, ...] = (), text: str = "b") -> list[Unit]:
+    """``count`` one-block user messages (Anthropic-like), markers on the blocks ``marked``."""
+    out = []
+    for k in range(count):
+        value = {"text": f"{text}{k}", "type": "text"}
+        out.append(
+            Unit(
+                f"messages[{k}].content[0]",
+                f"messages[{k}].content",
+                "history",
+                value,
+                f"{value}".encode(),
+                block=k,
+                message=k,
+                role="user",
+                ends_message=True,
+                eligible=True,
+                marker={"type": "ephemeral"} if k in marked else None,
+            )
+        )
+    return out
+
+
+def send(sim: CacheSimulator, units: list[Unit], plan: Any, per_unit: int = 100) -> Any:
+    tokens = [per_unit * i for i in range(len(units) + 1)]
+    return sim.send([u.data for u in units], tokens, plan)
+
+
+def test_the_guides_worked_example_misses_an_entry_20_blocks_back() -> None:
+    sim = CacheSimulator()
+    turn1 = blocks(10, marked=(9,))
+    first = send(sim, turn1, anthropic_plan(turn1, {}, facts()))
+    assert (first.read, first.written) == (0, 1000)
+    turn2 = blocks(15, marked=(14,))
+    second = send(sim, turn2, anthropic_plan(turn2, {}, facts()))
+    assert (second.read, second.written) == (1000, 500)  # block 10 is within 20 of block 15
+    turn3 = blocks(35, marked=(34,))
+    third = send(sim, turn3, anthropic_plan(turn3, {}, facts()))
+    assert third.read == 0  # blocks 35 through 16 are checked: block 15 is one outside
+    assert third.written == 3500
+
+
+@pytest.mark.parametrize(("count", "read"), [(29, 1000), (30, 0)])
+def test_an_entry_19_blocks_back_is_read_20_back_is_not(count: int, read: int) -> None:
+    sim = CacheSimulator()
+    parent = blocks(10, marked=(9,))
+    send(sim, parent, anthropic_plan(parent, {}, facts()))
+    child = blocks(count, marked=(count - 1,))  # block 29 checks 29..10; block 30, 30..11
+    assert send(sim, child, anthropic_plan(child, {}, facts())).read == read
+
+
+def test_a_second_breakpoint_bridges_a_long_gap() -> None:
+    sim = CacheSimulator()
+    parent = blocks(10, marked=(9,))
+    send(sim, parent, anthropic_plan(parent, {}, facts()))
+    child = blocks(40, marked=(19, 39))
+    assert send(sim, child, anthropic_plan(child, {}, facts())).read == 1000
+
+
+def test_without_a_marker_anthropic_caches_nothing_and_says_so() -> None:
+    units = blocks(5)
+    plan = anthropic_plan(units, {}, facts())
+    assert not plan.caching
+    assert "caches nothing" in plan.notes[0]
+    sim = CacheSimulator()
+    assert send(sim, units, plan).written == 0
+    assert len(sim) == 0
+
+
+def test_automatic_caching_marks_the_last_cacheable_block() -> None:
+    units = blocks(5)
+    plan = anthropic_plan(units, {"cache_control": {"type": "ephemeral"}}, facts())
+    assert [w.position for w in plan.writes] == [5]
+    assert "automatic caching" in plan.notes[0]
+
+
+def test_a_changed_model_or_tool_choice_reads_nothing() -> None:
+    parent = blocks(4, marked=(3,))
+    for body in ({"model": "m2"}, {"model": "m1", "tool_choice": {"type": "any"}}):
+        sim = CacheSimulator()
+        send(sim, parent, anthropic_plan(parent, {"model": "m1"}, facts()))
+        child = blocks(6, marked=(5,))
+        assert send(sim, child, anthropic_plan(child, body, facts())).read == 0
+    sim = CacheSimulator()
+    send(sim, parent, anthropic_plan(parent, {"model": "m1"}, facts()))
+    child = blocks(6, marked=(5,))
+    assert send(sim, child, anthropic_plan(child, {"model": "m1"}, facts())).read == 400
+
+
+def test_an_entry_below_the_minimum_is_not_written_unless_minimums_are_off() -> None:
+    parent = blocks(4, marked=(3,))
+    plan = anthropic_plan(parent, {}, facts(minimum=1024))
+    assert send(CacheSimulator(), parent, plan).below_minimum == 1
+    assert send(CacheSimulator(minimums=False), parent, plan).written == 400
+
+
+def test_a_different_byte_early_breaks_every_later_entry() -> None:
+    sim = CacheSimulator()
+    parent = blocks(6, marked=(5,))
+    send(sim, parent, anthropic_plan(parent, {}, facts()))
+    child = blocks(8, marked=(7,))
+    child[0] = Unit(**{**_fields(child[0]), "data": b"other"})
+    assert send(sim, child, anthropic_plan(child, {}, facts())).read == 0
+
+
+def _fields(unit: Unit) -> dict[str, Any]:
+    return {name: getattr(unit, name) for name in Unit.__slots__}
+
+
+def test_digests_fold_keyed_settings_in_from_their_position() -> None:
+    units = blocks(3)
+    plain = prefix_digests([u.data for u in units], anthropic_plan(units, {}, facts()))
+    keyed = prefix_digests(
+        [u.data for u in units], anthropic_plan(units, {"tool_choice": {"type": "auto"}}, facts())
+    )
+    assert plain[0] == keyed[0] or plain[1] != keyed[1]  # keyed from the first message on
+    assert plain[3] != keyed[3]
+
+
+def test_openai_reads_an_earlier_eligible_end_when_the_last_message_grew() -> None:
+    """The guide's "extending a message" case: the parent's entry sits at the end of its last
+    user message; a child that appends to that message has no boundary there, and reads the
+    entry an earlier turn wrote at the message before."""
+    parent = blocks(4)
+    plan = openai_plan(parent, {"model": "gpt-5.6-terra"}, facts())
+    assert [w.position for w in plan.writes] == [4]
+    sim = CacheSimulator()
+    sim.prime([u.data for u in parent], [100 * i for i in range(5)], plan)
+    send(sim, parent, plan)
+    grown = blocks(4)
+    grown[3] = Unit(**{**_fields(grown[3]), "data": grown[3].data + b" and the task"})
+    assert send(sim, grown, openai_plan(grown, {"model": "gpt-5.6-terra"}, facts())).read == 300
+    child = blocks(6)
+    assert send(sim, child, openai_plan(child, {"model": "gpt-5.6-terra"}, facts())).read == 400
+
+
+def test_openai_keeps_caches_apart_by_routing_key() -> None:
+    parent = blocks(3)
+    sim = CacheSimulator()
+    send(sim, parent, openai_plan(parent, {"prompt_cache_key": "a"}, facts()))
+    child = blocks(5)
+    assert send(sim, child, openai_plan(child, {"prompt_cache_key": "b"}, facts())).read == 0
+    assert send(sim, child, openai_plan(child, {"prompt_cache_key": "a"}, facts())).read == 300
+
+
+def test_openai_explicit_only_without_breakpoints_does_not_cache() -> None:
+    units = blocks(3)
+    plan = openai_plan(units, {"prompt_cache_options": {"mode": "explicit"}}, facts())
+    assert not plan.caching
+    assert plan.notes
+
+
+@pytest.mark.parametrize(
+    ("name", "legacy"),
+    [("gpt-4o", True), ("gpt-5.5", True), ("o3-mini", True), ("gpt-5.6-sol", False), ("x", False)],
+)
+def test_legacy_models(name: str, legacy: bool) -> None:
+    assert legacy_model(name) is legacy
+
+
+def test_legacy_openai_reads_whole_128_token_blocks() -> None:
+    parent = blocks(5)
+    sim = CacheSimulator()
+    send(sim, parent, openai_plan(parent, {"model": "gpt-4o"}, facts()), per_unit=150)
+    child = blocks(7)
+    usage = send(sim, child, openai_plan(child, {"model": "gpt-4o"}, facts()), per_unit=150)
+    assert usage.read == 640  # 750 tokens shared, in whole blocks of 128
+
+
+def test_deepseek_reads_only_whole_units() -> None:
+    parent = blocks(4)
+    sim = CacheSimulator()
+    plan = deepseek_plan(parent, {}, facts())
+    sim.prime([u.data for u in parent], [100 * i for i in range(5)], plan)
+    send(sim, parent, plan)
+    child = blocks(6)
+    assert send(sim, child, deepseek_plan(child, {}, facts())).read == 400
+
+
+def test_gemini_matches_any_unit_boundary() -> None:
+    parent = blocks(4)
+    sim = CacheSimulator()
+    send(sim, parent, gemini_plan(parent, {}, facts()))
+    child = blocks(4)
+    child[3] = Unit(**{**_fields(child[3]), "data": b"changed"})
+    assert send(sim, child, gemini_plan(child, {}, facts())).read == 0  # never primed
+    sim = CacheSimulator()
+    sim.prime(
+        [u.data for u in parent], [100 * i for i in range(5)], gemini_plan(parent, {}, facts())
+    )
+    assert send(sim, child, gemini_plan(child, {}, facts())).read == 300
+
+
+def test_entries_expire_after_their_ttl_unless_read() -> None:
+    sim = CacheSimulator()
+    parent = blocks(3, marked=(2,))
+    tokens = [100 * i for i in range(4)]
+    sim.send([u.data for u in parent], tokens, anthropic_plan(parent, {}, facts()), at=0.0)
+    assert sim.send(
+        [u.data for u in parent], tokens, anthropic_plan(parent, {}, facts()), at=299.0
+    ).read
+    assert sim.send(
+        [u.data for u in parent], tokens, anthropic_plan(parent, {}, facts()), at=598.0
+    ).read
+    assert not sim.send(
+        [u.data for u in parent], tokens, anthropic_plan(parent, {}, facts()), at=1000.0
+    ).read
+
+
+def test_token_counts_must_match_the_units() -> None:
+    with pytest.raises(ValueError, match="token counts"):
+        CacheSimulator().send([b"a"], [0], anthropic_plan(blocks(1), {}, facts()))
