@@ -27,7 +27,7 @@ def gemini_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFact
     notes = ["implicit caching: no boundary is documented, any unit boundary is taken as one"]
     if isinstance(body.get("cachedContent"), str):
         notes.append(f"reads the explicit cache {body['cachedContent']}, not simulated")
-    keyed = ()
+    keyed: tuple[Keyed, ...] = ()
     if "model" in body:
         keyed = (Keyed("model", orjson.dumps(body["model"], option=orjson.OPT_SORT_KEYS)),)
     return CachePlan(
