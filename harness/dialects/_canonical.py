@@ -1,0 +1,29 @@
+"""The canonical form of an envelope object: its keys in one order, whatever order they were
+sent in, except inside the content the model reads as JSON (a tool's schema, a call's
+arguments), which keeps the order it was sent in."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+__all__ = ["canonical", "without"]
+
+
+def canonical(value: Any, keep: Collection[str] = ()) -> Any:
+    """``value`` with every object's keys sorted, except the values of keys named in
+    ``keep`` (at any depth), which are kept as sent."""
+    if isinstance(value, dict):
+        return {
+            key: value[key] if key in keep else canonical(value[key], keep) for key in sorted(value)
+        }
+    if isinstance(value, list):
+        return [canonical(item, keep) for item in value]
+    return value
+
+
+def without(value: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """``value`` less ``keys`` (a copy only when it has one of them)."""
+    if not any(key in value for key in keys):
+        return value
+    return {key: item for key, item in value.items() if key not in keys}
