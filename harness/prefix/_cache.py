@@ -1,0 +1,133 @@
+"""A child against its parent, judged by the provider's cache: what the parent cached, what
+the child repeats of it, and what the child reads.
+
+The parent is sent first (after the entries its conversation's earlier turns wrote, where the
+provider caches implicitly), then the child; the simulator answers what each reads. A loss is
+split by cause, so that each cause is counted once:
+
+- ``lost_to_divergence``: the parent's entries that lie past the first unit the child does not
+  repeat (the prefix rules);
+- ``lost_to_settings``: what a setting the cache is keyed on costs beyond that
+  (settings-identical);
+- ``lost_to_boundaries``: what the child's own breakpoints or lookup boundaries fail to read
+  of what it repeats (cache-markers).
+
+Minimum lengths are ignored for the verdict (scenarios are far smaller than any provider's
+minimum, and a structural divergence fails at any size); ``at_size`` is the child's usage with
+them, as the provider would bill the request as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..dialects._cache_view import CacheView
+from ._count import count_units
+from ._simulate import CacheSimulator, Usage
+
+__all__ = ["Priced", "PrefixCache", "judge_pair", "priced"]
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A cache view with the running token count of its units (``exact``: counted by the
+    provider's tokenizer, else estimated)."""
+
+    view: CacheView
+    tokens: tuple[int, ...]
+    exact: bool
+
+    @property
+    def data(self) -> list[bytes]:
+        return [u.data for u in self.view.units]
+
+    @property
+    def total(self) -> int:
+        return self.tokens[-1]
+
+
+def priced(view: CacheView) -> Priced:
+    tokens, exact = count_units(view.units, view.model)
+    return Priced(view, tokens, exact)
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixCache:
+    """The cache judgement of a child against its parent (positions count units)."""
+
+    common: int
+    """Leading units the child repeats byte for byte."""
+    entries: tuple[int, ...]
+    """Where the parent's entries are: its writes and its conversation's earlier ones."""
+    deepest: int
+    """The parent's deepest entry (its end when it writes none: ``structural``)."""
+    reachable: int
+    """The parent's deepest entry within what the child repeats (0: none)."""
+    structural: bool
+    """The parent asks for no caching: judged as if it had cached its whole prefix."""
+    lost_to_divergence: int
+    lost_to_settings: int
+    lost_to_boundaries: int
+    parent: Usage
+    child: Usage
+    at_size: Usage
+    """The child's usage with the provider's minimum lengths applied."""
+
+
+def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
+    """Judge ``child`` against ``parent`` (sent just before it)."""
+    common = _common(parent, child)
+    plan = parent.view.plan
+    structural = not plan.caching
+    entries = tuple(sorted({*plan.assumed, *(w.position for w in plan.writes)} - {0}))
+    deepest = len(parent.view.units) if structural else max(entries, default=0)
+    reachable = max((p for p in (*entries, deepest) if p <= common), default=0)
+    usage_parent, usage_child = _simulate(parent, child, minimums=False)
+    same_settings = replace(child.view, plan=replace(child.view.plan, keyed=plan.keyed))
+    _, usage_same = _simulate(parent, replace(child, view=same_settings), minimums=False)
+    _, at_size = _simulate(parent, child, minimums=True)
+    tokens = parent.tokens
+    lost_divergence = tokens[deepest] - tokens[reachable]
+    if structural:
+        lost_settings = lost_boundaries = 0
+    else:
+        # by position, in the parent's tokens: a child of another model counts its own
+        same, actual = _at(tokens, usage_same.hit), _at(tokens, usage_child.hit)
+        lost_boundaries = max(0, tokens[reachable] - same)
+        lost_settings = max(0, same - actual)
+    return PrefixCache(
+        common=common,
+        entries=entries,
+        deepest=deepest,
+        reachable=reachable,
+        structural=structural,
+        lost_to_divergence=lost_divergence,
+        lost_to_settings=lost_settings,
+        lost_to_boundaries=lost_boundaries,
+        parent=usage_parent,
+        child=usage_child,
+        at_size=at_size,
+    )
+
+
+def _at(tokens: tuple[int, ...], hit: int | None) -> int:
+    """The parent's tokens up to a position the child read at (none past the parent's end
+    count: those were never the parent's)."""
+    return 0 if hit is None else tokens[min(hit, len(tokens) - 1)]
+
+
+def _common(parent: Priced, child: Priced) -> int:
+    """How many leading units the two requests share (name and bytes)."""
+    count = 0
+    for a, b in zip(parent.view.units, child.view.units, strict=False):
+        if a.name != b.name or a.data != b.data:
+            break
+        count += 1
+    return count
+
+
+def _simulate(parent: Priced, child: Priced, *, minimums: bool) -> tuple[Usage, Usage]:
+    sim = CacheSimulator(minimums=minimums)
+    sim.prime(parent.data, parent.tokens, parent.view.plan)
+    first = sim.send(parent.data, parent.tokens, parent.view.plan)
+    return first, sim.send(child.data, child.tokens, child.view.plan)
