@@ -25,7 +25,7 @@ from ..dialects._cache_view import CacheView
 from ._count import count_units
 from ._simulate import CacheSimulator, Usage
 
-__all__ = ["Priced", "PrefixCache", "judge_pair", "priced"]
+__all__ = ["PrefixCache", "Priced", "judge_pair", "priced"]
 
 
 @dataclass(frozen=True, slots=True)
