@@ -29,7 +29,14 @@ import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("diff", "check", "capture", "check-log", "rules")
-HEAVY = ("hypothesis", "jsonschema", "harness.capture", "harness.check", "harness.strategies")
+HEAVY = (
+    "hypothesis",
+    "jsonschema",
+    "harness.capture",
+    "harness.check",
+    "harness.generation",
+    "harness.strategies",
+)
 """What ``diff`` and every ``--help`` must not import (a prefix of a module's name)."""
 INTERPRETER = [sys.executable, "-c", "import orjson"]
 DEFERRED = (
@@ -47,7 +54,14 @@ DEFERRED = (
 )
 """What the default ``check`` must not import: it builds its evidence without DeepDiff, runs
 no workers, and writes no page, summary or XML."""
-GENERATORS = ("hypothesis", "harness.strategies", "harness.check._run", "jsonschema", "referencing")
+GENERATORS = (
+    "hypothesis",
+    "harness.generation",
+    "harness.strategies",
+    "harness.check._run",
+    "jsonschema",
+    "referencing",
+)
 """What ``rules`` and ``check-log`` must not import: they neither draw nor validate scenarios."""
 
 

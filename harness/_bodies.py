@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from .dialects import Dialect, DialectError, ParsedBody, all_dialects
-from .model._json import dumps
+from .model import dumps
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",

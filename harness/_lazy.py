@@ -8,7 +8,6 @@ command loads only what it uses (``prefix-harness diff`` never loads the checker
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from importlib import import_module
 from typing import Any
 
 __all__ = ["lazy"]
@@ -19,13 +18,17 @@ def lazy(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``: a name of ``modules`` is imported from
     ``package.<its module>`` when first asked for, then kept in ``namespace`` (the package's
-    globals) so that it is asked for once only."""
+    globals) so that it is asked for once only. A name mapped to itself is the module of
+    that name (``{"strategies": "strategies"}``: the subpackage ``package.strategies``)."""
 
     def getattr_(name: str) -> Any:
         module = modules.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(import_module(f"{package}.{module}"), name)
+        # the import statement's own machinery, not importlib.import_module: only it is
+        # reported by ``python -X importtime``, which the start-up tests read
+        loaded = __import__(f"{package}.{module}", fromlist=(name,))
+        value = loaded if module == name else getattr(loaded, name)
         namespace[name] = value
         return value
 

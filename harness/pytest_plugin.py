@@ -38,10 +38,11 @@ from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, Snap
 from ._bodies import choose_dialect, decode_body, parse_body
 from .dialects import ParsedBody, all_dialects
 from .prefix import PrefixComparison, compare
+from .protocol import Outcome, Subject
 from .reports import DiffSubjects, diff_text
 from .rules import LIFECYCLES
 from .scenarios import Scenario
-from .subjects import Outcome, Subject, SubprocessOptions, printable, timeout_problem
+from .subjects import SubprocessOptions, printable, timeout_problem
 
 if TYPE_CHECKING:
     from .rules import ScenarioReport
@@ -317,8 +318,7 @@ def assert_conforms(
     """
     __tracebackhide__ = True
     from .reports import rules_text
-    from .rules import evaluate
-    from .rules._engine import EvaluationError
+    from .rules import EvaluationError, evaluate
 
     if dialect is None:
         heads = (outcome.parent, *outcome.children, *outcome.follow_ups, outcome.parent_next)

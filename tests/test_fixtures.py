@@ -9,10 +9,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from harness.assemblers import DEFAULT_WORDING, SEND_MESSAGE, history_ending
+from harness.assemblers import DEFAULT_WORDING
 from harness.dialects import all_dialects
 from harness.model import FunctionCall, Image, Text, Thinking
-from harness.scenarios import Scenario, load_fixtures
+from harness.scenarios import SEND_MESSAGE, Scenario, history_ending, load_fixtures
 from harness.subjects import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parents[1]

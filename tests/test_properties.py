@@ -45,7 +45,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import DEFAULT_WORDING, SEND_MESSAGE, completed_prefix, with_send_message
+from harness.assemblers import DEFAULT_WORDING
 from harness.dialects import get_dialect
 from harness.model import (
     FrozenDict,
@@ -62,7 +62,15 @@ from harness.model import (
 from harness.rules import ScenarioReport, Status, evaluate, run_subject
 from harness.rules._context import parent_span
 from harness.rules._rules_lifecycle import MIN_LEAK
-from harness.scenarios import ACTIONS, Action, Continuation, Scenario
+from harness.scenarios import (
+    ACTIONS,
+    SEND_MESSAGE,
+    Action,
+    Continuation,
+    Scenario,
+    completed_prefix,
+    with_send_message,
+)
 from harness.strategies import (
     continuable_scenarios,
     fork_scenarios,

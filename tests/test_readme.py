@@ -3,6 +3,8 @@
 import argparse
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,8 @@ def test_readme_diff_example_is_the_real_output(
 SETUP = re.compile(
     r"^(?:\(command -v chromium >/dev/null \|\| "
     r"\{ apt-get update && apt-get install -y chromium; \}\) && )?"
+    r"(?:\(command -v go >/dev/null \|\| "
+    r"\{ apt-get update && apt-get install -y golang-go; \}\) && )?"
     r"python3 -m venv \.venv && \. \.venv/bin/activate && "
     r"python3 -m pip install (.+?) && (.+)$",
     re.M,
@@ -40,6 +44,9 @@ def test_readme_has_two_setup_commands_the_main_job_without_dev() -> None:
     ]
     tests_line = next(line for line in readme.splitlines() if line.endswith("python3 -m pytest"))
     assert tests_line.startswith("(command -v chromium"), "the test command installs Chromium"
+    assert "(command -v go >/dev/null || { apt-get update && apt-get install -y golang-go; })" in (
+        tests_line
+    ), "the test command installs Go (the Go subject's tests build it)"
 
 
 def test_readme_commands_are_the_ones_ci_runs() -> None:
@@ -48,6 +55,12 @@ def test_readme_commands_are_the_ones_ci_runs() -> None:
     assert "python3 -m pip install --quiet --disable-pip-version-check -e '.[dev]'" in ci
     assert "\nprefix-harness check --no-progress\n" in ci
     assert ci.rstrip().endswith("python3 -m pytest")
+    # the tools the tests need are installed before them, as the README's test command does
+    tests_at = ci.rindex("python3 -m pytest")
+    for tool, package in (("chromium", "chromium"), ("go", "golang-go")):
+        install = f"command -v {tool} >/dev/null || {{ apt-get update -qq && "
+        install += f"apt-get install -y -qq {package}; }}"
+        assert -1 < ci.find(install) < tests_at, f"CI installs {package} before the tests"
 
 
 def test_readme_synopsis_of_check_names_every_flag() -> None:
@@ -80,3 +93,19 @@ def test_readme_expect_example_names_a_real_scenario() -> None:
     named = re.findall(r'^scenario = "([^"]+)"', readme, re.M)
     assert named
     assert set(named) <= ids
+
+
+def test_readme_python_example_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## In Python", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    done = subprocess.run(
+        [sys.executable, "-c", block.group(1)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "docs/api.md" in section.split("```", 1)[0]

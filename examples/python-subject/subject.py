@@ -11,7 +11,7 @@ after the other is read once. See docs/protocol.md for the messages.
 
 import sys
 
-from harness.subjects import ReferenceSubject, serve
+from harness import ReferenceSubject, serve
 
 if __name__ == "__main__":
     sys.exit(serve(ReferenceSubject(), version="0.1.0"))

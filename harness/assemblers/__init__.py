@@ -16,26 +16,14 @@ from ._continuable import (
     follow_up,
 )
 from ._guard import in_fork_child, refusal
-from ._history import (
-    HistoryEnding,
-    calls_answered,
-    check_history,
-    completed_prefix,
-    extended_history,
-    history_ending,
-    history_problems,
-)
 from ._oneshot import ForkResult, assemble_fork, assemble_siblings
 from ._parent import ParentSession, assemble_parent
-from ._send_message import SEND_MESSAGE, SEND_MESSAGE_TOOL, has_send_message, with_send_message
 from ._spawn import Spawn, assemble_spawn
 from ._wording import DEFAULT_WORDING, PARENT_ID, Wording
 
 __all__ = [
     "DEFAULT_WORDING",
     "PARENT_ID",
-    "SEND_MESSAGE",
-    "SEND_MESSAGE_TOOL",
     "Card",
     "ColdResume",
     "ContinuableChild",
@@ -43,7 +31,6 @@ __all__ = [
     "Divergence",
     "DivergenceName",
     "ForkResult",
-    "HistoryEnding",
     "Lane",
     "ParentSession",
     "Retained",
@@ -55,15 +42,7 @@ __all__ = [
     "assemble_parent",
     "assemble_siblings",
     "assemble_spawn",
-    "calls_answered",
-    "check_history",
-    "completed_prefix",
-    "extended_history",
     "follow_up",
-    "has_send_message",
-    "history_ending",
-    "history_problems",
     "in_fork_child",
     "refusal",
-    "with_send_message",
 ]

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from ..model import Message, Preset, Request, Text, Tool
-from ._history import calls_answered, check_history, completed_prefix, extended_history
-from ._send_message import SEND_MESSAGE, has_send_message
+from ..scenarios import (
+    SEND_MESSAGE,
+    calls_answered,
+    check_history,
+    completed_prefix,
+    extended_history,
+    has_send_message,
+)
 from ._wording import DEFAULT_WORDING, Wording
 
 __all__ = [

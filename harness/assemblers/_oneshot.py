@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import FunctionCall, FunctionResponse, Message, Preset, Request, Text, Tool
+from ..scenarios import HistoryEnding, check_history, history_ending
 from ._guard import in_fork_child, refusal
-from ._history import HistoryEnding, check_history, history_ending
 from ._wording import DEFAULT_WORDING, Wording
 
 __all__ = ["ForkResult", "assemble_fork", "assemble_siblings"]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..model import FunctionCall, Message, Preset, Request, Tool
-from ._history import check_history
+from ..scenarios import check_history
 from ._oneshot import ForkResult, assemble_fork
 from ._wording import DEFAULT_WORDING, Wording
 

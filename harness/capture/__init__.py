@@ -4,6 +4,7 @@ request, secrets redacted; the recorded requests are then grouped into parent, c
 siblings and checked against the rules (docs/capture.md)."""
 
 from ._check import Check, CheckResult, NotChecked, check_records, check_requests
+from ._command import GRACE_SECONDS, run_command
 from ._env import FAKE_API_KEY, child_environment, provider_environment
 from ._group import Conversation, Grouping, GroupOptions, Origin, group
 from ._log import LogError, read_log
@@ -25,7 +26,6 @@ from ._script import (
 )
 from ._server import DEFAULT_MAX_REQUEST_BYTES, FakeProvider, LoopbackError
 from ._summary import summarize
-from ._verdict import verdict_json, verdict_junit, verdict_line, verdict_text, verdict_word
 from ._wire import FAKE_MODEL
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_REPLY",
     "FAKE_API_KEY",
     "FAKE_MODEL",
+    "GRACE_SECONDS",
     "REDACTED",
     "Answer",
     "Check",
@@ -78,10 +79,6 @@ __all__ = [
     "redact_headers",
     "redact_query",
     "reply_message",
+    "run_command",
     "summarize",
-    "verdict_json",
-    "verdict_junit",
-    "verdict_line",
-    "verdict_text",
-    "verdict_word",
 ]

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from ..protocol import Outcome
 from ..rules import Finding, ScenarioReport, evaluate, evaluate_conversation
 from ..scenarios import Scenario
-from ..subjects import Outcome
 from ._group import GroupOptions, Prefixes, group
 from ._observe import Ignored, Observed, observe
 from ._rebuild import Case, cases
@@ -68,6 +68,13 @@ class CheckResult:
     @property
     def failed(self) -> bool:
         return any(r.failed for r in self.reports)
+
+    @property
+    def exit_code(self) -> int:
+        """The README's table without known failures: 1 a rule failed, 4 inconclusive, 0."""
+        if self.failed:
+            return 1
+        return 4 if self.inconclusive else 0
 
     @property
     def inconclusive(self) -> tuple[str, ...]:

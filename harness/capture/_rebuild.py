@@ -13,10 +13,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..assemblers import completed_prefix, has_send_message
 from ..model import FunctionCall, FunctionResponse, Message
-from ..scenarios import CAPTURED, Continuation, FollowUp, Scenario
-from ..subjects import Outcome
+from ..protocol import Outcome
+from ..scenarios import (
+    CAPTURED,
+    Continuation,
+    FollowUp,
+    Scenario,
+    completed_prefix,
+    has_send_message,
+)
 from ._group import Conversation, GroupOptions, model_turn
 from ._observe import Observed
 from ._roles import ForkTurn, Roles, SpawnLink

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy
 
 if TYPE_CHECKING:
+    from ._constants import no_local_constants
     from ._expect import (
         ExpectationError,
         Expectations,
@@ -19,8 +20,10 @@ if TYPE_CHECKING:
         load_expectations,
     )
     from ._fixtures import bundled_fixtures
+    from ._generate import generate
     from ._jobs import cpu_count
-    from ._run import MAX_HANGS, CheckRun, Progress, ShrunkFailure, generate, run_check
+    from ._results import CheckRun, ShrunkFailure
+    from ._run import MAX_HANGS, Progress, run_check
 
 __all__ = [
     "MAX_HANGS",
@@ -35,10 +38,12 @@ __all__ = [
     "expectations_toml",
     "generate",
     "load_expectations",
+    "no_local_constants",
     "run_check",
 ]
 
 _MODULES = {
+    "no_local_constants": "_constants",
     "ExpectationError": "_expect",
     "Expectations": "_expect",
     "KnownFailure": "_expect",
@@ -47,10 +52,10 @@ _MODULES = {
     "bundled_fixtures": "_fixtures",
     "cpu_count": "_jobs",
     "MAX_HANGS": "_run",
-    "CheckRun": "_run",
+    "CheckRun": "_results",
     "Progress": "_run",
-    "ShrunkFailure": "_run",
-    "generate": "_run",
+    "ShrunkFailure": "_results",
+    "generate": "_generate",
     "run_check": "_run",
 }
 

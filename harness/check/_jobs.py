@@ -15,9 +15,10 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from ..protocol import Subject
 from ..rules import ScenarioReport, evaluate
 from ..scenarios import Scenario
-from ..subjects import Subject, SubjectFailure
+from ..subjects import SubjectFailure
 
 if TYPE_CHECKING:  # multiprocessing is loaded by the first Workers: a run of one job never is
     from multiprocessing.connection import Connection

@@ -5,23 +5,19 @@ every request it makes, then group the requests and check them against the rules
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import shutil
 import sys
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ..reports._escape import printable_lines
+from ..reports import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
 from ._common import EXIT_SUBJECT, fail, parse_size
 
 if TYPE_CHECKING:
-    import subprocess
-
     from ..capture import FakeProvider, Record, Script
-    from ..check._expect import Expectations
+    from ..check import Expectations
 
 __all__ = ["add_parser", "run"]
 
@@ -34,7 +30,6 @@ DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 DEFAULT_RECORD = "capture.jsonl"
 GRACE_SECONDS = 2.0
 """How long the processes of an ended command have between SIGTERM and SIGKILL."""
-_POLL_SECONDS = 0.1
 
 DESCRIPTION = """\
 Start a scripted fake model provider on loopback, run COMMAND with every official SDK
@@ -93,7 +88,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture import FakeProvider, LoopbackError, ScriptError, load_script
+    from ..capture import FakeProvider, LoopbackError, ScriptError, load_script, run_command
 
     command: list[str] = list(args.command)
     if command[:1] == ["--"]:
@@ -128,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
     info = sys.stderr if args.json else sys.stdout
     try:
         _announce(provider, args, command, len(script.rules), info)
-        outcome = _run_command(command, provider, args.timeout, to_stderr=args.json)
+        outcome = run_command(
+            command, provider, args.timeout, grace=GRACE_SECONDS, to_stderr=args.json
+        )
     finally:
         provider.stop()
     return _report(outcome, provider, args, script, info, expected)
@@ -154,62 +151,6 @@ def _announce(
         f"running: {shlex.join(command)} (timeout {args.timeout:g} s)",
     ]
     print(printable_lines("\n".join(lines)), file=info, flush=True)
-
-
-def _run_command(
-    command: list[str], provider: FakeProvider, timeout: float, *, to_stderr: bool = False
-) -> str | int:
-    """The command's exit status, or a sentence saying why it has none. With ``to_stderr``
-    the command's standard output goes to our standard error (stdout carries JSON).
-    However it ends, everything it started is ended too (``ProcessTree``)."""
-    import secrets
-    import subprocess
-
-    from ..capture import child_environment
-    from ..capture._tree import RUN_VARIABLE, ProcessTree, subreaper
-
-    env = child_environment(provider.origin, os.environ)
-    token = secrets.token_hex(8)
-    env[RUN_VARIABLE] = token
-    with subreaper():
-        try:
-            process = subprocess.Popen(
-                command, env=env, start_new_session=True, stdout=2 if to_stderr else None
-            )
-        except OSError as e:
-            return f"cannot run {command[0]!r}: {e.strerror or e}"
-        tree = ProcessTree(process.pid, token)
-        try:
-            code = _wait(process, provider, timeout)
-        except BaseException:
-            tree.end(GRACE_SECONDS)
-            process.wait()
-            raise
-        tree.end(GRACE_SECONDS)  # what it left running, or all of it after a time-out
-        process.wait()
-    if code is None and provider.failure is not None:
-        return provider.failure
-    if code is None:
-        return (
-            f"timed out: the command did not finish within {timeout:g} s; it and every"
-            f" process it started were ended (SIGTERM, then SIGKILL after {GRACE_SECONDS:g} s)"
-        )
-    return code
-
-
-def _wait(process: subprocess.Popen[bytes], provider: FakeProvider, timeout: float) -> int | None:
-    """The command's exit status; ``None`` on time-out or when the record cannot be
-    written (``provider.failure``): there is no point in running on."""
-    import subprocess
-
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        try:
-            return process.wait(timeout=max(0.0, min(_POLL_SECONDS, left)))
-        except subprocess.TimeoutExpired:
-            if provider.failure is not None or left <= _POLL_SECONDS:
-                return None
 
 
 def _report(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ..reports._escape import printable
+from ..reports import printable
 from ._collect import paced_collections
 from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, finish_reports
 

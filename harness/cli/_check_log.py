@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dialects import all_dialects
-from ..reports._escape import printable
+from ..reports import printable
 from ._collect import paced_collections
 from ._common import (
     EXIT_BAD_INPUT,
@@ -25,7 +25,7 @@ from ._common import (
 
 if TYPE_CHECKING:
     from ..capture import CheckResult, GroupOptions
-    from ..check._expect import Expectations, KnownFailure
+    from ..check import Expectations, KnownFailure
     from ..rules import Finding, ScenarioReport
 
 __all__ = ["add_check_options", "add_parser", "expectations", "group_options", "report", "run"]
@@ -121,7 +121,7 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
 
 def expectations(args: argparse.Namespace) -> Expectations | str:
     """The ``--expect`` file's known failures (none without it), or why it cannot be read."""
-    from ..check._expect import ExpectationError, Expectations, load_expectations
+    from ..check import ExpectationError, Expectations, load_expectations
 
     if not args.expect:
         return Expectations()
@@ -159,10 +159,16 @@ def report(
     time-out): the HTML report shows it."""
     import orjson
 
-    from ..capture import verdict_json, verdict_junit, verdict_line, verdict_text
-    from ..check._expect import Expectations
-    from ..reports import log_outcomes, outcomes_json
-    from ..reports._rules_text import attention_lines
+    from ..check import Expectations
+    from ..reports import (
+        attention_lines,
+        capture_json,
+        capture_junit,
+        capture_text,
+        capture_verdict_line,
+        log_outcomes,
+        outcomes_json,
+    )
 
     expected = expected or Expectations()
     found = _Expected.of(result, expected)
@@ -180,10 +186,10 @@ def report(
         fail_on=args.fail_on,
     )
     if args.json:
-        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(verdict_json(result))))
+        sys.stdout.buffer.write(outcomes_json(outcomes, orjson.loads(capture_json(result))))
         sys.stdout.flush()
     else:
-        text, verdict = verdict_text(result), verdict_line(result) + "\n"
+        text, verdict = capture_text(result), capture_verdict_line(result) + "\n"
         attention = "".join(f"{line}\n" for line in attention_lines(outcomes, verbose=args.verbose))
         sys.stdout.write(text.removesuffix(verdict) + attention + verdict)
         if expected.entries:
@@ -193,7 +199,7 @@ def report(
         sys.stdout.flush()
     if args.junit_xml:
         try:
-            Path(args.junit_xml).write_bytes(verdict_junit(result))
+            Path(args.junit_xml).write_bytes(capture_junit(result))
         except OSError as e:
             return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
     if args.html:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from .._bodies import DEFAULT_MAX_BODY_BYTES
 from ..dialects import all_dialects
-from ..reports._escape import printable, printable_lines
+from ..reports import printable, printable_lines
 
 if TYPE_CHECKING:
-    from ..reports._outcomes import Outcomes
+    from ..reports import Outcomes
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -133,7 +133,7 @@ def _write(path: Path, text: str, what: str, *, append: bool = False) -> str | N
 def _expect_file(outcomes: Outcomes) -> tuple[str, int]:
     """The ``--write-expect`` file of ``outcomes`` and how many entries it holds: every failure
     of the run, with the reason of the expectation that covered it or ``TODO``."""
-    from ..check._expect import KnownFailure, expectations_toml
+    from ..check import KnownFailure, expectations_toml
 
     entries = [
         (
@@ -154,7 +154,7 @@ def finish_reports(outcomes: Outcomes, args: argparse.Namespace) -> int:
     """Write the ``--summary-md`` and ``--write-expect`` files and say why ``--fail-on warning``
     fails the run; the exit code (2 when a file cannot be written)."""
     if args.summary_md:
-        from ..reports._markdown import outcomes_markdown
+        from ..reports import outcomes_markdown
 
         path = Path(args.summary_md)
         problem = _write(

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from ..prefix import StreamError, compare
-    from ..reports._diff import DiffSubjects, diff_json, diff_text
+    from ..reports import DiffSubjects, diff_json, diff_text
 
     warnings: list[str] = []
     try:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Final, TextIO, cast
 
-from .. import __version__
+from .._version import __version__
 from . import _capture, _check, _check_log, _diff, _rules
 from ._common import EXIT_BAD_INPUT, fail
 

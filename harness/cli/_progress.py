@@ -15,7 +15,7 @@ import os
 import shutil
 from typing import TextIO
 
-from ..reports._escape import display_width, printable
+from ..reports import display_width, printable
 
 __all__ = ["ProgressBar", "progress_line", "terminal_columns"]
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Json, Message, Text, freeze, join_path, json_kind
-from ..model._json import shown
+from ..model import Json, Message, Text, freeze, join_path, json_kind, shown
 from ._base import DialectError
 
 __all__ = ["absorb_system", "arguments", "field", "obj", "show", "string"]

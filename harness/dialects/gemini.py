@@ -48,12 +48,13 @@ from ..model import (
     ThinkingConfig,
     Tool,
     ToolChoice,
+    dumps,
     freeze,
     join_path,
     json_kind,
+    shown,
     thaw,
 )
-from ..model._json import dumps, shown
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
 from ._memo import Leading, Memo, PerBody, each
 from ._per_message import alone

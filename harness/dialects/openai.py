@@ -44,12 +44,12 @@ from ..model import (
     ThinkingConfig,
     Tool,
     ToolChoice,
+    dumps,
     freeze,
     join_path,
     json_kind,
     thaw,
 )
-from ..model._json import dumps
 from ._base import CacheScope, Dialect, DialectError, Family, Segment
 from ._memo import Leading, Memo, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system

@@ -55,12 +55,12 @@ from ..model import (
     ThinkingConfig,
     Tool,
     ToolChoice,
+    dumps,
     freeze,
     join_path,
     json_kind,
     thaw,
 )
-from ..model._json import dumps
 from ._base import CacheMarker, CacheScope, Dialect, DialectError, Family, Segment
 from ._memo import Leading, Memo, PerBody, each, message_once, resume_taken
 from ._openai_reading import absorb_system as _absorb_system

@@ -1,6 +1,6 @@
 """The provider-neutral request model: immutable messages, parts, tools, presets."""
 
-from ._json import FrozenDict, Json, freeze, json_kind, thaw
+from ._json import FrozenDict, Json, dumps, freeze, json_kind, shown, thaw
 from ._messages import (
     FunctionCall,
     FunctionResponse,
@@ -34,8 +34,10 @@ __all__ = [
     "ThinkingConfig",
     "Tool",
     "ToolChoice",
+    "dumps",
     "freeze",
     "join_path",
     "json_kind",
+    "shown",
     "thaw",
 ]

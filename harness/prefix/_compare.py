@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dialects import ParsedBody
-from ..model._json import dumps
+from ..model import dumps
 from ._locate import Divergence, locate
 from ._stream import PrefixStream, prefix_stream
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..model._json import shown
+from ..model import shown
 from ._locate import Divergence
 from ._stream import Frame
 from ._tools import is_tool_frame, tool_changes

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..dialects import ParsedBody, Segment
-from ..model._json import dumps
+from ..model import dumps
 
 if TYPE_CHECKING:
     from .._bodies import Layout

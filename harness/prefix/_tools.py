@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..model._json import dumps
+from ..model import dumps
 from ._locate import first_difference
 from ._stream import Frame
 

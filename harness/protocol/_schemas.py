@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 import orjson
 
 from ..model import join_path
-from ..scenarios._refs import inline_refs
+from ..scenarios import inline_refs
 
 if TYPE_CHECKING:  # loaded with the first validator: a run that validates nothing never pays
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]

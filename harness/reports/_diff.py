@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..model._json import dumps, shown
+from ..model import dumps, shown
 from ..prefix import MISSING, PrefixComparison, byte_window, structural_diff
 from ._escape import caret_pad, printable
 

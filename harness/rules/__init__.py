@@ -6,7 +6,7 @@ The catalog (ids, severities, scope, explanations) is ``catalog.toml`` in this p
 
 from ._catalog import LIFECYCLES, RuleInfo, SeenIn, Severity, catalog, rule_info
 from ._conversation import evaluate_conversation
-from ._engine import evaluate, run_subject
+from ._engine import EvaluationError, evaluate, run_subject
 from ._report import (
     BYTES_PER_TOKEN,
     STATUSES,
@@ -22,6 +22,7 @@ __all__ = [
     "LIFECYCLES",
     "STATUSES",
     "Cost",
+    "EvaluationError",
     "Evidence",
     "Finding",
     "RuleInfo",

@@ -15,13 +15,11 @@ from operator import is_
 
 import orjson
 
-from ..assemblers import completed_prefix
 from ..dialects import CacheScope, Dialect
 from ..model import FunctionCall, Message
-from ..prefix import Divergence, Frame, locate
-from ..prefix._stream import common_segments
-from ..scenarios import CAPTURED, Scenario
-from ..subjects import Outcome
+from ..prefix import Divergence, Frame, common_segments, locate
+from ..protocol import Outcome
+from ..scenarios import CAPTURED, Scenario, completed_prefix
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
 from ._layout import Family

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dialects import Dialect
-from ..model import Message
-from ..model._json import dumps
+from ..model import Message, dumps
 from ._body import Body
 
 __all__ = ["resolve"]

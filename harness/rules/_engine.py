@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ..dialects import get_dialect
+from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ..subjects import Outcome, Subject
 from ._catalog import RuleInfo, catalog
 from ._checks import CHECKS
 from ._context import Context

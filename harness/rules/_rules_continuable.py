@@ -12,8 +12,8 @@ from itertools import pairwise
 
 import orjson
 
-from ..assemblers import SEND_MESSAGE, has_send_message
 from ..prefix import compare_settings, locate
+from ..scenarios import SEND_MESSAGE, has_send_message
 from ._body import Body
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, occurrences

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..model import Message, Text
-from ..prefix import Divergence, Frame, locate
-from ..prefix._stream import common_via
-from ..subjects import parent_preset
+from ..prefix import Divergence, Frame, common_via, locate
+from ..scenarios import parent_preset
 from ._accepted import accepted_head
 from ._body import Body
 from ._context import Context, encoded

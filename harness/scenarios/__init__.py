@@ -1,7 +1,17 @@
 """Scenarios: the inputs subjects assemble requests for, and their language-neutral JSON."""
 
 from ._checks import ScenarioFormatError
+from ._history import (
+    HistoryEnding,
+    calls_answered,
+    check_history,
+    completed_prefix,
+    extended_history,
+    history_ending,
+    history_problems,
+)
 from ._json import load_fixtures, scenario_from_json, scenario_to_json
+from ._refs import inline_refs
 from ._scenario import (
     ACTIONS,
     CAPTURED,
@@ -12,18 +22,38 @@ from ._scenario import (
     Scenario,
     lifecycle_of,
 )
+from ._send_message import (
+    SEND_MESSAGE,
+    SEND_MESSAGE_TOOL,
+    has_send_message,
+    parent_preset,
+    with_send_message,
+)
 
 __all__ = [
     "ACTIONS",
     "CAPTURED",
+    "SEND_MESSAGE",
+    "SEND_MESSAGE_TOOL",
     "Action",
     "Continuation",
     "FollowUp",
+    "HistoryEnding",
     "Lifecycle",
     "Scenario",
     "ScenarioFormatError",
+    "calls_answered",
+    "check_history",
+    "completed_prefix",
+    "extended_history",
+    "has_send_message",
+    "history_ending",
+    "history_problems",
+    "inline_refs",
     "lifecycle_of",
     "load_fixtures",
+    "parent_preset",
     "scenario_from_json",
     "scenario_to_json",
+    "with_send_message",
 ]

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
-from ..assemblers import calls_answered, history_problems
 from ..model import join_path
+from ._history import calls_answered, history_problems
 from ._refs import inline_refs
 from ._scenario import Scenario
 

@@ -1,22 +1,34 @@
 """Hypothesis strategies for the neutral model and scenarios, and a state machine that plays a
-whole agent session through a subject: public, for users' own tests (docs/strategies.md)."""
+whole agent session through a subject: public, for users' own tests (docs/strategies.md).
 
-from ._depth import DEPTH_VARIABLE, depth, long_turns
-from ._histories import Ending, histories
-from ._json import json_objects, json_values
-from ._model import presets, requests, settings, tools
-from ._scenarios import (
+The strategies are ``harness.generation``'s, which ``check`` draws from too; the session
+machine judges with the rules and the reports, so it lives here, in the testing layer beside
+the command line (CONTRIBUTING.md, layers).
+"""
+
+from ..generation import (
+    DEPTH_VARIABLE,
+    Ending,
     call_response_pairs,
     continuable_scenarios,
+    depth,
     fork_scenarios,
+    histories,
+    json_objects,
+    json_schemas,
+    json_values,
+    long_turns,
+    presets,
+    register_types,
+    requests,
     scenarios,
+    settings,
     sibling_scenarios,
     spawn_scenarios,
+    tools,
+    unicode_texts,
 )
-from ._schemas import json_schemas
 from ._session import SessionMachine, SessionViolation, session_machine
-from ._text import unicode_texts
-from ._types import register_types
 
 __all__ = [
     "DEPTH_VARIABLE",
@@ -43,5 +55,3 @@ __all__ = [
     "tools",
     "unicode_texts",
 ]
-
-register_types()

@@ -42,8 +42,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from ..assemblers import history_problems, with_send_message
 from ..dialects import all_dialects, get_dialect
+from ..generation import FORK_TOOL, RESERVED_TOOL_NAMES, json_objects, phrases, presets
 from ..model import (
     FrozenDict,
     FunctionCall,
@@ -55,17 +55,26 @@ from ..model import (
     Thinking,
     Tool,
 )
+from ..protocol import Outcome, Subject
+from ..reports import rules_text
 from ..rules import ScenarioReport, evaluate, evaluate_conversation
-from ..scenarios import Continuation, FollowUp, Scenario, scenario_from_json, scenario_to_json
-from ..subjects import Outcome, ReferenceSubject, Subject
-from ._json import json_objects
-from ._model import presets
-from ._scenarios import _FORK_TOOL, _RESERVED, _phrases
+from ..scenarios import (
+    Continuation,
+    FollowUp,
+    Scenario,
+    history_problems,
+    scenario_from_json,
+    scenario_to_json,
+    with_send_message,
+)
+from ..subjects import ReferenceSubject
 
 __all__ = ["SessionMachine", "SessionViolation", "session_machine"]
 
 _STARTED = FrozenDict({"status": "started in the background"})
 """What the session's parent receives for a fork call (the subject's own text is not needed)."""
+_PHRASES = phrases(False)
+"""Non-blank text: what a user, a model or a directive says (``harness.generation.phrases``)."""
 
 
 class SessionViolation(AssertionError):
@@ -93,11 +102,11 @@ class _Log:
 def _session_presets(draw: st.DrawFn) -> Preset:
     """A session's preset: a system instruction, ordinary tools, the fork tool, send_message."""
     drawn = draw(presets(min_tools=1, max_tools=3))
-    ordinary = tuple(t for t in drawn.tools if t.name not in _RESERVED)
+    ordinary = tuple(t for t in drawn.tools if t.name not in RESERVED_TOOL_NAMES)
     if not ordinary:
         ordinary = (Tool("search"),)
     system = drawn.system or ("You are the coordinating agent of this session.",)
-    return with_send_message(Preset(system, (*ordinary, _FORK_TOOL), drawn.settings))
+    return with_send_message(Preset(system, (*ordinary, FORK_TOOL), drawn.settings))
 
 
 class SessionMachine(RuleBasedStateMachine):
@@ -134,7 +143,7 @@ class SessionMachine(RuleBasedStateMachine):
         return last.function_calls if last is not None and last.role == "model" else ()
 
     def _ordinary(self) -> tuple[str, ...]:
-        return tuple(t.name for t in self.preset.tools if t.name not in _RESERVED)
+        return tuple(t.name for t in self.preset.tools if t.name not in RESERVED_TOOL_NAMES)
 
     def _lifecycle(self, name: str) -> bool:
         return any(name == lifecycle for lifecycle in self.subject.lifecycles)
@@ -162,8 +171,6 @@ class SessionMachine(RuleBasedStateMachine):
         )
 
     def _fail(self, what: str, reports: Sequence[ScenarioReport], scenario: Scenario) -> None:
-        from ..reports import rules_text  # the reports import the check runner, which imports us
-
         data = orjson.dumps(scenario_to_json(scenario), option=orjson.OPT_INDENT_2).decode()
         raise SessionViolation(
             f"{what} (subject {self.subject.name}, {self.dialect}, step {self.steps})\n\n"
@@ -220,7 +227,7 @@ class SessionMachine(RuleBasedStateMachine):
 
     # --- the session ---------------------------------------------------------------------------
 
-    @initialize(preset=_session_presets(), text=_phrases)
+    @initialize(preset=_session_presets(), text=_PHRASES)
     def start(self, preset: Preset, text: str) -> None:
         """The session's preset and the user's first message."""
         if self.dialect not in self.subject.dialects:
@@ -230,8 +237,8 @@ class SessionMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.last is not None and self.last.role == "user")
     @rule(
-        text=st.one_of(st.none(), _phrases),
-        thinking=st.one_of(st.none(), _phrases),
+        text=st.one_of(st.none(), _PHRASES),
+        thinking=st.one_of(st.none(), _PHRASES),
         calls=st.integers(0, 3),
         args=st.lists(json_objects(), min_size=3, max_size=3),
         data=st.data(),
@@ -258,7 +265,7 @@ class SessionMachine(RuleBasedStateMachine):
         self._probe()
 
     @precondition(lambda self: self.last is not None and self.last.role == "model")
-    @rule(text=_phrases, results=st.lists(json_objects(), min_size=3, max_size=3))
+    @rule(text=_PHRASES, results=st.lists(json_objects(), min_size=3, max_size=3))
     def user_turn(self, text: str, results: list[FrozenDict]) -> None:
         """The user's next message, answering the model's open calls if it made any."""
         answers = [
@@ -276,7 +283,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.history = (*self.history, Message("user", answers))
 
     @precondition(lambda self: bool(self._open_calls()))
-    @rule(text=_phrases, results=st.lists(json_objects(), min_size=3, max_size=3))
+    @rule(text=_PHRASES, results=st.lists(json_objects(), min_size=3, max_size=3))
     def steer(self, text: str, results: list[FrozenDict]) -> None:
         """The user steers while tools run: the results arrive with a message of the user's."""
         answers = tuple(
@@ -286,7 +293,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.history = (*self.history, Message("user", (*answers, steering)))
 
     @precondition(lambda self: self._lifecycle("one-shot") and bool(self.history))
-    @rule(directive=_phrases)
+    @rule(directive=_PHRASES)
     def fork(self, directive: str) -> None:
         """The runtime forks the parent as it is now (any of the three endings)."""
         self._check(self._scenario("fork", directives=(directive,)))
@@ -297,7 +304,7 @@ class SessionMachine(RuleBasedStateMachine):
         )
     )
     @rule(
-        directives=st.lists(_phrases, min_size=1, max_size=3),
+        directives=st.lists(_PHRASES, min_size=1, max_size=3),
         beside=st.booleans(),
         result=json_objects(),
     )
@@ -306,7 +313,7 @@ class SessionMachine(RuleBasedStateMachine):
         an ordinary tool; the parent then receives the calls' results."""
         other = [FunctionCall(self._ordinary()[0], result, self._call_id("call"))] if beside else []
         forks = [
-            FunctionCall(_FORK_TOOL.name, FrozenDict({"directive": d}), self._call_id("fork"))
+            FunctionCall(FORK_TOOL.name, FrozenDict({"directive": d}), self._call_id("fork"))
             for d in directives
         ]
         self.history = (*self.history, Message("model", (*other, *forks)))
@@ -317,7 +324,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.history = (*self.history, Message("user", tuple(answers)))
 
     @precondition(lambda self: self._lifecycle("continuable") and bool(self.history))
-    @rule(target=children, task=_phrases, parent_id=st.sampled_from(["main", "atlas-1", "ä/1"]))
+    @rule(target=children, task=_PHRASES, parent_id=st.sampled_from(["main", "atlas-1", "ä/1"]))
     def continuable(self, task: str, parent_id: str) -> int:
         """A continuable child of the parent's completed turns."""
         scenario = self._continuable_scenario(task, parent_id)
@@ -330,7 +337,7 @@ class SessionMachine(RuleBasedStateMachine):
     @rule(
         child=children,
         calls=st.integers(0, 2),
-        text=_phrases,
+        text=_PHRASES,
         results=st.lists(json_objects(), min_size=2, max_size=2),
     )
     def wake(self, child: int, calls: int, text: str, results: list[FrozenDict]) -> None:
@@ -377,7 +384,7 @@ class SessionMachine(RuleBasedStateMachine):
             and not self._open_calls()
         )
     )
-    @rule(summary=_phrases)
+    @rule(summary=_PHRASES)
     def compact(self, summary: str) -> None:
         """The history is replaced by a summary: the parent's prefix restarts from there."""
         self._restart()

@@ -1,7 +1,7 @@
 """Subjects: the implementations under test, how they are loaded and run, and what they give
 back for a scenario."""
 
-from ._base import Outcome, OutcomeStatus, Subject
+from ..protocol import Outcome, OutcomeStatus, Subject
 from ._failure import (
     FailureKind,
     SubjectFailure,
@@ -11,7 +11,7 @@ from ._failure import (
 )
 from ._inprocess import InProcessSubject, guarded_assemble
 from ._load import LoadedSubject, load_subject
-from ._reference import ReferenceSubject, inherited_parent_request, parent_preset
+from ._reference import ReferenceSubject, inherited_parent_request
 from ._serve import serve
 from ._subprocess import MAX_SECONDS, SubprocessOptions, SubprocessSubject, timeout_problem
 
@@ -32,7 +32,6 @@ __all__ = [
     "inherited_parent_request",
     "is_subject_failure",
     "load_subject",
-    "parent_preset",
     "printable",
     "serve",
     "timeout_problem",

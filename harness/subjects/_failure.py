@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
-from ._base import Outcome
+from ..protocol import Outcome
 
 __all__ = [
     "FailureKind",

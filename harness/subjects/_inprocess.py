@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from types import FrameType, TracebackType
 from typing import Final, TypeVar
 
+from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome, Subject
 from ._failure import SubjectFailure
 
 __all__ = ["InProcessSubject", "guarded", "guarded_assemble"]

@@ -16,8 +16,8 @@ import sys
 from types import TracebackType
 from typing import Protocol, cast, runtime_checkable
 
+from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome, Subject
 from ._inprocess import InProcessSubject, guarded
 from ._reference import ReferenceSubject
 from ._subprocess import SubprocessOptions, SubprocessSubject

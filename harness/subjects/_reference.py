@@ -13,17 +13,15 @@ from ..assemblers import (
     assemble_continuable,
     assemble_siblings,
     assemble_spawn,
-    completed_prefix,
     follow_up,
-    with_send_message,
 )
 from ..dialects import all_dialects, get_dialect
 from ..dialects._memo import on_forget
 from ..model import FunctionCall, Message, Preset, Request
-from ..scenarios import Lifecycle, Scenario
-from ._base import Outcome, OutcomeStatus
+from ..protocol import Outcome, OutcomeStatus
+from ..scenarios import Lifecycle, Scenario, completed_prefix, parent_preset
 
-__all__ = ["ReferenceSubject", "inherited_parent_request", "parent_preset"]
+__all__ = ["ReferenceSubject", "inherited_parent_request"]
 
 _Render = Callable[[Request], bytes]
 
@@ -34,13 +32,6 @@ def inherited_parent_request(preset: Preset, inherited: Sequence[Message]) -> Re
         if inherited[end - 1].role == "model":
             return Request(preset, tuple(inherited[: end - 1]))
     return None
-
-
-def parent_preset(scenario: Scenario) -> Preset:
-    """The preset the parent sends with: ``send_message`` is global for continuable forks."""
-    if scenario.action == "continuable":
-        return with_send_message(scenario.preset)
-    return scenario.preset
 
 
 def _fork_calls(scenario: Scenario) -> list[FunctionCall] | None:

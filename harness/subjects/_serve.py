@@ -18,13 +18,14 @@ from ..protocol import (
     PROTOCOL_VERSION,
     SAME_SCENARIO,
     Implementation,
+    Outcome,
+    Subject,
     assemble_reply,
     encode_line,
     refusal_reply,
     start_reply,
 )
 from ..scenarios import Scenario, scenario_from_json
-from ._base import Outcome, Subject
 
 __all__ = ["serve"]
 

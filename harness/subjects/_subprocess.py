@@ -30,6 +30,7 @@ from ..protocol import (
     SAME_SCENARIO,
     Implementation,
     MessageKind,
+    Outcome,
     ProtocolError,
     SubjectRefused,
     assemble_request,
@@ -45,7 +46,6 @@ from ..protocol import (
     validate_message,
 )
 from ..scenarios import Lifecycle, Scenario, scenario_to_json
-from ._base import Outcome
 from ._failure import FailureKind, SubjectFailure, SubjectStartError
 from ._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
 

@@ -1,6 +1,6 @@
 """A fixed number of generated scenarios, the same on every run with the same seed.
 
-They are drawn by Hypothesis from ``harness.strategies.scenarios`` (every action), without
+They are drawn by Hypothesis from ``harness.generation.scenarios`` (every action), without
 shrinking or an example database, derandomized unless a seed is given, as
 ``prefix-harness check`` draws them. The same seed gives the same scenarios in every
 process, so pytest-xdist workers collect the same items: as for ``check``, Hypothesis mixes
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-from ..check._constants import no_local_constants
+from ..check import no_local_constants
+from ..generation import scenarios
 from ..scenarios import Scenario
-from ..strategies import scenarios
 
 __all__ = ["generated_scenarios"]
 

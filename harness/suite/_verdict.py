@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..check import Expectations, KnownFailure, run_check
+from ..protocol import Outcome, Subject
 from ..reports import check_text
 from ..scenarios import Lifecycle, Scenario
-from ..subjects import Outcome, Subject
 
 __all__ = ["Verdict", "judge"]
 

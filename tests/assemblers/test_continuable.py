@@ -4,15 +4,12 @@ from hypothesis import given, settings
 
 from harness.assemblers import (
     DEFAULT_WORDING,
-    SEND_MESSAGE_TOOL,
     ColdResume,
     ContinuableChild,
     Divergence,
     StructuredOutput,
     assemble_continuable,
-    completed_prefix,
     follow_up,
-    with_send_message,
 )
 from harness.model import (
     FunctionCall,
@@ -25,6 +22,7 @@ from harness.model import (
     Tool,
     freeze,
 )
+from harness.scenarios import SEND_MESSAGE_TOOL, completed_prefix, with_send_message
 from harness.strategies import requests
 
 from .conftest import Wire

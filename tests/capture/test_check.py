@@ -12,15 +12,9 @@ from typing import Any
 import orjson
 import pytest
 
-from harness.capture import (
-    CheckResult,
-    GroupOptions,
-    check_records,
-    check_requests,
-    read_log,
-    verdict_word,
-)
+from harness.capture import CheckResult, GroupOptions, check_records, check_requests, read_log
 from harness.model import FunctionResponse, Message, Preset, Text, Tool, freeze
+from harness.reports import capture_verdict
 from harness.rules import ScenarioReport
 
 from .simulate import (
@@ -189,6 +183,7 @@ def test_rejected_recursion_passes(dialect: str, message: str) -> None:
         assert check.scenario.known_fork_child
         assert statuses(check.report)["recursion-rejected"] == "pass"
     assert not result.failed
+    assert result.exit_code == 0
 
 
 def test_recursion_not_rejected_fails() -> None:
@@ -202,6 +197,7 @@ def test_recursion_not_rejected_fails() -> None:
         assert len(check.outcome.children) == 1
         assert statuses(check.report)["recursion-rejected"] == "fail"
     assert result.failed
+    assert result.exit_code == 1
     assert not only(result, "siblings-1").failed
     (roles,) = result.roles
     grandchildren = [
@@ -498,7 +494,8 @@ def test_a_log_of_identical_requests_checks_nothing(tmp_path: Path) -> None:
     result = logged(rt, tmp_path / "log.jsonl")
     assert [c.seqs for c in result.roles[0].conversations] == [(s,) for s in range(1, 301)]
     assert (result.checks, result.turns, result.not_checked) == ((), (), ())
-    assert verdict_word(result) == "inconclusive"
+    assert capture_verdict(result) == "inconclusive"
+    assert result.exit_code == 4
 
 
 def test_a_log_of_interleaved_conversations_checks_each_ones_turns(tmp_path: Path) -> None:
@@ -510,7 +507,7 @@ def test_a_log_of_interleaved_conversations_checks_each_ones_turns(tmp_path: Pat
     ]
     assert all(statuses(c.report)["append-only"] == "pass" for c in result.turns)
     assert result.checks == ()
-    assert verdict_word(result) == "inconclusive"
+    assert capture_verdict(result) == "inconclusive"
 
 
 def test_a_log_of_one_long_conversation_checks_every_turn_against_the_last(
@@ -544,4 +541,4 @@ def test_a_log_of_a_parent_forking_at_every_turn_checks_every_fork(tmp_path: Pat
     seqs = [c.seqs[0] for c in result.roles[0].conversations[1:]]
     assert [c.id for c in result.checks] == [f"siblings-{s - 1}" for s in seqs[::2]]
     assert len(result.turns) == 41
-    assert verdict_word(result) == "passed", [r.scenario_id for r in result.reports if r.failed]
+    assert capture_verdict(result) == "passed", [r.scenario_id for r in result.reports if r.failed]

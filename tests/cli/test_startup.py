@@ -27,6 +27,7 @@ MACHINERY = (
     "harness.protocol",
     "harness.rules",
     "harness.scenarios",
+    "harness.generation",
     "harness.strategies",
     "harness.subjects",
 )
@@ -81,7 +82,13 @@ def test_help_loads_no_command_machinery(argv: list[str]) -> None:
     )
 
 
-GENERATORS_AND_SCHEMAS = ("hypothesis", "harness.strategies", "jsonschema", "referencing")
+GENERATORS_AND_SCHEMAS = (
+    "hypothesis",
+    "harness.generation",
+    "harness.strategies",
+    "jsonschema",
+    "referencing",
+)
 """What only generating scenarios or validating JSON against a schema needs."""
 
 

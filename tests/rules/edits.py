@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 
 import orjson
 
-from harness.assemblers import DEFAULT_WORDING, Wording, completed_prefix
+from harness.assemblers import DEFAULT_WORDING, Wording
 from harness.dialects import get_dialect
 from harness.model import (
     FunctionCall,
@@ -27,7 +27,7 @@ from harness.model import (
     Tool,
     freeze,
 )
-from harness.scenarios import Scenario
+from harness.scenarios import Scenario, completed_prefix
 from harness.subjects import Outcome, ReferenceSubject
 
 from .scenarios import PARENT_ID

@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import calls_answered
 from harness.dialects import get_dialect
 from harness.model import (
     FunctionCall,
@@ -32,7 +31,7 @@ from harness.rules._rules_prefix import (
     holds_task,
 )
 from harness.rules._rules_shape import _describe, _flag, _pairing, call_pairing
-from harness.scenarios import Scenario
+from harness.scenarios import Scenario, calls_answered
 from harness.subjects import Outcome
 
 from .bad_subjects import CASES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from harness.assemblers import DEFAULT_WORDING, SEND_MESSAGE, Wording
+from harness.assemblers import DEFAULT_WORDING, Wording
 from harness.dialects import get_dialect
 from harness.dialects._memo import forget
 from harness.model import (
@@ -19,7 +19,7 @@ from harness.model import (
     freeze,
 )
 from harness.prefix import compare
-from harness.scenarios import Continuation, FollowUp, Scenario
+from harness.scenarios import SEND_MESSAGE, Continuation, FollowUp, Scenario
 from harness.subjects import ReferenceSubject, Subject, inherited_parent_request
 
 DIALECTS = ["openai", "anthropic", "gemini", "openai-responses"]

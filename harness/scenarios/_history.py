@@ -1,9 +1,10 @@
-"""Shape checks and classifications of a user/model history, shared by every assembler.
+"""Shape checks and classifications of a user/model history: facts of a scenario, shared by
+the scenario checks, the reference's assemblers, the rules and the capture grouping.
 
-The reference only assembles from histories a provider would accept: roles alternate from a
-user message, and every function call is answered in the next message by exactly one
-response with the same id and name. Checking that up front turns bad input into one clear
-``ValueError`` instead of a malformed request.
+A history a provider would accept alternates roles from a user message, and every function
+call is answered in the next message by exactly one response with the same id and name. The
+reference only assembles from such histories: checking that up front turns bad input into
+one clear ``ValueError`` instead of a malformed request.
 """
 
 from __future__ import annotations

@@ -7,9 +7,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.strategies import unicode_texts
-from harness.strategies._sources import Dice
-from harness.strategies._text import (
+from harness.generation._sources import Dice
+from harness.generation._text import (
     _DICE_CHARS,
     _DICE_PIECES,
     _FIRST,
@@ -22,6 +21,7 @@ from harness.strategies._text import (
     unicode_text_of,
     visible,
 )
+from harness.strategies import unicode_texts
 
 
 @settings(max_examples=50)

@@ -19,7 +19,7 @@ def _one_tool(declared: tuple[Tool, ...]) -> Tool:
 
 def register_types() -> None:
     """Register ``Scenario``, ``Request``, ``Preset``, ``Tool`` and ``Settings``; done when
-    ``harness.strategies`` is imported, and harmless to repeat."""
+    ``harness.generation`` (or ``harness.strategies``) is imported, and harmless to repeat."""
     st.register_type_strategy(Scenario, scenarios())
     st.register_type_strategy(Request, requests())
     st.register_type_strategy(Preset, presets())

@@ -1,4 +1,4 @@
-"""The check report (harness/capture/_verdict.py): text, JSON and JUnit XML, with the
+"""The check report of a capture (harness/reports/_capture.py): text, JSON and JUnit XML, with the
 grouping and what could not be checked."""
 
 from __future__ import annotations
@@ -7,18 +7,10 @@ import xml.etree.ElementTree as ET
 
 import orjson
 
-from harness.capture import (
-    CheckResult,
-    GroupOptions,
-    check_records,
-    verdict_json,
-    verdict_junit,
-    verdict_line,
-    verdict_text,
-)
+from harness.capture import CheckResult, GroupOptions, check_records
 from harness.model import Text
-
-from .simulate import ASK, Runtime, call, calls, child_history, results, text, user
+from harness.reports import capture_json, capture_junit, capture_text, capture_verdict_line
+from tests.capture.simulate import ASK, Runtime, call, calls, child_history, results, text, user
 
 
 def result_with_everything() -> CheckResult:
@@ -33,7 +25,7 @@ def result_with_everything() -> CheckResult:
 
 
 def test_text_shows_grouping_checks_rules_and_what_was_not_checked() -> None:
-    out = verdict_text(result_with_everything())
+    out = capture_text(result_with_everything())
     assert out.startswith("grouping: 5 requests in 4 conversations (openai)\n")
     assert "  conversation 1 (parent): requests 1, 3 · marks parent\n" in out
     assert (
@@ -64,7 +56,7 @@ def test_a_pass_without_anything_left_out_is_a_pass() -> None:
     rt.send(child_history([ASK], turn, "A"), text("done"), mark="kid")
     result = check_records(rt.records)
     assert result.inconclusive == ()
-    assert verdict_line(result) == "check passed: 1 group checked, 0 failed, 0 not checked"
+    assert capture_verdict_line(result) == "check passed: 1 group checked, 0 failed, 0 not checked"
 
 
 def test_a_failure_is_a_verdict_even_with_requests_left_out() -> None:
@@ -75,26 +67,26 @@ def test_a_failure_is_a_verdict_even_with_requests_left_out() -> None:
     result = check_records(rt.records, options=GroupOptions(fork_tool="fork"))
     assert result.failed
     assert result.inconclusive == ()
-    assert verdict_line(result).startswith("check FAILED")
+    assert capture_verdict_line(result).startswith("check FAILED")
 
 
 def test_nothing_to_check() -> None:
     rt = Runtime()
     rt.send([ASK], text("hello"))
     result = check_records(rt.records)
-    assert verdict_line(result) == (
+    assert capture_verdict_line(result) == (
         "check INCONCLUSIVE: 0 groups checked, 0 failed, 0 not checked\n"
         "  nothing was checked: no fork or spawn call among 1 usable model call"
     )
-    assert orjson.loads(verdict_json(result))["verdict"] == "inconclusive"
-    root = ET.fromstring(verdict_junit(result))
+    assert orjson.loads(capture_json(result))["verdict"] == "inconclusive"
+    root = ET.fromstring(capture_junit(result))
     (error,) = root.iter("error")
     assert error.get("message", "").startswith("nothing was checked")
     assert root.get("errors") == "1"
 
 
 def test_json_adds_the_grouping_to_the_rules_report() -> None:
-    document = orjson.loads(verdict_json(result_with_everything()))
+    document = orjson.loads(capture_json(result_with_everything()))
     assert document["summary"]["runs"] == 2
     assert [r["scenario"] for r in document["reports"]] == ["fork-1", "turns-1"]
     grouping = document["grouping"]
@@ -120,7 +112,7 @@ def test_json_adds_the_grouping_to_the_rules_report() -> None:
 
 
 def test_junit_has_a_skipped_case_per_group_not_checked() -> None:
-    root = ET.fromstring(verdict_junit(result_with_everything()))
+    root = ET.fromstring(capture_junit(result_with_everything()))
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == [
         "prefix-harness.openai.fork-1",
@@ -147,8 +139,8 @@ def test_what_an_agent_wrote_is_escaped_in_text_and_junit() -> None:
     turn = rt.send([ASK], calls(call("fork", directive=evil)), mark="par\x1b]0;x\x07ent")
     rt.send(child_history([ASK], turn, evil), text("done"))
     result = check_records(rt.records, subject="agent")
-    out = verdict_text(result)
+    out = capture_text(result)
     assert "\x1b" not in out
     assert "\x07" not in out
     assert "\\x1b" in out
-    ET.fromstring(verdict_junit(result))
+    ET.fromstring(capture_junit(result))

@@ -2,7 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import (
+from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
+from harness.scenarios import (
     calls_answered,
     check_history,
     completed_prefix,
@@ -10,8 +11,7 @@ from harness.assemblers import (
     history_ending,
     history_problems,
 )
-from harness.assemblers._history import _CHECKED, _describe, _walk
-from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
+from harness.scenarios._history import _CHECKED, _describe, _walk
 from harness.strategies import histories
 
 CALL = FunctionCall("search", freeze({"q": "x"}), id="c1")

@@ -5,8 +5,8 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 
+from harness.generation._schemas import plain_schema, schema_of
 from harness.strategies import json_schemas, tools
-from harness.strategies._schemas import plain_schema, schema_of
 
 FOUND = settings(
     max_examples=1000,  # a search, not a property: it stops at the first example found

@@ -26,6 +26,8 @@ from ._sources import Dice, between, texts
 from ._text import any_texts, draw_phrase, phrases
 
 __all__ = [
+    "FORK_TOOL",
+    "RESERVED_TOOL_NAMES",
     "call_response_pairs",
     "continuable_scenarios",
     "fork_scenarios",
@@ -34,7 +36,7 @@ __all__ = [
     "spawn_scenarios",
 ]
 
-_FORK_TOOL = Tool(
+FORK_TOOL = Tool(
     "agent",
     "Fork a worker that inherits this conversation and carries out one directive.",
     freeze(
@@ -53,7 +55,7 @@ _SPAWN_TOOL = Tool(
     ),
 )
 _SEND_MESSAGE = "send_message"
-_RESERVED = frozenset({_FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
+RESERVED_TOOL_NAMES = frozenset({FORK_TOOL.name, _SPAWN_TOOL.name, _SEND_MESSAGE})
 """Names the strategies declare themselves; drawn tools never take them."""
 
 
@@ -182,7 +184,7 @@ def _pair(
 def _preset(draw: st.DrawFn, max_tools: int, reserved: Tool | None, drawn_as: _Drawn) -> Preset:
     """A preset with at least one ordinary tool, and ``reserved`` declared last."""
     drawn = draw_preset(draw, 1, max_tools, 2, drawn_as.large_schemas, drawn_as.unicode_heavy)
-    ordinary = tuple(t for t in drawn.tools if t.name not in _RESERVED)
+    ordinary = tuple(t for t in drawn.tools if t.name not in RESERVED_TOOL_NAMES)
     if not ordinary:  # every drawn tool took a reserved name (rare): one ordinary tool instead
         ordinary = (replace(drawn.tools[0], name=f"{drawn.tools[0].name}_tool"),)
     tools = (*ordinary, reserved) if reserved is not None else ordinary
@@ -191,7 +193,7 @@ def _preset(draw: st.DrawFn, max_tools: int, reserved: Tool | None, drawn_as: _D
 
 def _names(preset: Preset) -> tuple[str, ...]:
     """The ordinary tools, which the drawn history calls."""
-    return tuple(t.name for t in preset.tools if t.name not in _RESERVED)
+    return tuple(t.name for t in preset.tools if t.name not in RESERVED_TOOL_NAMES)
 
 
 _SUFFIXES = 36**8
@@ -271,7 +273,7 @@ def _draw_forks(
 ) -> Scenario:
     drawn = _decide(draw, extent, max_turns, ending)
     end = drawn.ending
-    preset = _preset(draw, max_tools, _FORK_TOOL, drawn)
+    preset = _preset(draw, max_tools, FORK_TOOL, drawn)
     history = _history(draw, drawn, _names(preset), end)
     # how many directives (units of two: whether the fork calls keep the other calls)
     count, keep = divmod(draw(between(0, 2 * (max_n - min_n + 1) - 1)), 2)
@@ -280,7 +282,7 @@ def _draw_forks(
         last = history[-1]
         parts = tuple(p for p in last.parts if keep or not isinstance(p, FunctionCall))
         forks = tuple(
-            FunctionCall(_FORK_TOOL.name, FrozenDict({"directive": d}), f"fork_{i}")
+            FunctionCall(FORK_TOOL.name, FrozenDict({"directive": d}), f"fork_{i}")
             for i, d in enumerate(directives)
         )
         history = (*history[:-1], Message("model", (*parts, *forks)))

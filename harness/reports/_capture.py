@@ -1,20 +1,28 @@
-"""A check of recorded requests as text, JSON and JUnit XML: how the requests were grouped,
-then the rules reports of ``harness.reports``, then what could not be checked and why."""
+"""A check of recorded requests (``capture``, ``check-log``) as text, JSON and JUnit XML: how
+the requests were grouped, then the rules reports, then what could not be checked and why."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..reports import rules_json, rules_junit, rules_text
-from ..reports._escape import printable, xml_safe
-from ..reports._rules_junit import finish_junit
-from ._check import CheckResult
-from ._roles import Roles
+from ._escape import printable, xml_safe
+from ._rules_json import rules_json
+from ._rules_junit import finish_junit, rules_junit
+from ._rules_text import rules_text
 
-__all__ = ["verdict_json", "verdict_junit", "verdict_line", "verdict_text", "verdict_word"]
+if TYPE_CHECKING:
+    from ..capture import CheckResult, Roles
+
+__all__ = [
+    "capture_json",
+    "capture_junit",
+    "capture_text",
+    "capture_verdict",
+    "capture_verdict_line",
+]
 
 _SUITE = "prefix-harness.grouping"
 _VERDICT = "prefix-harness.verdict"
@@ -32,14 +40,14 @@ def _conversation_lines(roles: Roles) -> list[str]:
     return lines
 
 
-def verdict_word(result: CheckResult) -> str:
+def capture_verdict(result: CheckResult) -> str:
     """``failed``, ``inconclusive`` or ``passed``: the verdict the exit code gives."""
     if result.failed:
         return "failed"
     return "inconclusive" if result.inconclusive else "passed"
 
 
-def verdict_line(result: CheckResult) -> str:
+def capture_verdict_line(result: CheckResult) -> str:
     """The verdict: how many groups were checked, failed and not checked; for an
     inconclusive check, why, one reason a line."""
     failed = sum(c.report.failed for c in result.checks)
@@ -54,14 +62,14 @@ def verdict_line(result: CheckResult) -> str:
             f"; turns of {count} conversation{'' if count == 1 else 's'} checked, "
             f"{broken} not append-only"
         )
-    word = verdict_word(result)
+    word = capture_verdict(result)
     if word == "inconclusive":
         reasons = "".join(f"\n  {printable(reason)}" for reason in result.inconclusive)
         return f"check INCONCLUSIVE: {counts}{reasons}"
     return f"check {'FAILED' if result.failed else 'passed'}: {counts}"
 
 
-def verdict_text(result: CheckResult) -> str:
+def capture_text(result: CheckResult) -> str:
     """The grouping, the checks, the rules report, what was not checked, a verdict line."""
     count = sum(len(r.conversations) for r in result.roles)
     dialects = ", ".join(r.conversations[0].first.dialect for r in result.roles)
@@ -88,13 +96,13 @@ def verdict_text(result: CheckResult) -> str:
         text += "".join(
             f"  {printable(n.what)}\n    {printable(n.reason)}\n" for n in result.not_checked
         )
-    return text + "\n" + verdict_line(result) + "\n"
+    return text + "\n" + capture_verdict_line(result) + "\n"
 
 
-def verdict_json(result: CheckResult) -> bytes:
-    """The rules JSON report of ``harness.reports`` with a ``grouping`` object added."""
+def capture_json(result: CheckResult) -> bytes:
+    """The rules JSON report (``rules_json``) with a ``grouping`` object added."""
     document: dict[str, Any] = orjson.loads(rules_json(result.reports))
-    document["verdict"] = verdict_word(result)
+    document["verdict"] = capture_verdict(result)
     document["inconclusive"] = list(result.inconclusive)
     document["grouping"] = {
         "requests": result.requests,
@@ -126,8 +134,8 @@ def verdict_json(result: CheckResult) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
-def verdict_junit(result: CheckResult) -> bytes:
-    """The rules JUnit XML of ``harness.reports``, plus one suite whose skipped cases are
+def capture_junit(result: CheckResult) -> bytes:
+    """The rules JUnit XML (``rules_junit``), plus one suite whose skipped cases are
     the groups that could not be checked (``finish_junit`` counts and times them)."""
     root = ET.fromstring(rules_junit(result.reports))
     if result.inconclusive:

@@ -2,14 +2,22 @@
 
 One declaration, registered for every agent, lets a continuable child report to its parent
 without a child-only tool: parent and child then declare byte-identical, identically ordered
-tools. Its schema's key order is fixed here once.
+tools. Its schema's key order is fixed here once. Which preset a scenario's parent sends
+with follows from it (``parent_preset``): a fact of the scenario, not of an implementation.
 """
 
 from __future__ import annotations
 
 from ..model import Preset, Tool, freeze
+from ._scenario import Scenario
 
-__all__ = ["SEND_MESSAGE", "SEND_MESSAGE_TOOL", "has_send_message", "with_send_message"]
+__all__ = [
+    "SEND_MESSAGE",
+    "SEND_MESSAGE_TOOL",
+    "has_send_message",
+    "parent_preset",
+    "with_send_message",
+]
 
 SEND_MESSAGE = "send_message"
 
@@ -47,3 +55,10 @@ def with_send_message(preset: Preset) -> Preset:
     return Preset(
         system=preset.system, tools=(*preset.tools, SEND_MESSAGE_TOOL), settings=preset.settings
     )
+
+
+def parent_preset(scenario: Scenario) -> Preset:
+    """The preset the parent sends with: ``send_message`` is global for continuable forks."""
+    if scenario.action == "continuable":
+        return with_send_message(scenario.preset)
+    return scenario.preset

@@ -6,12 +6,26 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import SEND_MESSAGE, calls_answered, history_ending
 from harness.check import generate
 from harness.dialects import all_dialects
+from harness.generation._scenarios import (
+    _draw_continuables,
+    _draw_forks,
+    _draw_spawns,
+    _Extent,
+    _variants,
+)
 from harness.model import FunctionCall, Message
 from harness.rules import evaluate
-from harness.scenarios import ACTIONS, Scenario, scenario_from_json, scenario_to_json
+from harness.scenarios import (
+    ACTIONS,
+    SEND_MESSAGE,
+    Scenario,
+    calls_answered,
+    history_ending,
+    scenario_from_json,
+    scenario_to_json,
+)
 from harness.strategies import (
     call_response_pairs,
     continuable_scenarios,
@@ -19,13 +33,6 @@ from harness.strategies import (
     scenarios,
     sibling_scenarios,
     spawn_scenarios,
-)
-from harness.strategies._scenarios import (
-    _draw_continuables,
-    _draw_forks,
-    _draw_spawns,
-    _Extent,
-    _variants,
 )
 from harness.subjects import ReferenceSubject
 

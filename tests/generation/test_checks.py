@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.strategies._checks import check_at_least, check_flag, check_sizes
+from harness.generation._checks import check_at_least, check_flag, check_sizes
 
 
 def test_sizes_name_the_arguments_as_written() -> None:

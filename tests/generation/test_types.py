@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import history_problems
 from harness.model import Preset, Request, Settings, Tool
-from harness.scenarios import Scenario, scenario_from_json, scenario_to_json
+from harness.scenarios import Scenario, history_problems, scenario_from_json, scenario_to_json
 from harness.strategies import register_types
 
 QUICK = settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow])

@@ -5,9 +5,11 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from harness.assemblers import history_problems
 from harness.dialects import all_dialects, get_dialect
+from harness.generation._model import _LARGE_SHAPES, settings_of, tool_of
+from harness.generation._text import name_of
 from harness.model import Preset, Request, Settings, Tool
+from harness.scenarios import history_problems
 from harness.strategies import (
     histories,
     json_objects,
@@ -19,8 +21,6 @@ from harness.strategies import (
     unicode_texts,
 )
 from harness.strategies import settings as settings_strategy
-from harness.strategies._model import _LARGE_SHAPES, settings_of, tool_of
-from harness.strategies._text import name_of
 
 
 @given(requests())
@@ -140,7 +140,7 @@ def test_a_tool_is_one_number_zero_the_simplest_and_each_digit_its_part() -> Non
 
 def test_tools_kept_are_those_tool_of_builds_and_are_forgotten() -> None:
     from harness.dialects._memo import forget
-    from harness.strategies._model import _tool, forget_tools
+    from harness.generation._model import _tool, forget_tools
 
     forget_tools()
     codes = [0, 1, 2, 3, 2 + 4 * 77, 3 + 4 * (_LARGE_SHAPES - 1) + 4 * _LARGE_SHAPES * 5]

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from harness.assemblers import history_problems
+from harness.generation._histories import _built_filler, _words
+from harness.generation._sources import Dice
 from harness.model import FunctionCall, FunctionResponse, Message, Text
+from harness.scenarios import history_problems
 from harness.strategies import histories
-from harness.strategies._histories import _built_filler, _words
-from harness.strategies._sources import Dice
 
 
 def check_alternating_and_paired(history: tuple[Message, ...]) -> None:

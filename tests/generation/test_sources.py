@@ -8,7 +8,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from harness.strategies._sources import (
+from harness.generation._sources import (
     ByteReader,
     Dice,
     TextPool,

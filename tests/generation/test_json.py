@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.generation._json import JsonSource, unique_keys
 from harness.model import FrozenDict, Json, freeze
 from harness.strategies import json_objects, json_values
-from harness.strategies._json import JsonSource, unique_keys
 
 
 def leaves(value: Json) -> int:

@@ -1,0 +1,3 @@
+module example.org/gosubject
+
+go 1.19
