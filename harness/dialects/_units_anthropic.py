@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import replace as _replace
 from typing import Any, Final
 
-from ..model._json import dumps
+from ..model import dumps
 from ._canonical import canonical, without
 from ._equivalence import Equivalence
 from ._unit import Unit

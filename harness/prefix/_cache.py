@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..dialects._cache_view import CacheView
+from ..dialects import CacheView
 from ._count import count_units
 from ._simulate import CacheSimulator, Usage
 

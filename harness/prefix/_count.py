@@ -15,8 +15,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
-from ..dialects._cache_facts import ModelFacts
-from ..dialects._unit import Unit
+from ..dialects import ModelFacts, Unit
 
 __all__ = ["count_units", "tokenizer"]
 

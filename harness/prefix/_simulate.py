@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..dialects._cache_plan import CachePlan
+from ..dialects import CachePlan
 
 __all__ = ["CacheSimulator", "Usage", "prefix_digests"]
 
