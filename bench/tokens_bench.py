@@ -26,7 +26,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.check import bundled_fixtures
-from harness.dialects import get_dialect
+from harness.dialects import all_dialects, get_dialect
 from harness.prefix import prefix_stream
 from harness.rules import BYTES_PER_TOKEN
 from harness.rules import _tokens as tokens
@@ -64,7 +64,8 @@ def main() -> int:
           f"{'mean err':>9} {'mean |err|':>10} {'worst':>8}  worst body")  # fmt: skip
     counted_bytes = 0
     spent = 0.0
-    for dialect in tokens.OPENAI_DIALECTS:
+    counted = [n for n, d in all_dialects().items() if d.facts.tokenizer == tokens.TOKENIZER]
+    for dialect in counted:
         streams = bodies(dialect)
         for encoding, model in ENCODINGS.items():
             errors, total_bytes, total_tokens = [], 0, 0

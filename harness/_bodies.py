@@ -33,6 +33,9 @@ __all__ = [
     "read_body",
 ]
 
+_NO_MEMORY = "Not enough memory"
+"""How orjson says it ran out of memory (a ``JSONDecodeError``, though the JSON may be fine)."""
+
 DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024
 STDIN = "-"
 
@@ -188,6 +191,8 @@ def _decode(
     try:
         decoded = orjson.loads(data)
     except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):  # the body is not at fault: the memory is
+            raise MemoryError(e.msg) from None
         raise BodyError(source, _json_problem(e, len(data))) from None
     except RecursionError:
         raise BodyError(source, "is nested too deeply to read") from None

@@ -131,24 +131,23 @@ def test_every_prefix_stream_is_the_stream_of_the_body_before_it() -> None:
         assert bytes(prefix_stream(parsed)).decode() == block.text, block.label
 
 
-def test_the_marker_facts_are_the_dialect_attributes() -> None:
+def test_the_marker_facts_are_the_dialect_facts() -> None:
     text = DOC.read_text(encoding="utf-8")
-    anthropic = get_dialect("anthropic")
-    assert f"| markers one request may carry | {anthropic.marker_limit} |" in text
-    assert f"for a cached entry | {anthropic.marker_lookback} |" in text
-    assert f"| the ttl of a marker that names none | `{anthropic.marker_default_ttl}` |" in text
+    markers = get_dialect("anthropic").facts.markers
+    assert markers is not None
+    assert f"| markers one request may carry | {markers.limit} |" in text
+    assert f"for a cached entry | {markers.lookback} |" in text
+    assert f"| the ttl of a marker that names none | `{markers.default_ttl}` |" in text
 
 
-def test_the_cache_keys_table_is_the_dialect_attributes() -> None:
-    if not all(hasattr(d, "cache_keys") for d in all_dialects().values()):
-        pytest.skip("the dialects name no cache_keys")
+def test_the_cache_keys_table_is_the_dialect_facts() -> None:
     text = DOC.read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([\w-]+)` \| `([\w.]+)` \| `(\w+)` \|$", text, re.MULTILINE)
     documented = {(d, setting): scope for d, setting, scope in rows}
     actual = {
         (name, setting): scope
         for name, dialect in all_dialects().items()
-        for setting, scope in getattr(dialect, "cache_keys").items()  # noqa: B009 (may be absent)
+        for setting, scope in dialect.facts.cache_keys.items()
     }
     assert documented == actual
 

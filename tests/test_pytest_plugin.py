@@ -331,9 +331,14 @@ def test_heads(snapshot):
 
 
 @pytest.fixture
-def snapshots(pytester: pytest.Pytester, run: Run) -> Callable[..., pytest.RunResult]:
+def snapshots(
+    pytester: pytest.Pytester, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., pytest.RunResult]:
     """Runs in a subprocess: syrupy keeps its session in a module global, which an inline
-    run would leave pointing at the inner session."""
+    run would leave pointing at the inner session. The inner run is no xdist worker, even
+    when this one is: syrupy leaves the unused-snapshot report to xdist's controller."""
+    for name in [n for n in os.environ if n.startswith("PYTEST_XDIST")]:
+        monkeypatch.delenv(name)
     pytester.makepyfile(SNAPSHOT_TEST)
 
     def run_syrupy(*args: str) -> pytest.RunResult:

@@ -3,6 +3,7 @@ and the official SDKs talk to; it plays model turns from a script and records ev
 request, secrets redacted; the recorded requests are then grouped into parent, children and
 siblings and checked against the rules (docs/capture.md)."""
 
+from ..dialects import FAKE_MODEL, Reply, ToolCall
 from ._check import Check, CheckResult, NotChecked, check_records, check_requests
 from ._command import GRACE_SECONDS, run_command
 from ._env import FAKE_API_KEY, child_environment, provider_environment
@@ -12,7 +13,6 @@ from ._match import Answer, Facts, Matcher, facts_of
 from ._observe import Ignored, Observed, observe, reply_message
 from ._record import Record, RecordError, RecordWriter, read_record
 from ._redact import REDACTED, redact_headers, redact_query
-from ._reply import Reply, ToolCall
 from ._roles import ForkTurn, Roles, SpawnLink, Unplaced, assign_roles
 from ._script import (
     DEFAULT_FORK_TAG,
@@ -26,7 +26,6 @@ from ._script import (
 )
 from ._server import DEFAULT_MAX_REQUEST_BYTES, FakeProvider, LoopbackError
 from ._summary import summarize
-from ._wire import FAKE_MODEL
 
 __all__ = [
     "DEFAULT_FORK_TAG",

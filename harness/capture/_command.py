@@ -1,6 +1,7 @@
 """Running an agent program against the fake provider (``capture``): its environment points
 every official SDK at the provider, and however it ends, everything it started is ended too
-(``ProcessTree``)."""
+(``ProcessTree``) — a signal to end the run (``harness._interrupt``) included, which never
+cuts that clean-up short: one arriving during it hurries it, and is raised after."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from .._interrupt import deferred
 from ._env import child_environment
 
 if TYPE_CHECKING:  # what runs a command is loaded when one is run: check-log never does
@@ -42,7 +44,7 @@ def run_command(
     import secrets
     import subprocess
 
-    from ._tree import RUN_VARIABLE, ProcessTree, subreaper
+    from .._tree import RUN_VARIABLE, ProcessTree, subreaper
 
     env = child_environment(provider.origin, os.environ)
     token = secrets.token_hex(8)
@@ -57,12 +59,14 @@ def run_command(
         tree = ProcessTree(process.pid, token)
         try:
             code = _wait(process, provider, timeout)
-        except BaseException:
-            tree.end(grace)
-            process.wait()
+        except BaseException:  # a signal (Interrupted): the same end, then the sentence
+            with deferred():
+                tree.end(grace)
+                process.wait()
             raise
-        tree.end(grace)  # what it left running, or all of it after a time-out
-        process.wait()
+        with deferred():  # a signal during the grace hurries it, and is raised after
+            tree.end(grace)  # what it left running, or all of it after a time-out
+            process.wait()
     if code is None and provider.failure is not None:
         return provider.failure
     if code is None:

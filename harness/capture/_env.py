@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..dialects import wires
+
 __all__ = ["FAKE_API_KEY", "child_environment", "provider_environment"]
 
 FAKE_API_KEY = "sk-prefix-harness-fake"
@@ -13,19 +15,15 @@ _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def provider_environment(origin: str) -> dict[str, str]:
-    """The variables that point the OpenAI, Anthropic and Google Gen AI SDKs (and programs
-    built on them) at the fake provider whose origin is ``http://127.0.0.1:PORT``."""
-    return {
-        "OPENAI_BASE_URL": f"{origin}/v1",
-        "OPENAI_API_KEY": FAKE_API_KEY,
-        "ANTHROPIC_BASE_URL": origin,
-        "ANTHROPIC_API_KEY": FAKE_API_KEY,
-        "GOOGLE_GEMINI_BASE_URL": origin,
-        "GEMINI_API_KEY": FAKE_API_KEY,
-        "GOOGLE_API_KEY": FAKE_API_KEY,
-        "GOOGLE_GENAI_USE_VERTEXAI": "false",
-        "PREFIX_HARNESS_CAPTURE_URL": origin,
-    }
+    """The variables that point every registered dialect's SDKs (the OpenAI, Anthropic and
+    Google Gen AI SDKs, and programs built on them) at the fake provider whose origin is
+    ``http://127.0.0.1:PORT``: each wire's own (``Wire.environment``), with a dummy key,
+    then ``PREFIX_HARNESS_CAPTURE_URL``, the origin itself."""
+    env: dict[str, str] = {}
+    for wire in wires().values():
+        env.update(wire.sdk_environment(origin, FAKE_API_KEY))
+    env["PREFIX_HARNESS_CAPTURE_URL"] = origin
+    return env
 
 
 def child_environment(origin: str, base: Mapping[str, str]) -> dict[str, str]:

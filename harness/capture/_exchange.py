@@ -14,13 +14,12 @@ from urllib.parse import parse_qsl
 
 import orjson
 
-from ..dialects import DialectError, get_dialect
+from ..dialects import DialectError, Route, Turn, Wire, get_dialect
 from ..model import Request
 from ._match import Matcher
 from ._record import Record, RecordError, RecordWriter, timestamp
 from ._redact import redact_headers, redact_query, scrub_body
 from ._stored import Stored
-from ._wire import Route, Turn, Wire
 
 __all__ = ["Exchange", "Incoming", "Outgoing"]
 

@@ -1,6 +1,9 @@
 """HTTP plumbing of the fake provider: a threaded HTTP/1.1 server that reads each request
 (bounded by a size limit, ``Content-Length`` or chunked), hands it to an ``Exchange`` and
-writes the answer back, whole or streamed with chunked transfer encoding."""
+writes the answer back, whole or streamed with chunked transfer encoding.
+
+A body cut short — the connection closed, or reset, before its end — is still a request:
+it is handed on with the problem said, so it gets an answer and a record line."""
 
 from __future__ import annotations
 
@@ -30,8 +33,8 @@ _MAX_SIZE = 2**63 - 1
 """A larger size is no size a client can send (and would overflow a record)."""
 
 
-def _closed_early(got: int, length: int) -> str:
-    return f"the connection closed after {got:,} of the {length:,} bytes of Content-Length"
+def _closed_early(got: int, length: int, how: str = "closed") -> str:
+    return f"the connection {how} after {got:,} of the {length:,} bytes of Content-Length"
 
 
 class HTTPServer(ThreadingHTTPServer):
@@ -96,8 +99,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the record is the log."""
 
+    _cut = "closed"
+    """How the body's connection ended early: ``closed``, or ``was reset`` (by the client)."""
+
     def _serve(self) -> None:
         arrived = time.time()
+        self._cut = "closed"
         limit = self.server.exchange.max_request_bytes
         body, size, problem = self._read_body(limit)
         target = urlsplit(self.path)
@@ -139,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length <= limit:
             body = self._read_exactly(length)
             if len(body) < length:
-                return body, len(body), _closed_early(len(body), length)
+                return body, len(body), _closed_early(len(body), length, self._cut)
             return body, length, None
         if length <= _DRAIN_LIMIT:
             self._drain(length)
@@ -147,12 +154,32 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         return None, length, None
 
+    def _receive(self, size: int) -> bytes:
+        """Up to ``size`` bytes of the body, what one receive gives (so that what arrived
+        before a reset is kept); none once the client hung up, closing or resetting the
+        connection (said in ``_cut``)."""
+        try:
+            return self.rfile.read1(size)
+        except (ConnectionError, TimeoutError):
+            self._cut = "was reset"
+            self.close_connection = True
+            return b""
+
+    def _line(self) -> bytes:
+        """A line of a chunked body's framing (at most 1 KiB), as ``_receive``."""
+        try:
+            return self.rfile.readline(1024)
+        except (ConnectionError, TimeoutError):
+            self._cut = "was reset"
+            self.close_connection = True
+            return b""
+
     def _read_exactly(self, length: int) -> bytes:
         """Up to ``length`` bytes, fewer when the client hangs up."""
         parts = []
         remaining = length
         while remaining > 0:
-            got = self.rfile.read(min(_READ, remaining))
+            got = self._receive(min(_READ, remaining))
             if not got:
                 break
             parts.append(got)
@@ -163,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Read and drop up to ``length`` bytes, a buffer at a time; how many were read."""
         remaining = length
         while remaining > 0:
-            got = self.rfile.read(min(_READ, remaining))
+            got = self._receive(min(_READ, remaining))
             if not got:
                 break
             remaining -= len(got)
@@ -176,7 +203,11 @@ class _Handler(BaseHTTPRequestHandler):
         parts: list[bytes] = []
         size = 0
         while True:
-            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
+            raw = self._line()
+            if not raw:
+                kept = b"".join(parts) if size <= limit else None
+                return kept, size, f"the connection {self._cut} before the body's last chunk"
+            line = raw.split(b";", 1)[0].strip()
             try:
                 chunk = int(line, 16) if len(line) <= 15 else -1
             except ValueError:
@@ -185,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
                 kept = b"".join(parts) if size <= limit else None
                 return kept, size, f"the chunk size {line[:40]!r} is not a hexadecimal size"
             if chunk == 0:
-                while self.rfile.readline(1024).strip():
+                while self._line().strip():
                     pass
                 return (b"".join(parts) if size <= limit else None), size, None
             size += chunk
@@ -202,8 +233,8 @@ class _Handler(BaseHTTPRequestHandler):
             if got < chunk:
                 size -= chunk - got
                 kept = b"".join(parts) if size <= limit else None
-                return kept, size, "the connection closed in the middle of a chunk"
-            self.rfile.readline(1024)
+                return kept, size, f"the connection {self._cut} in the middle of a chunk"
+            self._line()
 
     def _send(self, out: Outgoing) -> None:
         """The status line, headers and body in one write (a stream: its events gathered

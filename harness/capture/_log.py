@@ -9,13 +9,13 @@ The file is read one line at a time, and of each usable request only a small ind
 is kept (where its line is, its mark and reply, what grouping compares): its body and its
 neutral request are read back from the file when the check needs them. So a check needs
 memory for a few of the largest records on top of the index, whatever the file's size.
-Standard input (``-``) cannot be read twice: it is first copied to a temporary file, which
-is removed when the check is done.
+Standard input (``-``) cannot be read twice, nor can any other file that cannot seek (a named
+pipe, ``/dev/stdin``, a shell's ``<(...)``): it is first copied to a temporary file, which is
+removed when the check is done.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 import threading
@@ -26,19 +26,23 @@ from typing import IO, Any
 
 import orjson
 
-from ..dialects import all_dialects, detect_dialect
+from ..dialects import all_dialects, detect_dialect, wires
 from ..model import json_kind
 from ._group import Prefixes
 from ._observe import Ignored, Observed, observe_record, observed
 from ._record import Record, _decode
-from ._server import WIRES
 from ._stored import Stored
 
 __all__ = ["STDIN", "LogError", "read_log"]
 
+_NO_MEMORY = "Not enough memory"
+"""How orjson says it ran out of memory (a ``JSONDecodeError``, though the JSON may be fine)."""
+
 STDIN = "-"
 """The file name that stands for standard input."""
 
+_SPOOL = 1 << 20
+"""How much of a pipe is copied aside at a time."""
 _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _DEPTH = "depth limit exceeded"
@@ -53,34 +57,48 @@ def read_log(
 ) -> tuple[tuple[Observed, ...], tuple[Ignored, ...]]:
     """The usable requests of a log and the model calls left out; ``LogError`` for bad
     input. ``dialect`` is the wire format of minimal lines that do not name one (default:
-    from their ``path``, else detected from the body). ``-`` reads standard input, copied to
-    a temporary file first. The requests' bodies are read back from the file when needed."""
+    from their ``path``, else detected from the body). ``-`` reads standard input, and a
+    file that cannot seek (a pipe) is read the same way: copied to a temporary file first.
+    The requests' bodies are read back from the file when needed."""
     if str(path) == STDIN:
-        return _read(_spooled_stdin(), "standard input", dialect)
+        source = getattr(sys.stdin, "buffer", None)
+        if source is None:
+            raise LogError("standard input cannot be read: it is closed")
+        return _read(_spooled(source, "standard input"), "standard input", dialect)
     try:
         file = open(path, "rb")  # noqa: SIM115 (kept open for reading bodies back)
     except OSError as e:
         raise LogError(f"{path}: cannot be read ({e.strerror or e})") from None
+    if not file.seekable():  # its bodies could not be read back: read it once, aside
+        with file:
+            return _read(_spooled(file, str(path)), path, dialect)
     return _read(file, path, dialect)
 
 
-def _spooled_stdin() -> IO[bytes]:
-    """Standard input copied to an unnamed temporary file, read from its start."""
-    source = getattr(sys.stdin, "buffer", None)
-    if source is None:
-        raise LogError("standard input cannot be read: it is closed")
+def _spooled(source: IO[bytes], name: str) -> IO[bytes]:
+    """``source`` copied to an unnamed temporary file, read from its start."""
     spool = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for reading bodies back)
     try:
-        shutil.copyfileobj(source, spool, 1 << 20)
+        while True:
+            try:
+                chunk = source.read(_SPOOL)
+            except OSError as e:
+                raise LogError(f"{name}: cannot be read ({e.strerror or e})") from None
+            if not chunk:
+                break
+            try:
+                spool.write(chunk)
+            except OSError as e:
+                raise LogError(
+                    f"{name} cannot be copied to a temporary file ({e.strerror or e})"
+                ) from None
         spool.seek(0)
-    except OSError as e:
-        spool.close()
-        raise LogError(
-            f"standard input cannot be copied to a temporary file ({e.strerror or e})"
-        ) from None
     except ValueError:  # a closed stream
         spool.close()
-        raise LogError("standard input cannot be read: it is closed") from None
+        raise LogError(f"{name} cannot be read: it is closed") from None
+    except BaseException:
+        spool.close()
+        raise
     return spool
 
 
@@ -150,6 +168,8 @@ def _loads_line(line: bytes, where: str) -> dict[str, Any]:
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):  # the log is not at fault: the memory is
+            raise MemoryError(e.msg) from None
         if _DEPTH in e.msg:
             raise LogError(
                 f"{where}: nested deeper than JSON lines are read (1024 levels); "
@@ -210,7 +230,7 @@ def _minimal_line(
     decoded, raw = body
     route_dialect = None
     if obj.get("path"):
-        routes = {d: w.route("POST", obj["path"].split("?")[0], {}) for d, w in WIRES.items()}
+        routes = {d: w.route("POST", obj["path"].split("?")[0], {}) for d, w in wires().items()}
         if any(r is not None and r.kind != "generate" for r in routes.values()):
             return None  # token counting and the like: not a model call
         route_dialect = next((d for d, r in routes.items() if r is not None), None)

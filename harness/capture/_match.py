@@ -11,8 +11,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..dialects import Reply
 from ..model import FunctionCall, FunctionResponse, Json, Message, Request, Text
-from ._reply import Reply
 from ._script import Script, When
 
 __all__ = ["Answer", "Facts", "Matcher", "facts_of", "holds"]

@@ -21,11 +21,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
-from ..dialects import DialectError, get_dialect
+from ..dialects import DialectError, Reply, get_dialect, wires
 from ..model import FunctionCall, Message, Request
 from ._record import Record
-from ._reply import Reply
-from ._server import WIRES
 from ._stored import Continued, Stored
 
 __all__ = ["Bodies", "Ignored", "Observed", "observe", "observed", "reply_message"]
@@ -311,7 +309,7 @@ def observed(
             continued=continued,
         )
         _RECENT.put(usable, (body, read, request))
-    wire = WIRES.get(dialect)
+    wire = wires().get(dialect)
     if stored is not None and wire is not None and reply is not None and nth is not None:
         kept = read if bodies is None else usable.read_body
         stored.keep(wire.response_id(nth), kept, reply_message(dialect, reply, nth))
@@ -393,7 +391,7 @@ def reply_message(dialect: str, reply: Reply, nth: int | None) -> Message:
     ``nth`` is the request's number among those the script answered (the ids depend on it);
     without it, calls carry no id.
     """
-    wire = WIRES.get(dialect)
+    wire = wires().get(dialect)
     if wire is None or nth is None:
         return reply.message()
     return reply.message([wire.call_id(nth, i) for i in range(len(reply.calls))])

@@ -2,27 +2,28 @@
 
 Every request the fake provider receives is recorded, answered or refused, with its raw
 body as received so that later checks see exactly what the agent sent. Lines are written
-and flushed one request at a time under a lock, so parallel children never interleave and
-a crashed run still leaves every finished request on disk.
+one request at a time under a lock, so parallel children never interleave and a crashed run
+still leaves every finished request on disk, in whole lines.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import os
 import threading
 import weakref
 from array import array
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
-from ..dialects import ParsedBody, get_dialect
+from ..dialects import ParsedBody, Reply, get_dialect, reply_from_json
 from ..model import FrozenDict
-from ._reply import Reply, reply_from_json
+from ._claim import Claim, ClaimError
 
 __all__ = ["RECORD_VERSION", "Record", "RecordError", "RecordWriter", "read_record", "timestamp"]
 
@@ -139,8 +140,14 @@ class Record:
 
 
 class RecordWriter:
-    """Numbers records and appends each to a JSON-lines file, flushed at once; one lock
+    """Numbers records and appends each to a JSON-lines file, written at once; one lock
     covers numbering and writing, so the file is in ``seq`` order.
+
+    The file is owned by this writer (``_claim.Claim``): it is written as ``FILE.partial``,
+    locked against a second run (``RecordError`` at once, naming the run that holds it),
+    and renamed to ``FILE`` by ``close()``. Each line is one write; a write that fails (a
+    full disk) is cut back to the end of the last whole line, so the file holds only whole
+    records, however the run ends.
 
     With a file, records are not kept in memory: ``records`` reads them back from it, so
     what a capture holds while it runs does not grow with the bodies it was sent (the
@@ -158,7 +165,15 @@ class RecordWriter:
         self._records: list[Record] = []
         self._count = 0
         self._failure: str | None = None
-        self._file: IO[bytes] | None = None if self.path is None else open(self.path, "wb")  # noqa: SIM115
+        self._claim: Claim | None = None
+        if path is not None:
+            try:
+                self._claim = Claim(path)
+            except ClaimError as e:
+                raise RecordError(str(e)) from None
+            weakref.finalize(self, self._claim.release)
+        self._open = self._claim is not None
+        """Whether lines are still written (until ``close()`` or a failure)."""
         self._ends = array("q")
         """Where each record's line ends in the file."""
         self._read: list[weakref.ref[Record]] = []
@@ -178,19 +193,28 @@ class RecordWriter:
             seq = self._count + 1
             if encoded is None:
                 self._records.append(replace(draft, seq=seq))
-            elif self._file is None:  # closed: not recorded, as a full disk is not
+            elif not self._open or self._claim is None:  # closed: not recorded
                 raise RecordError(f"the record file {self.path} is closed")
             else:
                 line = b"%s%d%s\n" % (_NUMBERED, seq, encoded)
+                end = self._ends[-1] if self._ends else 0
                 try:
-                    self._file.write(line)
-                    self._file.flush()
+                    _write_all(self._claim.fd, line)
                 except OSError as e:
-                    self._fail(e)
+                    self._fail(e, end)
                     raise RecordError(self._failure or "") from None
-                self._ends.append((self._ends[-1] if self._ends else 0) + len(line))
+                self._ends.append(end + len(line))
             self._count = seq
         return replace(draft, seq=seq)
+
+    @property
+    def file(self) -> Path | None:
+        """The file the records are in now: ``FILE.partial`` until ``close()``, then the
+        record's path; None without a file."""
+        claim = self._claim
+        if claim is None:
+            return None
+        return self.path if claim.published else claim.partial
 
     @property
     def count(self) -> int:
@@ -209,28 +233,28 @@ class RecordWriter:
         """Every record so far: read back from the file (``RecordError`` after a failure),
         or the ones kept in memory."""
         with self._lock:
-            if self.path is None:
+            if self._claim is None:
                 return tuple(self._records)
             if self._failure is not None:
                 raise RecordError(self._failure)
-            return self._read_back(self.path)
+            return self._read_back(self._claim)
 
-    def _read_back(self, path: Path) -> tuple[Record, ...]:
+    def _read_back(self, claim: Claim) -> tuple[Record, ...]:
         """Every record written, the ones still alive from an earlier call reused, the rest
         read from the file line by line by offset (under the lock): no more than one line
-        is held on top of the records."""
+        is held on top of the records. The file is read through the writer's own
+        descriptor, so another run's file renamed over the path later is never read."""
         held: list[Record | None] = [ref() for ref in self._read]
         held += [None] * (len(self._ends) - len(held))
         missing = [i for i, record in enumerate(held) if record is None]
         if not missing:
             return tuple(r for r in held if r is not None)
+        path = self.path or claim.path
         try:
-            with open(path, "rb") as file:
-                for i in missing:
-                    begin = self._ends[i - 1] if i else 0
-                    if file.tell() != begin:
-                        file.seek(begin)
-                    held[i] = _parse_line(path, i + 1, file.read(self._ends[i] - begin))
+            for i in missing:
+                begin = self._ends[i - 1] if i else 0
+                line = os.pread(claim.fd, self._ends[i] - begin, begin)
+                held[i] = _parse_line(path, i + 1, line)
         except OSError as e:
             raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
         records = tuple(r for r in held if r is not None)
@@ -238,25 +262,52 @@ class RecordWriter:
         return records
 
     def close(self) -> None:
+        """Write no more, and rename the file into place (after a failure too: it holds
+        the whole lines written before). The records can still be read back."""
         with self._lock:
-            file, self._file = self._file, None
-            if file is not None:
-                try:
-                    file.close()
-                except OSError as e:
-                    self._fail(e)
+            self._open = False
+            claim = self._claim
+            if claim is None or claim.published:
+                return
+            try:
+                claim.publish()
+            except OSError as e:
+                if self._failure is None:
+                    self._failure = (
+                        f"the record file {self.path} cannot be put in place"
+                        f" ({e.strerror or e}); the requests recorded are in {claim.partial}"
+                    )
 
-    def _fail(self, error: OSError) -> None:
-        """Give the file up after ``error`` (under the lock)."""
+    def discard(self) -> None:
+        """Write no more and remove the file unpublished (a run that never started): an
+        earlier record at the path stays as it was."""
+        with self._lock:
+            self._open = False
+            claim = self._claim
+            if claim is not None and not claim.published:
+                with contextlib.suppress(OSError):
+                    os.unlink(claim.partial)
+                claim.release()
+
+    def _fail(self, error: OSError, end: int) -> None:
+        """Give the file up after ``error`` (under the lock), cut back to ``end``, the end
+        of the last whole line."""
         if self._failure is None:
             self._failure = (
                 f"the record file {self.path} cannot be written ({error.strerror or error});"
                 f" {self._count} request{' was' if self._count == 1 else 's were'} recorded before"
             )
-        file, self._file = self._file, None
-        if file is not None:
+        self._open = False
+        if self._claim is not None:
             with contextlib.suppress(OSError):
-                file.close()
+                os.ftruncate(self._claim.fd, end)
+
+
+def _write_all(fd: int, line: bytes) -> None:
+    """Write ``line`` whole (a short write is continued; an error raises)."""
+    view = memoryview(line)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 _NUMBERED = b'{"v":%d,"seq":' % RECORD_VERSION

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 import orjson
 
+from ..dialects import Reply, ToolCall
 from ..model import FrozenDict, freeze, join_path
-from ._reply import Reply, ToolCall
 
 __all__ = [
     "DEFAULT_FORK_TAG",

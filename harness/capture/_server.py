@@ -11,39 +11,22 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
+from ..dialects import providers
 from ._env import provider_environment
 from ._exchange import Exchange
 from ._http import HTTPServer
 from ._match import Matcher
 from ._record import Record, RecordWriter
 from ._script import Script
-from ._wire import Wire
-from ._wire_anthropic import WIRE as ANTHROPIC
-from ._wire_gemini import WIRE as GEMINI
-from ._wire_openai import WIRE as OPENAI
-from ._wire_openai_responses import WIRE as OPENAI_RESPONSES
 
 __all__ = [
     "DEFAULT_MAX_REQUEST_BYTES",
-    "PROVIDERS",
-    "WIRES",
     "FakeProvider",
     "LoopbackError",
     "loopback_host",
 ]
 
 DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
-WIRES: dict[str, Wire] = {w.dialect: w for w in (ANTHROPIC, GEMINI, OPENAI, OPENAI_RESPONSES)}
-"""Every wire protocol, by the dialect its requests are recorded under."""
-PROVIDERS: dict[str, tuple[Wire, ...]] = {
-    "anthropic": (ANTHROPIC,),
-    "gemini": (GEMINI,),
-    "openai": (OPENAI, OPENAI_RESPONSES),
-    "openai-responses": (OPENAI_RESPONSES, OPENAI),
-}
-"""The wires each fake provider serves, by the name it is asked for with. An OpenAI endpoint
-serves chat completions and responses alike, so both OpenAI fakes serve both; the first
-wire gives the base URL and the shape of refusals for URLs that no wire has."""
 
 
 class LoopbackError(ValueError):
@@ -69,14 +52,19 @@ def loopback_host(host: str) -> str:
 
 
 class FakeProvider:
-    """A scripted fake of one provider (``dialect``: a name of ``PROVIDERS``: openai,
-    openai-responses, anthropic or gemini).
+    """A scripted fake of one provider, asked for by the name of a dialect with a wire
+    (``harness.dialects.providers``: openai, openai-responses, anthropic, gemini, and any
+    registered since).
 
-    ``wires`` are the wire protocols it serves (openai and openai-responses: both OpenAI
-    ones); each request is recorded under the dialect of the wire that served it. Use as a
+    ``wires`` are the wire protocols it serves: the dialect's, then those of the other
+    dialects of the same provider (openai and openai-responses: both OpenAI ones); the first
+    gives the base URL and the shape of refusals for URLs that no wire has. Each request is
+    recorded under the dialect of the wire that served it. Use as a
     context manager, or ``start()``/``stop()``. ``base_url`` is what an SDK takes
     as its base URL; ``records`` holds every request so far; with ``record`` given, each is
-    appended to that JSON-lines file as it arrives (and read back from it by ``records``).
+    appended to that JSON-lines file as it arrives (and read back from it by ``records``):
+    to ``record`` + ``.partial`` while it runs, locked against a second provider on the same
+    file (``start()`` raises ``RecordError``), renamed to ``record`` by ``stop()``.
     """
 
     def __init__(
@@ -89,15 +77,16 @@ class FakeProvider:
         record: str | Path | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
-        if dialect not in PROVIDERS:
-            known = ", ".join(sorted(PROVIDERS))
+        served = providers()
+        if dialect not in served:
+            known = ", ".join(sorted(served))
             raise ValueError(f"no fake provider for dialect {dialect!r}; known: {known}")
         if not 0 <= port <= 65535:
             raise ValueError(f"port {port} is not between 0 and 65535")
         if max_request_bytes < 1:
             raise ValueError("max_request_bytes must be at least 1")
         self.dialect = dialect
-        self.wires = PROVIDERS[dialect]
+        self.wires = served[dialect]
         self.script = script if script is not None else Script()
         self.host = loopback_host(host)
         self.max_request_bytes = max_request_bytes
@@ -108,7 +97,8 @@ class FakeProvider:
         self._writer: RecordWriter | None = None
 
     def start(self) -> FakeProvider:
-        """Bind and serve in a background thread; ``OSError`` if the port is taken."""
+        """Bind and serve in a background thread; ``OSError`` if the port is taken,
+        ``RecordError`` if the record file is another run's or cannot be one."""
         if self._server is not None:
             raise RuntimeError("the fake provider is already running")
         writer = RecordWriter(self.record_path)
@@ -116,7 +106,7 @@ class FakeProvider:
         try:
             server = HTTPServer((self.host, self._port), exchange)
         except OSError:
-            writer.close()
+            writer.discard()
             raise
         self._writer, self._server = writer, server
         self._thread = threading.Thread(
@@ -129,7 +119,8 @@ class FakeProvider:
         return self
 
     def stop(self) -> None:
-        """Stop serving, close open connections and the record file. Idempotent."""
+        """Stop serving, close open connections and the record file (renamed into place).
+        Idempotent."""
         server, self._server = self._server, None
         if server is not None:
             server.shutdown()
@@ -179,6 +170,12 @@ class FakeProvider:
         from an earlier call are reused, so only the lines since are read), else kept in
         memory. ``RecordError`` when the record file could not be written (``failure``)."""
         return () if self._writer is None else self._writer.records
+
+    @property
+    def record_file(self) -> Path | None:
+        """The file the records are in now: the record's path + ``.partial`` while the
+        provider runs, the record's path after ``stop()``; None without a record file."""
+        return None if self._writer is None else self._writer.file
 
     @property
     def recorded(self) -> int:

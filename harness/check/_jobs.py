@@ -6,15 +6,21 @@ own subject once (a ``cmd:`` subject is started once per worker), runs each scen
 given and sends back the report. The parent reads the results in the run's order, so the
 report is the one a single process gives. A worker that dies (an in-process subject that
 ends its process) is a crash of the scenario it was running, and a new worker takes over.
+
+A run ended by a signal ends its workers (``terminate``): each ends its subject and everything
+that subject started, and exits quietly, without a traceback. Ctrl-C, which a terminal sends
+to every process of its group, is left to the parent; a worker whose parent is gone ends too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from .._interrupt import Interrupted, deferred, hurried, quiet_worker
 from ..protocol import Subject
 from ..rules import ScenarioReport, evaluate
 from ..scenarios import Scenario
@@ -29,6 +35,9 @@ __all__ = ["Result", "RunOne", "Workers", "cpu_count"]
 Result = tuple[ScenarioReport, Sequence[SubjectFailure]]
 RunOne = Callable[[Subject, Scenario, str], Result]
 _STOP: Final = -1
+_END_SECONDS: Final = 5.0
+"""How long a worker ended by ``terminate`` has to end its subject before it is killed."""
+_POLL_SECONDS: Final = 0.05
 
 
 def cpu_count() -> int:
@@ -52,20 +61,32 @@ def _serve(
     work: Sequence[tuple[Scenario, str]],
     run_one: RunOne,
 ) -> None:
-    """A worker: one subject, then the scenario runs the parent names, until it says stop."""
-    subject = factory()
+    """A worker: one subject, then the scenario runs the parent names, until it says stop.
+    Ended by a signal, or with its parent gone, it ends its subject and exits quietly."""
+    quiet_worker()
+    subject: Subject | None = None
+    ended: int | None = None
     try:
+        subject = factory()
         while (position := conn.recv()) != _STOP:
             scenario, dialect = work[position]
             conn.send((position, run_one(subject, scenario, dialect)))
         finish = getattr(subject, "finish", None)
         finished = finish() if callable(finish) else ()
         conn.send((_STOP, tuple(f for f in finished if isinstance(f, SubjectFailure))))
+    except Interrupted as e:  # the parent ends the run
+        ended = e.exit_code
+    except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent is gone
+        ended = 1
     finally:
-        close = getattr(subject, "close", None)
-        if callable(close):
-            close()
-        conn.close()
+        with deferred():
+            end = getattr(subject, "kill" if ended is not None else "close", None)
+            end = end if callable(end) else getattr(subject, "close", None)
+            if callable(end):
+                end()
+            conn.close()
+    if ended is not None:
+        raise SystemExit(ended)  # multiprocessing prints no traceback for this one
 
 
 class _Worker:
@@ -158,6 +179,23 @@ class Workers:
         detail = "the worker process running the subject died"
         failure = SubjectFailure.of("crash", scenario.id, detail, exit_code=code)
         return evaluate(scenario, dialect, failure, subject=self._name), [failure]
+
+    def terminate(self) -> None:
+        """End every worker now (the run is ended): SIGTERM, on which each ends its subject
+        and exits; a worker still there ``_END_SECONDS`` later, or at once when another
+        signal arrives meanwhile, is killed."""
+        with deferred():
+            for worker in self._workers:
+                if worker.process.is_alive():
+                    worker.process.terminate()
+            deadline = time.monotonic() + _END_SECONDS
+            for worker in self._workers:
+                while worker.process.is_alive() and time.monotonic() < deadline and not hurried():
+                    worker.process.join(_POLL_SECONDS)
+                if worker.process.is_alive():
+                    worker.process.kill()
+                worker.process.join()
+                worker.conn.close()
 
     def close(self) -> None:
         """Let each worker finish its scenario, stop its subject, and collect ``finish()``."""

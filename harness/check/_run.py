@@ -47,6 +47,8 @@ class _Budget:
         self.deadline = deadline
         self.ends = None if deadline is None else time.monotonic() + deadline
         self.hangs = 0
+        self.closed = False
+        """Whether a stall of the current row was a closed stdout rather than a hang."""
         self.spent: str | None = None
 
     def over(self) -> bool:
@@ -56,9 +58,14 @@ class _Budget:
         return self.spent is not None
 
     def count(self, crashed: Sequence[SubjectFailure]) -> None:
-        self.hangs = self.hangs + 1 if any(f.kind == "hang" for f in crashed) else 0
+        """Count a hang, or a subject that stopped answering without exiting (its stdout
+        closed): each try costs a timeout or a restart."""
+        stalls = [f for f in crashed if f.kind == "hang" or f.stalled]
+        self.hangs = self.hangs + 1 if stalls else 0
+        self.closed = bool(stalls) and (self.closed or any(f.kind != "hang" for f in stalls))
         if self.max_hangs and self.hangs >= self.max_hangs and self.spent is None:
-            self.spent = f"the subject hung on {self.hangs} scenarios in a row"
+            what = "hung or closed its stdout" if self.closed else "hung"
+            self.spent = f"the subject {what} on {self.hangs} scenarios in a row"
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,9 +202,12 @@ def run_check(
             tick(what)
             if budget.spent is not None:
                 break
-    finally:
         if pool is not None:
             pool.close()
+    except BaseException:  # a signal ends the run (or the harness failed): workers end now
+        if pool is not None:
+            pool.terminate()
+        raise
     reports = [ranked[rank] for rank in sorted(ranked)]
     ids = {**dict.fromkeys(s.id for s in fixtures), **generated_ids}
     generated_runs = sum(1 for item in plan if item.generated is not None and item.rank in ranked)
@@ -239,7 +249,8 @@ def _stop_at(
     """The failures, the last hang saying that the run stops there; with no hang to stop at
     (the deadline passed on a subject that answers), a hang of the run itself is added, in
     the first scenario not run."""
-    if failures and failures[-1].kind == "hang" and why.startswith("the subject hung"):
+    last_stalled = bool(failures) and (failures[-1].kind == "hang" or failures[-1].stalled)
+    if last_stalled and why.startswith("the subject hung"):
         last = failures[-1]
         return [*failures[:-1], replace(last, message=f"{last.message}; {why}")]
     ran = {r.scenario_id for r in reports}

@@ -11,9 +11,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from .._interrupt import Interrupted, deferred
+from ..dialects import wires
 from ..reports import printable_lines
 from ._check_log import add_check_options, expectations, group_options, report
-from ._common import EXIT_SUBJECT, fail, parse_size
+from ._common import EXIT_SUBJECT, fail, output_problems, parse_size
 
 if TYPE_CHECKING:
     from ..capture import FakeProvider, Record, Script
@@ -26,7 +28,6 @@ DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
 that building the parser does not load the capture machinery (tests/cli/test_startup.py holds
 the two equal)."""
 
-DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
 DEFAULT_RECORD = "capture.jsonl"
 GRACE_SECONDS = 2.0
 """How long the processes of an ended command have between SIGTERM and SIGKILL."""
@@ -40,7 +41,10 @@ requests are grouped (parent, fork children, siblings, spawned children, follow-
 checked against the rules, and the report is printed (with --json, everything else goes to
 stderr). Exit 0 when every rule passes, 1 when one fails, 2 on bad usage or script, 3 when
 the command timed out or never called the provider, 4 when the check is inconclusive
-(nothing checked: no fork reached, every request refused or unreadable).
+(nothing checked: no fork reached, every request refused or unreadable), 128+N when
+signal N ended the run (the command and every process it started are ended first). The
+record is written to FILE.partial, locked against a second run, and renamed to FILE when
+the run ends.
 """
 
 
@@ -55,9 +59,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dialect",
         required=True,
-        choices=DIALECTS,
-        help="the provider to fake (openai and openai-responses both serve chat completions"
-        " and the Responses API, each request recorded under its own dialect)",
+        choices=list(wires()),
+        help="the provider to fake, by a dialect with a capture wire (openai and"
+        " openai-responses both serve chat completions and the Responses API, each request"
+        " recorded under its own dialect)",
     )
     parser.add_argument("--script", required=True, metavar="FILE", help="the JSON script")
     parser.add_argument(
@@ -88,7 +93,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture import FakeProvider, LoopbackError, ScriptError, load_script, run_command
+    from ..capture import (
+        FakeProvider,
+        LoopbackError,
+        RecordError,
+        ScriptError,
+        load_script,
+        run_command,
+    )
 
     command: list[str] = list(args.command)
     if command[:1] == ["--"]:
@@ -104,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     expected = expectations(args)
     if isinstance(expected, str):
         return fail(expected)
+    problem = output_problems(args, record=args.record)  # before the agent, not after it
+    if problem is not None:
+        return fail(problem)
     try:
         script = load_script(args.script)
         provider = FakeProvider(
@@ -115,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             max_request_bytes=args.max_request_size,
         )
         provider.start()
-    except (ScriptError, LoopbackError, ValueError) as e:
+    except (ScriptError, LoopbackError, RecordError, ValueError) as e:
         return fail(str(e))
     except OSError as e:
         where = f"record file {e.filename}" if e.filename else f"{args.host} port {args.port}"
@@ -126,8 +141,18 @@ def run(args: argparse.Namespace) -> int:
         outcome = run_command(
             command, provider, args.timeout, grace=GRACE_SECONDS, to_stderr=args.json
         )
+    except Interrupted as e:
+        with deferred():
+            provider.stop()
+        count = provider.recorded
+        e.detail = (
+            f"the command and every process it started were ended; {count}"
+            f" request{' was' if count == 1 else 's were'} recorded in {args.record}"
+        )
+        raise
     finally:
-        provider.stop()
+        with deferred():  # the record is renamed into place whole, whatever ends the run
+            provider.stop()
     return _report(outcome, provider, args, script, info, expected)
 
 

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from ..dialects import all_dialects
 from ..reports import printable
 from ._collect import paced_collections
-from ._common import EXIT_BAD_INPUT, EXIT_SUBJECT, add_report_options, fail, finish_reports
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_SUBJECT,
+    add_report_options,
+    fail,
+    finish_reports,
+    output_problems,
+)
 
 if TYPE_CHECKING:
     from ..check import CheckRun
@@ -36,7 +43,8 @@ fixture ready to commit.
 subjects:  reference (default) | python:package.module:factory | cmd:<command line>
 exit:      0 conforming, 1 a rule failed (or an expected failure passed), 2 bad usage or
            input, 3 the subject crashed, hung or broke the protocol, 4 inconclusive
-           (the subject skipped every scenario: nothing was checked)
+           (the subject skipped every scenario: nothing was checked), 128+N ended by
+           signal N (the subject and everything it started are ended first)
 bounds:    a cmd: subject gets --timeout per scenario; the run stops after --max-hangs
            hangs in a row, or once --deadline has passed (exit 3, said in the report)
 jobs:      --jobs N runs the scenarios in N processes, each with its own subject (a cmd:
@@ -150,6 +158,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         return fail(
             f"--jobs must be a whole number from 1 to {MAX_JOBS}, or auto, not {args.jobs!r}"
         )
+    problem = output_problems(args)
+    if problem is not None:
+        return fail(problem)
     options = SubprocessOptions(timeout=args.timeout, validate=args.validate_protocol)
     try:
         fixtures = load_fixtures(args.fixtures or bundled_fixtures())
@@ -212,10 +223,13 @@ def _report(result: CheckRun, args: argparse.Namespace) -> int:
         if problem is not None:
             return fail(problem)
     if args.junit_xml is not None:
+        from .._files import write_whole
+
         try:
-            args.junit_xml.write_bytes(check_junit(result))
+            write_whole(args.junit_xml, check_junit(result))
         except OSError as e:
-            return fail(f"{args.junit_xml}: cannot be written ({e.strerror or e})")
+            reason = e.strerror or e
+            return fail(f"{args.junit_xml}: the JUnit XML report cannot be written ({reason})")
     if args.json:
         sys.stdout.buffer.write(check_json(result, fail_on=args.fail_on))
     else:

@@ -21,6 +21,7 @@ from ._common import (
     add_report_options,
     fail,
     finish_reports,
+    output_problems,
 )
 
 if TYPE_CHECKING:
@@ -198,10 +199,13 @@ def report(
             print(f"verdict: NOT conforming, {printable(outcomes.failed_on_warning)}")
         sys.stdout.flush()
     if args.junit_xml:
+        from .._files import write_whole
+
         try:
-            Path(args.junit_xml).write_bytes(capture_junit(result))
+            write_whole(args.junit_xml, capture_junit(result))
         except OSError as e:
-            return fail(f"cannot write the JUnit XML report {args.junit_xml}: {e.strerror or e}")
+            reason = e.strerror or e
+            return fail(f"{args.junit_xml}: the JUnit XML report cannot be written ({reason})")
     if args.html:
         from ..reports import capture_html, write_html
 
@@ -298,6 +302,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     if args.fork_tag == "":
         return fail("--fork-tag must not be empty", code=EXIT_BAD_INPUT)
+    problem = output_problems(args)
+    if problem is not None:
+        return fail(problem, code=EXIT_BAD_INPUT)
     try:
         requests, ignored = read_log(args.file, dialect=args.dialect)
     except LogError as e:

@@ -30,6 +30,7 @@ __all__ = [
     "add_report_options",
     "fail",
     "finish_reports",
+    "output_problems",
     "parse_size",
 ]
 
@@ -120,11 +121,40 @@ def _is_step_summary(path: Path) -> bool:
     return named is not None and named != "" and Path(named).resolve() == path.resolve()
 
 
+def output_problems(args: argparse.Namespace, *, record: str | None = None) -> str | None:
+    """Why one of the files a run writes (its reports, ``record``) could not be written, or
+    two of them are one file: one sentence, said before the run starts rather than after."""
+    from .._files import output_problem, same_outputs
+
+    outputs: dict[str, str | Path | None] = {"--record": record}
+    for option in _OUTPUTS:
+        outputs[option] = getattr(args, option[2:].replace("-", "_"), None)
+    for option, path in outputs.items():
+        if path is None or str(path) == "":
+            continue
+        what = "record" if option == "--record" else _OUTPUTS[option]
+        problem = output_problem(path, what, regular=option == "--record")
+        if problem is not None:
+            return problem
+    return same_outputs(outputs)
+
+
+_OUTPUTS = {
+    "--html": "HTML report",
+    "--junit-xml": "JUnit XML report",
+    "--summary-md": "summary",
+    "--write-expect": "known-failures file",
+}
+"""The report files a run may write, by option."""
+
+
 def _write(path: Path, text: str, what: str, *, append: bool = False) -> str | None:
-    """Write ``text``; why it could not be written (one sentence), or None."""
+    """Write ``text`` whole (a file beside it renamed into place; an append cut back when it
+    fails); why it could not be written (one sentence), or None."""
+    from .._files import append_whole, write_whole
+
     try:
-        with path.open("a" if append else "w", encoding="utf-8") as out:
-            out.write(text)
+        (append_whole if append else write_whole)(path, text.encode("utf-8"))
     except OSError as e:
         return f"{path}: the {what} cannot be written ({e.strerror or e})"
     return None

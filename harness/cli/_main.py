@@ -8,6 +8,10 @@ one sentence on stderr says the report was lost (none for a broken pipe: the rea
 stop reading). The stream is then pointed at ``os.devnull`` so that the interpreter's last
 flush cannot fail either. Standard input that is closed or cannot be read, for a command that
 reads ``-``, is a bad input: exit 2 with one sentence.
+
+SIGINT, SIGTERM and SIGHUP end a command the same way (``harness._interrupt``): what it started
+is ended, one sentence says so, and the exit code is 128 + the signal's number. Running out of
+memory is one sentence too, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Final, TextIO, cast
 
+from .._interrupt import Interrupted, handled
 from .._version import __version__
 from . import _capture, _check, _check_log, _diff, _rules
 from ._common import EXIT_BAD_INPUT, fail
@@ -57,12 +62,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     guarded too."""
     _occupy_closed_descriptors()
     streams = _Streams.install()
-    try:
-        return _dispatch(argv)
-    except _StdinError as e:
-        return fail(str(e), code=EXIT_BAD_INPUT)
-    finally:
-        streams.finish()
+    with handled():  # until the last sentence is written: a second signal cannot cut it short
+        try:
+            return _dispatch(argv)
+        except _StdinError as e:
+            return fail(str(e), code=EXIT_BAD_INPUT)
+        except Interrupted as e:  # during the parse, or a report's last write
+            return fail(e.sentence(), code=e.exit_code)
+        finally:
+            streams.finish()
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
@@ -75,10 +83,26 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     try:
         code: int = args.run(args)
     except MemoryError:
-        return fail("out of memory reading the input; lower --max-body-size")
-    except KeyboardInterrupt:
+        return fail(_OUT_OF_MEMORY.get(argv[0], _OUT_OF_MEMORY[""]))
+    except OSError as e:  # an mmap or a fork refused: the same
+        if e.errno != errno.ENOMEM:
+            raise
+        return fail(_OUT_OF_MEMORY.get(argv[0], _OUT_OF_MEMORY[""]))
+    except Interrupted as e:
+        return fail(e.sentence(), code=e.exit_code)
+    except KeyboardInterrupt:  # raised by other means than a signal handled here
         return fail("interrupted", code=130)
     return code
+
+
+_OUT_OF_MEMORY: Final = {
+    "diff": "out of memory reading the bodies; lower --max-body-size",
+    "check-log": "out of memory checking the log; give the check more memory",
+    "check": "out of memory; the run was ended (give it more memory, or fewer --jobs)",
+    "": "out of memory; the run was ended (give it more memory)",
+}
+"""What running out of memory says, by command (a subject's own output that cannot be held is
+its failure instead, exit 3)."""
 
 
 def _occupy_closed_descriptors() -> None:

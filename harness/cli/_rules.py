@@ -64,17 +64,46 @@ def seen_in(entries: tuple[SeenIn, ...]) -> str:
 
 
 def explanation(info: RuleInfo) -> str:
-    """The whole catalog entry of one rule, its explanation wrapped for a terminal, then the
-    public bugs it was seen in."""
+    """The whole catalog entry of one rule, its explanation wrapped for a terminal, the
+    marker facts of its dialects when it is about markers, then the public bugs it was seen
+    in."""
+    from ..rules import WITH_MARKERS
+
     dialects = "all" if info.dialects is None else ", ".join(info.dialects)
     body = textwrap.fill(info.explanation, width=WIDTH, break_on_hyphens=False)
+    facts = marker_facts(info.dialects or ()) if info.dialect_scope == WITH_MARKERS else ""
     seen = seen_in(info.seen_in)
     return (
         f"{info.id} ({info.severity}): {info.title}\n"
         f"dialects:   {dialects}\n"
         f"lifecycles: {', '.join(info.lifecycles)}\n\n"
-        f"{body}\n" + (f"\n{seen}" if seen else "")
+        f"{body}\n" + (f"\n{facts}" if facts else "") + (f"\n{seen}" if seen else "")
     )
+
+
+def marker_facts(names: tuple[str, ...]) -> str:
+    """How each dialect's cache reads markers (``Facts.markers``), with the page it is
+    documented on."""
+    from ..dialects import get_dialect
+
+    lines = ["marker facts:"]
+    for name in names:
+        facts = get_dialect(name).facts
+        markers = facts.markers
+        if markers is None:
+            continue
+        lookback = (
+            "no lookback limit"
+            if markers.lookback is None
+            else f"a read looks back {markers.lookback} blocks"
+        )
+        lines.append(
+            f"  {name}: at most {markers.limit} a request, {lookback},"
+            f" ttl {markers.default_ttl} unless named"
+        )
+        if facts.cache_guide:
+            lines.append(f"    {facts.cache_guide}")
+    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,24 +1,43 @@
-"""Provider wire formats: each parses a body into prefix segments, settings and the neutral
-model, and renders the neutral model back. Adding a dialect means adding one module."""
+"""Provider wire formats. A dialect parses a body into prefix segments, settings, cache
+markers and the neutral model, renders the neutral model back, states its provider's facts
+(``Facts``), and carries the capture side of the same wire (``Wire``: the fake provider's
+routes and answers). One package per dialect (``anthropic``, ``gemini``, ``openai``,
+``openai_responses``), each registered here once; code outside adds one with ``register``
+(docs/extending.md)."""
 
+from . import anthropic, gemini, openai, openai_responses
 from ._base import (
     CacheMarker,
-    CacheScope,
     Dialect,
     DialectError,
-    Family,
     ParsedBody,
     Segment,
     answered_one_to_one,
 )
 from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
 from ._cache_plan import CachePlan, Keyed, Write
-from ._cache_view import CacheView, cache_view
 from ._equivalence import Equivalence
-from ._registry import all_dialects, detect_dialect, get_dialect
+from ._facts import CacheScope, Facts, Family, Link, Markers
+from ._registry import (
+    all_dialects,
+    detect_dialect,
+    get_dialect,
+    providers,
+    register,
+    unregister,
+    wires,
+)
+from ._reply import Reply, ToolCall, reply_from_json
 from ._unit import Unit
+from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+
+for _builtin in (anthropic, gemini, openai, openai_responses):
+    register(_builtin.DIALECT)
+
+from ._cache_view import CacheView, cache_view  # noqa: E402
 
 __all__ = [
+    "FAKE_MODEL",
     "CacheFacts",
     "CacheMarker",
     "CachePlan",
@@ -27,18 +46,36 @@ __all__ = [
     "Dialect",
     "DialectError",
     "Equivalence",
+    "Facts",
     "Family",
     "Keyed",
+    "Link",
+    "Markers",
     "ModelFacts",
     "ParsedBody",
     "Prices",
+    "Reply",
+    "Route",
     "Segment",
     "Source",
+    "Stream",
+    "ToolCall",
+    "Turn",
     "Unit",
+    "Wire",
     "Write",
     "all_dialects",
     "answered_one_to_one",
+    "args_json",
     "cache_view",
     "detect_dialect",
     "get_dialect",
+    "output_tokens",
+    "pieces",
+    "providers",
+    "register",
+    "reply_from_json",
+    "sse",
+    "unregister",
+    "wires",
 ]

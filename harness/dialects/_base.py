@@ -7,11 +7,12 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, wraps
-from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
+from functools import cached_property
+from typing import Any, ClassVar, TypeVar
 
 from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
-from ._rendered import RENDERED as _RENDERED
+from ._facts import CacheScope, Facts, Family
+from ._wire import Wire
 
 __all__ = [
     "CacheMarker",
@@ -22,14 +23,6 @@ __all__ = [
     "ParsedBody",
     "Segment",
 ]
-
-Family: TypeAlias = Literal["system", "tools", "settings", "history"]
-"""Which part of the request head a prefix segment belongs to."""
-
-CacheScope: TypeAlias = Literal["request", "system", "tools", "history"]
-"""What a change of a setting the provider's cache is keyed on invalidates: the whole
-``request`` (the model, a routing key), or the cached prefix from the first segment of a
-family on (``history``: the messages)."""
 
 
 class DialectError(ValueError):
@@ -74,11 +67,11 @@ class CacheMarker:
 
 
 class ParsedBody:
-    """A request body read through one dialect.
+    """A request body read through one dialect (``Dialect.parse``).
 
-    ``segments`` and ``settings`` are computed eagerly (cheap, and they validate the
-    envelope); the neutral ``request`` is built on first use because a long history
-    costs real time to convert and a byte comparison does not need it.
+    ``segments`` and ``settings`` are read at once (cheap, and they validate the envelope);
+    the neutral ``request`` and the cache ``markers`` are read on first use: a long history
+    costs real time to convert and a byte comparison needs neither.
     """
 
     def __init__(
@@ -87,111 +80,61 @@ class ParsedBody:
         body: dict[str, Any],
         segments: tuple[Segment, ...],
         settings: Mapping[str, Any],
-        cache_markers: tuple[str, ...] = (),
     ) -> None:
         self.dialect = dialect
         self.body = body
         self.segments = segments
         self.settings = settings
-        self.cache_markers = cache_markers
 
     @cached_property
     def markers(self) -> tuple[CacheMarker, ...]:
-        """Every cache marker with its block position and ttl (``cache_markers`` names only
-        the segments); none in dialects without markers."""
-        return self.dialect.cache_marks(self.body)
+        """Every cache marker with its block position and ttl, in cache order; none in
+        dialects without markers."""
+        return self.dialect.guarded(self.dialect.cache_marks, self.body)
+
+    @property
+    def cache_markers(self) -> tuple[str, ...]:
+        """The names of the segments that carry a cache marker, in cache order."""
+        return tuple(dict.fromkeys(marker.segment for marker in self.markers))
 
     @cached_property
     def request(self) -> Request:
         """The body in the neutral model; raises ``DialectError`` if a part is malformed."""
-        return self.dialect.to_request(self.body)
+        return self.dialect.guarded(self.dialect.to_request, self.body)
 
     def __repr__(self) -> str:
         return f"<ParsedBody {self.dialect.name} segments={len(self.segments)}>"
 
 
-_Reader = TypeVar("_Reader", bound=Callable[..., Any])
-
-_READERS = ("segments", "settings", "cache_markers", "cache_marks", "to_request")
-"""The methods that read a decoded body: whatever the body holds, each returns or raises
-``DialectError``, never another exception (see ``Dialect.__init_subclass__``)."""
-
-
-def _reader(method: _Reader) -> _Reader:
-    """``method`` refusing a body that is not a JSON object, and one nested too deeply for
-    Python's recursion limit, with a ``DialectError``."""
-
-    @wraps(method)
-    def read(self: Dialect, body: Any, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(body, Mapping):
-            raise DialectError(f"the body is {json_kind(body)}, not a JSON object")
-        try:
-            return method(self, body, *args, **kwargs)
-        except RecursionError:
-            raise DialectError("the body is nested too deeply to read") from None
-
-    read.__dict__["_reads_bodies"] = True
-    return read  # type: ignore[return-value]
-
-
-def _rendered_once(method: Callable[[Dialect, Request], bytes]) -> Callable[..., bytes]:
-    """``render``, a request rendered lately (the very objects) not rendered again."""
-
-    @wraps(method)
-    def render(self: Dialect, request: Request) -> bytes:
-        body = _RENDERED.get(self, request)
-        return _RENDERED.put(self, request, method(self, request)) if body is None else body
-
-    render.__dict__["_rendered_once"] = True
-    return render
+_T = TypeVar("_T")
 
 
 class Dialect(ABC):
-    """A provider wire format. One module per dialect, exporting ``DIALECT``.
+    """A provider wire format.
 
-    Every method that reads a body (``segments``, ``settings``, ``cache_markers``,
-    ``cache_marks``, ``to_request``, ``parse``) raises ``DialectError`` for a body that is not
-    of the dialect, whatever JSON it holds: never ``TypeError``, ``KeyError`` or the like.
-    ``render`` is a pure function of its request: a request of the very objects rendered
-    lately is given the bytes rendered then (``harness.dialects._rendered``).
+    ``parse`` is the one way in: it refuses a body that is not a JSON object, then calls the
+    dialect's hooks (``segments``, ``settings``, and on first use ``to_request`` and
+    ``cache_marks``), each given a decoded JSON object; a body nested too deeply for Python's
+    recursion limit is refused there too (``guarded``). A hook raises ``DialectError`` for a
+    body that is not of the dialect, whatever JSON it holds: never ``TypeError``,
+    ``KeyError`` or the like. ``render`` is a pure function of its request.
     """
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for name in _READERS:
-            method = cls.__dict__.get(name)
-            if callable(method) and not getattr(method, "_reads_bodies", False):
-                setattr(cls, name, _reader(method))
-        render = cls.__dict__.get("render")
-        if callable(render) and not getattr(render, "_rendered_once", False):
-            cls.render = _rendered_once(render)  # type: ignore[method-assign]
+    facts: ClassVar[Facts]
+    """What the dialect states about its provider (``harness.dialects.Facts``)."""
+    wire: ClassVar[Wire | None] = None
+    """The capture side of the same wire (the fake provider's routes and answers); None
+    for a dialect that cannot be captured."""
 
-    name: ClassVar[str]
-    title: ClassVar[str]
-    """A short human name, e.g. ``"OpenAI chat completions"``."""
+    @property
+    def name(self) -> str:
+        """The dialect's name (``facts.name``)."""
+        return self.facts.name
 
-    segment_families: ClassVar[Mapping[str, Family]] = {}
-    """The family of a prefix segment by the root of its name (``tools[3]`` -> ``tools``)."""
-    system_roles: ClassVar[tuple[str, ...]] = ()
-    """Roles of history messages that, in a leading run, are the system instruction."""
-    marker_limit: ClassVar[int | None] = None
-    """How many cache markers one request may carry; None in dialects without markers."""
-    marker_lookback: ClassVar[int | None] = None
-    """How many blocks before a marker the provider looks back for an entry to read."""
-    marker_default_ttl: ClassVar[str | None] = None
-    """The time to live of a marker that names none."""
-    provider: ClassVar[str] = ""
-    """The provider's name as a sentence says it (``"OpenAI"``)."""
-    cache_guide: ClassVar[str] = ""
-    """The address of the provider's prompt-caching documentation, the source of ``cache_keys``."""
-    wire_runs: ClassVar[bool] = False
-    """Whether a message's ``wire`` form is the run of body items it was read from, each a
-    prefix segment (OpenAI: tool messages and the user message after them), rather than the
-    one body message it was read from."""
-    cache_keys: ClassVar[Mapping[str, CacheScope]] = {}
-    """The settings (by ``settings()`` name) the provider's cache is keyed on, and what a
-    change of one invalidates. A setting not named here has no cache effect: a child may
-    change it at no cost, though it then runs with another configuration than its parent."""
+    @property
+    def title(self) -> str:
+        """A short human name (``facts.title``)."""
+        return self.facts.title
 
     @abstractmethod
     def detect(self, body: Mapping[str, Any]) -> int:
@@ -214,38 +157,35 @@ class Dialect(ABC):
         """Fields outside the prefix that still matter to the cache, by name, as sent:
         model, sampling, max tokens, thinking/effort, tool_choice, output schema."""
 
-    def cache_markers(self, body: Mapping[str, Any]) -> tuple[str, ...]:
-        """Names of the segments that carry a cache marker; none where the dialect has none."""
-        return ()
-
     def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
         """Every cache marker of the body in cache order, with its block index and ttl."""
         return ()
 
     def marker_ttl(self, marker: Any) -> str | None:
-        """The effective time to live of a marker object: its ``ttl``, else the default."""
+        """The effective time to live of a marker object: its ``ttl``, else the default
+        (None in a dialect without markers)."""
         ttl = marker.get("ttl") if isinstance(marker, dict) else None
-        return ttl if isinstance(ttl, str) else self.marker_default_ttl
+        if isinstance(ttl, str):
+            return ttl
+        return None if self.facts.markers is None else self.facts.markers.default_ttl
 
     def cache_scope(self, setting: str) -> CacheScope | None:
         """What changing ``setting`` costs in the provider's cache (None: nothing). A dotted
         name is keyed when its head is (``generationConfig.x`` by ``generationConfig``)."""
-        name = setting
+        keys, name = self.facts.cache_keys, setting
         while True:
-            if name in self.cache_keys:
-                return self.cache_keys[name]
+            if name in keys:
+                return keys[name]
             if "." not in name:
                 return None
             name = name.rsplit(".", 1)[0]
 
     def families(self, segments: Sequence[Segment]) -> tuple[Family, ...]:
         """The family of each segment, in order: by the root of its name, and a leading
-        run of history messages with a ``system_roles`` role counts as the system."""
-        by_name = self._families_by_name()
-        named = self._named_family
-        out = [by_name.get(s.name) or named(s.name) for s in segments]
+        run of history messages with one of ``facts.system_roles`` counts as the system."""
+        out = [self._named_family(s.name) for s in segments]
         if "history" in out:  # the leading run: up to the first other history message
-            roles = self.system_roles
+            roles = self.facts.system_roles
             for k in range(out.index("history"), len(out)):
                 if out[k] == "history":
                     if _role(segments[k].value) not in roles:
@@ -253,30 +193,16 @@ class Dialect(ABC):
                     out[k] = "system"
         return tuple(out)
 
-    def _families_by_name(self) -> dict[str, Family]:
-        """The family of each segment name seen, by the root of the name alone (a body's
-        segment names repeat in every body: ``messages[3]``)."""
-        held: dict[str, Family] | None = self.__dict__.get("_family_names")
-        if held is None:
-            held = self.__dict__["_family_names"] = {}
-        return held
-
     def _named_family(self, name: str) -> Family:
         root = name.split("[", 1)[0].split(".", 1)[0]
-        family = self.segment_families.get(root) or _guess_family(root)
-        by_name = self._families_by_name()
-        if len(by_name) >= _FAMILY_NAMES_MAX:
-            by_name.clear()
-        by_name[name] = family
-        return family
+        return self.facts.segments.get(root) or _guess_family(root)
 
     def read_segments(self, message: Message) -> int | None:
-        """How many prefix segments of its body ``message`` was read from, by its ``wire``
-        form in this dialect (no rendering needed); None for one this dialect did not read."""
-        kept = message.wire.get(self.name)
-        if self.wire_runs:
-            return len(kept) if type(kept) is tuple and kept else None
-        return 1 if isinstance(kept, dict) else None
+        """How many prefix segments of its body ``message`` was read from (the body items
+        of its source, each one segment: no rendering needed); None for a message this
+        dialect did not read."""
+        source = message.source
+        return len(source.items) if source is not None and source.dialect == self.name else None
 
     def calls_answered(
         self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
@@ -314,33 +240,30 @@ class Dialect(ABC):
         """
 
     def parse(self, body: Any) -> ParsedBody:
-        """Read an already decoded JSON body. Raises ``DialectError``."""
+        """Read an already decoded JSON body: its segments and settings at once, its
+        request and markers on first use. Raises ``DialectError``."""
         if not isinstance(body, dict):
             raise DialectError(f"the body is {json_kind(body)}, not a JSON object")
         return ParsedBody(
-            self,
-            body,
-            self.segments(body),
-            self.settings(body),
-            self.cache_markers(body),
+            self, body, self.guarded(self.segments, body), self.guarded(self.settings, body)
         )
+
+    @staticmethod
+    def guarded(read: Callable[[dict[str, Any]], _T], body: dict[str, Any]) -> _T:
+        """``read(body)``, a body nested too deeply for Python's recursion limit refused
+        with a ``DialectError`` (a hook's own errors are its own)."""
+        try:
+            return read(body)
+        except RecursionError:
+            raise DialectError("the body is nested too deeply to read") from None
 
 
 def answered_one_to_one(
     calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
 ) -> bool:
     """Whether each call has exactly one response with its id and name, and nothing else:
-    the same (id, name) pairs as multisets; in the same order (the usual case, and no call
-    at all) without counting them."""
-    if len(calls) != len(responses):
-        return False
-    if all(c.id == r.id and c.name == r.name for c, r in zip(calls, responses, strict=True)):
-        return True
+    the same (id, name) pairs as multisets."""
     return Counter((c.id, c.name) for c in calls) == Counter((r.id, r.name) for r in responses)
-
-
-_FAMILY_NAMES_MAX = 8192
-"""Segment names whose family a dialect keeps: memory stays bounded."""
 
 
 def _guess_family(root: str) -> Family:

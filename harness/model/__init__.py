@@ -2,6 +2,7 @@
 
 from ._json import FrozenDict, Json, dumps, freeze, json_kind, shown, thaw
 from ._messages import (
+    Extra,
     FunctionCall,
     FunctionResponse,
     Image,
@@ -9,6 +10,7 @@ from ._messages import (
     Opaque,
     Part,
     Role,
+    Source,
     Text,
     Thinking,
 )
@@ -16,6 +18,7 @@ from ._paths import join_path
 from ._preset import OutputSchema, Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
 
 __all__ = [
+    "Extra",
     "FrozenDict",
     "FunctionCall",
     "FunctionResponse",
@@ -29,6 +32,7 @@ __all__ = [
     "Request",
     "Role",
     "Settings",
+    "Source",
     "Text",
     "Thinking",
     "ThinkingConfig",

@@ -72,45 +72,18 @@ class FrozenDict(dict[str, Any]):
     update = _readonly
 
 
-_LEAVES = frozenset({str, int, bool, float, type(None)})
-"""The exact types of JSON leaves, which freeze as they are (checked before any call)."""
-_STR = frozenset({str})
-
-
 def freeze(value: Any) -> Json:
-    """Return an immutable copy of a parsed JSON value (dicts and lists, any depth).
-
-    Plain leaves, objects and arrays take a fast path by exact type (a long history holds
-    hundreds of thousands of leaves); an already frozen object is returned as it is."""
-    kind = type(value)
-    if kind in _LEAVES or kind is FrozenDict:
-        leaf: Json = value
-        return leaf
-    if kind is dict:
-        if _STR.issuperset(map(type, value)):  # as decoded: no key to convert
-            if _LEAVES.issuperset(map(type, value.values())):
-                return FrozenDict(value)  # a copy, in C
-            return FrozenDict(
-                {k: (v if type(v) in _LEAVES else freeze(v)) for k, v in value.items()}
-            )
-        return FrozenDict(
-            {
-                (k if type(k) is str else str(k)): (v if type(v) in _LEAVES else freeze(v))
-                for k, v in value.items()
-            }
-        )
-    if kind is list or kind is tuple:
-        if _LEAVES.issuperset(map(type, value)):
-            return tuple(value)
-        return tuple([v if type(v) in _LEAVES else freeze(v) for v in value])
+    """Return an immutable copy of a parsed JSON value (dicts and lists, any depth); an
+    already frozen object is returned as it is."""
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, dict):
-        return FrozenDict((str(k), freeze(v)) for k, v in value.items())
+        return FrozenDict((k if type(k) is str else str(k), freeze(v)) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple([freeze(v) for v in value])
     if value is None or isinstance(value, bool | int | float | str):
-        return value
+        leaf: Json = value
+        return leaf
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 

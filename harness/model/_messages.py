@@ -1,15 +1,25 @@
-"""Messages and their parts: the provider-neutral conversation history (docs/protocol.md#fields)."""
+"""Messages and their parts: the provider-neutral conversation history (docs/protocol.md#fields).
+
+The model names no provider, but for three records of what one dialect sent, each naming
+that dialect and rendered verbatim by it alone: a message's ``Source`` (the body items it was
+read from), a call's or a response's ``Extra`` (fields of its block that no field names) and
+an ``Opaque`` part (a block the model has no name for). Every other dialect renders the
+neutral fields (an opaque block as text). ``Settings.extra`` holds the top-level fields each
+dialect sends beyond the named settings (docs/protocol.md#fields).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 import orjson
 
-from ._json import FrozenDict, Json, thaw
+from ._json import FrozenDict, Json, dumps
 
 __all__ = [
+    "Extra",
     "FunctionCall",
     "FunctionResponse",
     "Image",
@@ -17,6 +27,7 @@ __all__ = [
     "Opaque",
     "Part",
     "Role",
+    "Source",
     "Text",
     "Thinking",
 ]
@@ -24,6 +35,22 @@ __all__ = [
 Role: TypeAlias = Literal["user", "model", "system"]
 """``system`` for system messages inside the history (openai, and anthropic's in-conversation
 system messages)."""
+
+_NOTHING = FrozenDict()
+
+
+@dataclass(frozen=True, slots=True)
+class Extra:
+    """Fields of a call or a response as ``dialect`` sent it that no field of the part names
+    (an anthropic ``tool_use``'s ``caller``, a gemini call's ``willContinue``), kept so that
+    the dialect renders them back; every other dialect leaves them out."""
+
+    dialect: str
+    fields: FrozenDict
+
+    def of(self, dialect: str) -> FrozenDict:
+        """The fields when ``dialect`` is the one that sent them; none otherwise."""
+        return self.fields if dialect == self.dialect else _NOTHING
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +76,8 @@ class FunctionCall:
     id: str | None = None
     signature: str | None = None
     """An opaque signature some dialects attach to a call (gemini ``thoughtSignature``)."""
-    extra: FrozenDict = field(default_factory=FrozenDict)
-    """Fields of the call as sent that no field above names, keyed by dialect (like
-    ``Settings.extra``): ``{"anthropic": {"caller": ...}}``. Only that dialect renders them."""
+    extra: Extra | None = None
+    """Fields of the call as one dialect sent it that no field above names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +86,8 @@ class FunctionResponse:
     response: Json
     id: str | None = None
     is_error: bool = False
-    extra: FrozenDict = field(default_factory=FrozenDict)
-    """Fields of the response as sent that no field above names, keyed by dialect
-    (``{"gemini": {"willContinue": true}}``). Only that dialect renders them."""
+    extra: Extra | None = None
+    """Fields of the response as one dialect sent it that no field above names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +121,11 @@ class Opaque:
     value: Json
     dialect: str | None = None
 
-    def own_block(self, dialect: str) -> dict[str, Any] | None:
+    def own_block(self, dialect: str) -> FrozenDict | None:
         """The block as sent when it is ``dialect``'s own object; None for another's."""
-        if self.dialect != dialect or not isinstance(self.value, dict):
+        if self.dialect != dialect or not isinstance(self.value, FrozenDict):
             return None
-        block: dict[str, Any] = thaw(self.value)
-        return block
+        return self.value
 
     @property
     def as_text(self) -> str:
@@ -111,76 +135,64 @@ class Opaque:
 
 Part: TypeAlias = Text | Thinking | FunctionCall | FunctionResponse | Image | Opaque
 
-_epoch = object()
-"""Replaced by ``forget_memos``: what a message derived in another epoch is derived again."""
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The wire form a message was read from: ``items``, the body items of ``dialect`` it
+    was read from (one body message, or the run OpenAI splits a turn into: tool messages
+    and the user message after them), each as its compact JSON (``dumps``: the bytes a
+    rendering sends for it, key order kept); ``role`` and ``parts``, what they were read
+    as.
 
-def forget_memos() -> None:
-    """Empty every message's memo (``Message.memo``, its calls), as a cold benchmark wants."""
-    global _epoch
-    _epoch = object()
+    The dialect renders the items verbatim while the message's role and parts are still
+    these (``Message.kept``), so that forms the parts do not say (a one-text content as a
+    string or a block list, a message's ``name``, key order) survive ``render(parse(body))``;
+    a message whose role or parts differ from them (a copy made with other parts) renders
+    from its parts."""
 
-
-class _Memoized:
-    """The slots of what a message derived, each held with its epoch: not fields, so
-    equality, hashing, ``replace`` and pickling ignore them (a copy derives them anew)."""
-
-    __slots__ = ("_calls", "_memo")
-    _calls: tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]
-    _memo: tuple[object, dict[Any, Any]]
+    dialect: str
+    items: tuple[bytes, ...]
+    role: Role
+    parts: tuple[Part, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class Message(_Memoized):
+class Message:
     role: Role
     parts: tuple[Part, ...]
-    wire: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
-    """A rendering hint, not content: the message as a dialect read it, keyed by dialect
-    (the body message, or for openai the run of body messages it was read from). A dialect
-    renders it verbatim while it still reads back as this message's role and parts, so that
-    forms the parts do not say (a one-text content as a string or a block list, a message's
-    ``name``, its key order) survive ``render(parse(body))``. Ignored by equality."""
+    source: Source | None = field(default=None, compare=False, repr=False)
+    """Where the message was read from, if it was: a rendering hint, not content (equality
+    ignores it)."""
 
-    def memo(self) -> dict[Any, Any]:
-        """What was derived from this message (its parts and wire form, both immutable), by
-        whoever derived it under a key of its own (a dialect's rendering of it). Held by the
-        message, so it lives as long as the message; ``forget_memos`` empties it."""
-        try:
-            held = self._memo
-            if held[0] is _epoch:
-                memo: dict[Any, Any] = held[1]
-                return memo
-        except AttributeError:
-            pass
-        memo = {}
-        object.__setattr__(self, "_memo", (_epoch, memo))
-        return memo
+    @classmethod
+    def read(
+        cls, dialect: str, items: Sequence[Any], role: Role, parts: tuple[Part, ...]
+    ) -> Message:
+        """A message read as ``role`` and ``parts`` from ``items`` (decoded JSON) of
+        ``dialect``'s body."""
+        encoded = tuple(dumps(item) for item in items)
+        return cls(role, parts, Source(dialect, encoded, role, parts))
 
-    def _split(self) -> tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]:
-        """The calls and the responses among the parts, kept (see ``forget_memos``)."""
-        try:
-            held: tuple[object, tuple[FunctionCall, ...], tuple[FunctionResponse, ...]]
-            held = self._calls
-            if held[0] is _epoch:
-                return held
-        except AttributeError:
-            pass
-        parts = self.parts
-        held = (
-            _epoch,
-            tuple(p for p in parts if isinstance(p, FunctionCall)),
-            tuple(p for p in parts if isinstance(p, FunctionResponse)),
-        )
-        object.__setattr__(self, "_calls", held)
-        return held
+    def kept(self, dialect: str) -> tuple[bytes, ...] | None:
+        """The compact JSON of the body items the message was read from, while it is what
+        they were read as and ``dialect`` is theirs; None otherwise (see ``Source``)."""
+        source = self.source
+        if (
+            source is None
+            or source.dialect != dialect
+            or source.role != self.role
+            or source.parts != self.parts
+        ):
+            return None
+        return source.items
 
     @property
     def function_calls(self) -> tuple[FunctionCall, ...]:
-        return self._split()[1]
+        return tuple(p for p in self.parts if isinstance(p, FunctionCall))
 
     @property
     def function_responses(self) -> tuple[FunctionResponse, ...]:
-        return self._split()[2]
+        return tuple(p for p in self.parts if isinstance(p, FunctionResponse))
 
     @property
     def text(self) -> str:

@@ -58,8 +58,12 @@ class OutputSchema:
 class Settings:
     """Request fields outside the cached prefix, except where a dialect caches them.
 
-    ``extra`` keeps fields this model does not name, keyed by dialect, so that a body
-    renders back with them; a dialect renders only its own entry.
+    ``extra`` holds, per dialect, what that dialect sends beyond the named settings: its own
+    top-level fields (``{"openai": {"seed": 7}}``: a scenario may give one entry for each
+    dialect it is rendered in, docs/protocol.md#fields), and what a dialect's reading keeps
+    to render the head back as it was sent (a leftover of a known container, a system or
+    declarations in a form the named fields do not say; each dialect's reserved keys are
+    listed in its ``_settings`` and ``_head`` modules). A dialect renders its own entry only.
     """
 
     model: str | None = None

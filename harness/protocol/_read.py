@@ -26,6 +26,9 @@ from ._messages import (
 
 __all__ = ["decode_line", "read_assemble_reply", "read_start_reply"]
 
+_NO_MEMORY = "Not enough memory"
+"""How orjson says it ran out of memory (a ``JSONDecodeError``, though the JSON may be fine)."""
+
 _DIALECT: Final = re.compile(r"[a-z][a-z0-9_-]*\Z")
 _FEATURE: Final = re.compile(r"[a-z][a-z0-9-]*\Z")
 _REPLY_KEYS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
@@ -43,6 +46,8 @@ def decode_line(line: bytes) -> dict[str, Any]:
     try:
         message = orjson.loads(line)
     except orjson.JSONDecodeError as e:
+        if e.msg.startswith(_NO_MEMORY):  # the line is not at fault: the memory is
+            raise MemoryError(e.msg) from None
         try:
             line.decode("utf-8")
         except UnicodeDecodeError as u:

@@ -210,9 +210,12 @@ def capture_html(
 
 
 def write_html(path: str | Path, document: str) -> str | None:
-    """Write the page to ``path`` (UTF-8); None, or one sentence saying why it could not be."""
+    """Write the page to ``path`` (UTF-8) whole, beside it and renamed into place (an old
+    page stays until then); None, or one sentence saying why it could not be."""
+    from .._files import write_whole
+
     try:
-        Path(path).write_bytes(document.encode("utf-8", "backslashreplace"))
+        write_whole(path, document.encode("utf-8", "backslashreplace"))
     except OSError as e:
-        return f"cannot write the HTML report {path}: {e.strerror or e}"
+        return f"{path}: the HTML report cannot be written ({e.strerror or e})"
     return None

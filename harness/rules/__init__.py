@@ -4,7 +4,7 @@
 The catalog (ids, severities, scope, explanations) is ``catalog.toml`` in this package.
 """
 
-from ._catalog import LIFECYCLES, RuleInfo, SeenIn, Severity, catalog, rule_info
+from ._catalog import LIFECYCLES, WITH_MARKERS, RuleInfo, SeenIn, Severity, catalog, rule_info
 from ._conversation import evaluate_conversation
 from ._engine import EvaluationError, evaluate, run_subject
 from ._report import (
@@ -21,6 +21,7 @@ __all__ = [
     "BYTES_PER_TOKEN",
     "LIFECYCLES",
     "STATUSES",
+    "WITH_MARKERS",
     "Cost",
     "EvaluationError",
     "Evidence",

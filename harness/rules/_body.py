@@ -184,7 +184,7 @@ def message_frames(dialect: Dialect, history: Sequence[Message]) -> tuple[int, .
 
 def _rendered_count(dialect: Dialect, m: Message) -> int:
     """The segments of ``m`` rendered alone by ``dialect`` (remembered in ``_COUNTS``)."""
-    key = (dialect.name, m, m.wire.get(dialect.name))
+    key = (dialect.name, m, m.source)
     count = _COUNTS.get(key)
     if count is None:
         if len(_COUNTS) >= _COUNTS_MAX:

@@ -14,6 +14,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, Literal, TypeAlias, get_args
 
+from ..dialects import all_dialects
 from ..scenarios import Lifecycle
 
 __all__ = ["LIFECYCLES", "RuleInfo", "SeenIn", "Severity", "catalog", "rule_info"]
@@ -39,24 +40,41 @@ class SeenIn:
     note: str | None = None
 
 
+WITH_MARKERS = "with-markers"
+"""The scope of a rule about cache markers: every registered dialect whose facts name them
+(``Facts.markers``), so that the catalog repeats no dialect's facts."""
+
+
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
-    """One catalog entry; ``dialects`` is None for every dialect."""
+    """One catalog entry; ``dialect_scope`` is ``"all"``, ``"with-markers"`` or the names of
+    the dialects the rule applies to (``dialects`` resolves it)."""
 
     id: str
     title: str
     severity: Severity
-    dialects: tuple[str, ...] | None
+    dialect_scope: str | tuple[str, ...]
     lifecycles: tuple[Lifecycle, ...]
     explanation: str
     seen_in: tuple[SeenIn, ...] = ()
     """Public bugs of the rule's regression classes, in catalog order."""
 
+    @property
+    def dialects(self) -> tuple[str, ...] | None:
+        """The names of the dialects the rule applies to; None for every dialect."""
+        if self.dialect_scope == "all":
+            return None
+        if self.dialect_scope == WITH_MARKERS:
+            found = all_dialects().items()
+            return tuple(name for name, d in found if d.facts.markers is not None)
+        return tuple(self.dialect_scope)
+
     def scope_problem(self, dialect: str, lifecycle: Lifecycle) -> str | None:
         """Why the rule does not apply to ``dialect`` and ``lifecycle``; None when it does."""
-        if self.dialects is not None and dialect not in self.dialects:
-            names = " and ".join(self.dialects)
-            noun = "dialect" if len(self.dialects) == 1 else "dialects"
+        dialects = self.dialects
+        if dialects is not None and dialect not in dialects:
+            names = " and ".join(dialects)
+            noun = "dialect" if len(dialects) == 1 else "dialects"
             return f"applies to the {names} {noun} only, not {dialect}"
         if lifecycle not in self.lifecycles:
             return f"applies to {', '.join(self.lifecycles)} children, not {lifecycle}"
@@ -68,7 +86,8 @@ def _names(entry: dict[str, Any], key: str, allowed: tuple[str, ...] | None) -> 
     if value == "all" and allowed is not None:
         return allowed
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ValueError(f'rule {entry.get("id")!r}: {key} is "all" or a list of names')
+        more = f', "{WITH_MARKERS}"' if key == "dialects" else ""
+        raise ValueError(f'rule {entry.get("id")!r}: {key} is "all"{more} or a list of names')
     unknown = [v for v in value if allowed is not None and v not in allowed]
     if unknown:
         raise ValueError(f"rule {entry.get('id')!r}: unknown {key} {unknown}")
@@ -114,13 +133,14 @@ def _entry(entry: dict[str, Any]) -> RuleInfo:
     severity = entry.get("severity")
     if severity not in SEVERITIES:
         raise ValueError(f"rule {entry['id']!r}: severity must be one of {SEVERITIES}")
-    dialects = None if entry.get("dialects") == "all" else _names(entry, "dialects", None)
+    scope = entry.get("dialects")
+    dialects = scope if scope in ("all", WITH_MARKERS) else _names(entry, "dialects", None)
     lifecycles: Any = _names(entry, "lifecycles", LIFECYCLES)
     return RuleInfo(
         id=entry["id"],
         title=entry["title"],
         severity=severity,
-        dialects=dialects,
+        dialect_scope=dialects,
         lifecycles=lifecycles,
         explanation=" ".join(entry["explanation"].split()),
         seen_in=_seen(entry),

@@ -1,7 +1,7 @@
 """Dialect facts the rules read, asked of the dialect itself.
 
 Which part of the request head each prefix segment belongs to (``Dialect.families``) and how
-many cache markers a request may carry (``Dialect.marker_limit``) are the dialect's facts and
+many cache markers a request may carry (``Facts.markers``) are the dialect's facts and
 live on ``Dialect``; this module only keeps the names the rules import.
 """
 
@@ -21,4 +21,5 @@ def families(dialect: str, segments: Sequence[Segment]) -> tuple[Family, ...]:
 
 def marker_limit(dialect: str) -> int | None:
     """How many cache markers a request of ``dialect`` may carry; None without markers."""
-    return get_dialect(dialect).marker_limit
+    markers = get_dialect(dialect).facts.markers
+    return None if markers is None else markers.limit

@@ -1,12 +1,12 @@
 """cache-markers: where a child sets its cache markers, read as the provider's cache reads them.
 
-The facts are the dialect's (``Dialect.marker_limit``, ``marker_lookback``, ``marker_ttl`` and
+The facts are the dialect's (``Facts.markers``: the limit, the lookback, the default ttl, and
 its block counting in ``cache_marks``). A read looks back from each marker for the longest
-cached prefix over at most ``marker_lookback`` blocks, so a child reads the parent's entry when
-a position where the parent wrote one (a parent marker) lies in the window of a child marker:
-the marker's own block and the ``marker_lookback`` blocks before it. A dialect whose markers
-have no lookback limit (``marker_lookback`` None with a ``marker_limit``: OpenAI's explicit
-breakpoints) reads any entry at or before a marker's block. A marker at or after the end of
+cached prefix over at most ``lookback`` blocks, so a child reads the parent's entry when a
+position where the parent wrote one (a parent marker) lies in the window of a child marker:
+the marker's own block and the ``lookback`` blocks before it. A dialect whose markers have no
+lookback limit (``lookback`` None: OpenAI's explicit breakpoints) reads any entry at or before
+a marker's block. A marker at or after the end of
 the inherited prefix, short of the trailing block, also lets siblings and the child's next turn
 read what this request writes.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..dialects import CacheMarker
+from ..dialects import CacheMarker, Markers
 from ._body import Body
 from ._context import Context
 from ._evidence import at
@@ -27,13 +27,13 @@ RULE = "cache-markers"
 
 
 def cache_markers(ctx: Context) -> Finding:
-    limit = ctx.dialect.marker_limit
-    if limit is None:
+    markers = ctx.dialect.facts.markers
+    if markers is None:
         return Finding(RULE, "not-applicable", f"the {ctx.dialect.name} dialect has no markers")
     why = ctx.prefix_unexpected()
     if why is not None:
         return Finding(RULE, "not-applicable", why)
-    findings = [_markers(ctx, c, limit) for c in ctx.children]
+    findings = [_markers(ctx, c, markers) for c in ctx.children]
     return combine(RULE, findings, none="no child body to check")
 
 
@@ -63,15 +63,16 @@ def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     return tuple(out)
 
 
-def _markers(ctx: Context, child: Body, limit: int) -> Finding:
+def _markers(ctx: Context, child: Body, markers: Markers) -> Finding:
     names, marks = child.parsed.cache_markers, child.parsed.markers
     if not names:
         return Finding(RULE, "not-applicable", f"{child.label} sets no cache markers at all")
+    limit = markers.limit
     if len(marks) > limit:
         reason = f"{len(marks)} cache markers where the dialect allows {limit}"
         return _fail(ctx, child, marks[limit], reason, f"{child.label} sets {reason}")
     parent = ctx.parent.parsed.markers if ctx.parent is not None else ()
-    lookback = ctx.dialect.marker_lookback
+    lookback = markers.lookback
     reads = [(p, c) for p in parent for c in marks if _reaches(c, p, lookback)]
     for p, c in reads:
         if p.ttl != c.ttl:
@@ -95,7 +96,7 @@ def _markers(ctx: Context, child: Body, limit: int) -> Finding:
             f"no marker reads the parent's cache: every parent entry ({_blocks(parent)}) {where}"
         )
         return _fail(ctx, child, marks[-1], reason, f"{child.label}: {reason}")
-    return _placement(ctx, child, limit, parent, reads)
+    return _placement(ctx, child, markers, parent, reads)
 
 
 def _reaches(child: CacheMarker, parent: CacheMarker, lookback: int | None) -> bool:
@@ -118,7 +119,7 @@ def _blocks(marks: tuple[CacheMarker, ...]) -> str:
 def _placement(
     ctx: Context,
     child: Body,
-    limit: int,
+    markers: Markers,
     parent: tuple[CacheMarker, ...],
     reads: list[tuple[CacheMarker, CacheMarker]],
 ) -> Finding:
@@ -131,7 +132,7 @@ def _placement(
     if good:
         message = (
             f"{child.label} marks {segments[good[0]].name}, at or after the end of the inherited "
-            f"prefix ({len(names)} of {limit} markers)"
+            f"prefix ({len(names)} of {markers.limit} markers)"
         )
         return Finding(RULE, "pass", message)
     furthest = max((p for p, _ in reads), key=lambda m: m.block, default=None)
@@ -140,7 +141,7 @@ def _placement(
         reader = next(c for p, c in reads if p == furthest)
         message = (
             f"{child.label}'s marker on {reader.segment} reads the parent's entry on "
-            f"{furthest.segment} {_window(ctx.dialect.marker_lookback)}"
+            f"{furthest.segment} {_window(markers.lookback)}"
         )
         return Finding(RULE, "pass", message)
     boundary = segments[end].name if end >= 0 else "the start"

@@ -138,7 +138,7 @@ def _settings(ctx: Context, child: Body) -> Finding:
     if keyed or segments is not None:
         what = {"request": "the whole cached prefix", "history": "the cached messages"}
         parts = [
-            f"{c.name} ({dialect.provider}'s cache is keyed on it: "
+            f"{c.name} ({dialect.facts.provider}'s cache is keyed on it: "
             f"{what.get(scope, f'the cached {scope} on')})"
             for c, scope in keyed
         ]
@@ -148,7 +148,7 @@ def _settings(ctx: Context, child: Body) -> Finding:
         return Finding(rule, "fail", message, evidence, cost)
     names_changed = ", ".join(c.name for c in changes)
     message = (
-        f"{child.label} changes {names_changed}: no cache effect on {dialect.provider}, but "
+        f"{child.label} changes {names_changed}: no cache effect on {dialect.facts.provider}, but "
         "the child does not run with the parent's configuration"
     )
     return Finding(rule, "warning", message, evidence)

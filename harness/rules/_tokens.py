@@ -1,5 +1,5 @@
-"""Real token counts of lost prefix bytes, for the OpenAI dialects, when the ``tokens`` extra
-is installed.
+"""Real token counts of lost prefix bytes, for the dialects whose provider uses OpenAI's
+encodings (``Facts.tokenizer``), when the ``tokens`` extra is installed.
 
 The cost of a finding is measured in bytes of prefix stream and estimated at
 ``BYTES_PER_TOKEN`` bytes a token. With the ``tokens`` extra (``pip install
@@ -19,12 +19,12 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
+from ..dialects import all_dialects
 from ..prefix import Frame
 from ._body import Body
 from ._report import Cost
 
 __all__ = [
-    "OPENAI_DIALECTS",
     "count",
     "counted",
     "encoding_for",
@@ -32,8 +32,15 @@ __all__ = [
     "tokenizer_available",
 ]
 
-OPENAI_DIALECTS = ("openai", "openai-responses")
-"""The dialects whose provider's encodings the extra knows."""
+TOKENIZER = "openai"
+"""The family of encodings the extra knows (``Facts.tokenizer``)."""
+
+
+def _counted(dialect: str) -> bool:
+    """Whether ``dialect``'s provider uses the encodings the extra knows."""
+    found = all_dialects().get(dialect)
+    return found is not None and found.facts.tokenizer == TOKENIZER
+
 
 _CL100K = re.compile(r"^(gpt-4(?![o.])|gpt-3\.5|gpt-35|text-embedding-3|text-embedding-ada)")
 """Models of the ``cl100k_base`` encoding: GPT-4 (not GPT-4o, GPT-4.1, GPT-4.5), GPT-3.5,
@@ -42,7 +49,7 @@ the embedding models; every other OpenAI model uses ``o200k_base``."""
 
 def encoding_for(dialect: str, model: Any) -> str | None:
     """The OpenAI encoding of ``model`` in ``dialect``; None outside the OpenAI dialects."""
-    if dialect not in OPENAI_DIALECTS:
+    if not _counted(dialect):
         return None
     name = model.rsplit("/", 1)[-1].lower() if isinstance(model, str) else ""
     return "cl100k_base" if _CL100K.match(name) else "o200k_base"
@@ -88,7 +95,7 @@ def span_bytes(frames: Sequence[Frame], start: int, end: int) -> bytes:
 def counted(cost: Cost, body: Body, start: int, dialect: str) -> Cost:
     """``cost`` with the real token count of the bytes it loses, ``body``'s prefix stream
     from ``start`` on, where the extra can count them (else ``cost`` as it is)."""
-    if not cost.lost_bytes or dialect not in OPENAI_DIALECTS or not tokenizer_available():
+    if not cost.lost_bytes or not _counted(dialect) or not tokenizer_available():
         return cost
     data = span_bytes(body.frames, start, start + cost.lost_bytes)
     found = count(data, dialect, body.parsed.settings.get("model"))

@@ -65,6 +65,9 @@ class SubjectFailure(Outcome):
     detail: str = ""
     exit_code: int | None = None
     stderr_tail: str = ""
+    stalled: bool = False
+    """The subject stopped answering without exiting (it closed its stdout and ran on):
+    like a hang, each try costs a restart, so a run counts it as one for its early stop."""
 
     @classmethod
     def of(
@@ -75,6 +78,7 @@ class SubjectFailure(Outcome):
         *,
         exit_code: int | None = None,
         stderr_tail: str = "",
+        stalled: bool = False,
     ) -> SubjectFailure:
         code = "" if exit_code is None else f" (exit code {exit_code})"
         detail, stderr_tail = printable(detail), printable(stderr_tail)
@@ -86,6 +90,7 @@ class SubjectFailure(Outcome):
             detail=detail,
             exit_code=exit_code,
             stderr_tail=stderr_tail,
+            stalled=stalled,
         )
 
     def report(self) -> str:

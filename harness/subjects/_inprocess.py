@@ -11,7 +11,8 @@ no report. A real Ctrl-C still stops the run: while the subject runs, a SIGINT h
 notes that the harness received the signal (and then does what the handler before it
 did); a ``KeyboardInterrupt`` that escapes the subject is the user's when a SIGINT arrived
 during the call, and the subject's own (a crash) when none did. Off the main thread no
-handler can be installed, and a ``KeyboardInterrupt`` is taken as the user's.
+handler can be installed, and a ``KeyboardInterrupt`` is taken as the user's. SIGTERM and
+SIGHUP, when the command line handles them, raise ``Interrupted``: always the user's too.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from types import FrameType, TracebackType
 from typing import Final, TypeVar
 
+from .._interrupt import Interrupted
 from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
 from ._failure import SubjectFailure
@@ -67,7 +69,7 @@ def _guarded(call: Callable[[], _T]) -> _T:
     try:
         return call()
     except KeyboardInterrupt as e:
-        if interrupted or not installed:
+        if interrupted or not installed or isinstance(e, Interrupted):
             raise
         raise _Raised(e, _trace()) from None
     except BaseException as e:  # a subject under test may end in any way

@@ -6,16 +6,26 @@ background. The pipes to and from the child are widened (Linux) so that a scenar
 and its reply each pass in one write; stdout is read straight into one buffer that is kept,
 and each line is copied out of it once (a fresh megabyte per read costs page faults).
 
-The child leads its own process group (POSIX), so ending it also ends what it started;
-every end reaps it, so no zombie is left, and a finalizer does the same for a process
-nobody closed.
+The child leads its own process group (POSIX) and carries a token of its own in its
+environment (``harness._tree``), so ending it also ends what it started: its group, and
+whatever carries the token, ``setsid`` descendants and orphans included. Every end reaps
+it, so no zombie is left, and a finalizer does the same for a process nobody closed. An
+end is not cut short by a signal (``harness._interrupt``): one arriving meanwhile makes it
+hurry (SIGKILL at once) and is raised when it is done.
+
+A child that closes its stdout is taken at its word at once: if it has not exited a moment
+later it is reported as running with its stdout closed (and ended), instead of being waited
+for; output it cannot have held in memory (a line without end, under a memory limit) is
+``OutputTooLarge``, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import mmap
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -25,12 +35,14 @@ import weakref
 from collections.abc import Sequence
 from typing import IO, Final
 
+from .._interrupt import deferred
+from .._tree import RUN_VARIABLE, ProcessTree
 from ._failure import SubjectStartError
 
 if sys.platform == "linux":
     import fcntl
 
-__all__ = ["LineTooLong", "ProcessExited", "ProcessTimeout", "SubjectProcess"]
+__all__ = ["LineTooLong", "OutputTooLarge", "ProcessExited", "ProcessTimeout", "SubjectProcess"]
 
 _CHUNK: Final = 1 << 20
 """The most one read or write moves."""
@@ -42,9 +54,14 @@ _KEEP: Final = 4 << 20
 """A stdout buffer grown past this by a huge line is let go once the line is taken."""
 _POSIX: Final = os.name == "posix"
 _DRAIN_SECONDS: Final = 0.5
-"""How long stderr is read after the child closed its stdout, for its last words."""
+"""How long stderr is read after the child exited, for its last words."""
+_EXITING_SECONDS: Final = 0.2
+"""How long a child that closed its stdout has to exit before it is taken as running on
+with its stdout closed (and ended): a process that exits closes its stdout a moment before."""
 _TERM_SECONDS: Final = 1.0
 """How long a terminated child gets before it is killed."""
+_POLL_SECONDS: Final = 0.02
+"""How often a child that closed its stdout is looked at while it may be exiting."""
 
 
 class ProcessTimeout(Exception):
@@ -58,6 +75,14 @@ class ProcessExited(Exception):
         super().__init__(exit_code)
         self.exit_code = exit_code
         self.partial = partial
+
+
+class OutputTooLarge(Exception):
+    """The child's output could not be held in memory (``held`` bytes of a line so far)."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__(held)
+        self.held = held
 
 
 class LineTooLong(Exception):
@@ -79,6 +104,7 @@ class SubjectProcess:
         max_line_bytes: int,
         stderr_limit: int,
     ) -> None:
+        token = secrets.token_hex(8)
         try:
             proc = subprocess.Popen(
                 list(argv),
@@ -88,10 +114,12 @@ class SubjectProcess:
                 cwd=cwd,
                 bufsize=0,
                 start_new_session=_POSIX,
+                env={**os.environ, RUN_VARIABLE: token},
             )
         except OSError as e:
             raise SubjectStartError(f"cannot run {argv[0]!r}: {e.strerror or e}") from None
         self._proc = proc
+        self._tree = ProcessTree(proc.pid, token, adopt=False) if _POSIX else None
         self._stdin, self._stdout, self._stderr = _pipes(proc)
         for pipe in (self._stdin, self._stdout, self._stderr):
             os.set_blocking(pipe.fileno(), False)
@@ -105,7 +133,7 @@ class SubjectProcess:
         self._out = _Lines()
         self._err = bytearray()
         self._stdout_open = True
-        self._finalizer = weakref.finalize(self, _end, proc, self._selector, 0.0)
+        self._finalizer = weakref.finalize(self, _end, proc, self._selector, 0.0, self._tree)
 
     @property
     def pid(self) -> int:
@@ -119,7 +147,7 @@ class SubjectProcess:
         """Write ``line`` (or the parts it is made of, in order), then return the next
         non-blank line from stdout (no newline).
 
-        Raises ``ProcessTimeout``, ``ProcessExited`` or ``LineTooLong``.
+        Raises ``ProcessTimeout``, ``ProcessExited``, ``LineTooLong`` or ``OutputTooLarge``.
         """
         deadline = time.monotonic() + timeout
         pending = self._write_first(line)  # what the pipe takes now, most often all
@@ -145,6 +173,8 @@ class SubjectProcess:
                     pending = self._write(pending)
                     if not pending:  # written: from now on wait for stdout only
                         self._unregister(self._stdin)
+        except MemoryError:  # a reply copied out of the buffer, too large for what is left
+            raise OutputTooLarge(len(self._out)) from None
         finally:
             if pending:
                 self._unregister(self._stdin)
@@ -186,7 +216,14 @@ class SubjectProcess:
         try:
             if which == "out":
                 room = self._max_line + 1 - len(self._out)  # past the limit, it is too long
-                ended = self._out.read(pipe.fileno(), room) == 0
+                try:
+                    ended = self._out.read(pipe.fileno(), room) == 0
+                except BlockingIOError:
+                    raise
+                except (MemoryError, OSError) as e:  # the buffer could not grow (a map refused)
+                    if isinstance(e, OSError) and e.errno != errno.ENOMEM:
+                        raise
+                    raise OutputTooLarge(len(self._out)) from None
             else:
                 chunk = os.read(pipe.fileno(), _CHUNK)
                 ended = not chunk
@@ -207,18 +244,26 @@ class SubjectProcess:
                 return line
 
     def _exit_code(self) -> int | None:
-        """After stdout closed: read the rest of stderr briefly, then the exit code (None if
-        the child still runs with its stdout closed)."""
+        """After stdout closed: the exit code, with the rest of stderr read (its last words,
+        for up to ``_DRAIN_SECONDS``); None when the child has not exited
+        ``_EXITING_SECONDS`` later: it runs on with its stdout closed, and is not waited for."""
         self._unregister(self._stdin)
-        deadline = time.monotonic() + _DRAIN_SECONDS
+        began = time.monotonic()
+        exiting, deadline = began + _EXITING_SECONDS, began + _DRAIN_SECONDS
+        code = self._proc.poll()
         while any(k.data == "err" for k in self._selector.get_map().values()):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            if (code is None and now >= exiting) or now >= deadline:
                 break
-            for key, _ in self._selector.select(remaining):
+            wait = deadline - now if code is not None else min(exiting - now, _POLL_SECONDS)
+            for key, _ in self._selector.select(wait):
                 self._read(key.data)
+            if code is None:
+                code = self._proc.poll()
+        if code is not None:
+            return code
         try:
-            return self._proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            return self._proc.wait(timeout=max(0.0, exiting - time.monotonic()))
         except subprocess.TimeoutExpired:
             return None
 
@@ -248,25 +293,29 @@ class SubjectProcess:
         what it wrote after its last reply is ``unread()`` afterwards."""
         deadline = time.monotonic() + grace
         if self._finalizer.alive:
-            if self.running:
-                with contextlib.suppress(OSError):  # a child that stopped reading gets EOF
-                    os.write(self._stdin.fileno(), farewell)
-            self._unregister(self._stdin)
-            with contextlib.suppress(OSError):
-                self._stdin.close()
-            while self._stdout_open and len(self._out) <= self._max_line:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                for key, _ in self._selector.select(remaining):
-                    self._read(key.data)
+            try:
+                if self.running:
+                    with contextlib.suppress(OSError, ValueError):  # it stopped reading: EOF
+                        os.write(self._stdin.fileno(), farewell)
+                self._unregister(self._stdin)
+                with contextlib.suppress(OSError):
+                    self._stdin.close()
+                while self._stdout_open and len(self._out) <= self._max_line:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    for key, _ in self._selector.select(remaining):
+                        self._read(key.data)
+            except BaseException:  # a signal, or output too large: ended now, not waited for
+                self.kill()
+                raise
         self._finalizer.detach()
-        return _end(self._proc, self._selector, max(0.0, deadline - time.monotonic()))
+        return _end(self._proc, self._selector, max(0.0, deadline - time.monotonic()), self._tree)
 
     def kill(self) -> int | None:
-        """End the child (and its process group) now; it is reaped."""
+        """End the child and everything it started now; it is reaped."""
         self._finalizer.detach()
-        return _end(self._proc, self._selector, 0.0)
+        return _end(self._proc, self._selector, 0.0, self._tree)
 
 
 class _Lines:
@@ -356,19 +405,49 @@ def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[byte
 
 
 def _end(
-    proc: subprocess.Popen[bytes], selector: selectors.BaseSelector, grace: float
+    proc: subprocess.Popen[bytes],
+    selector: selectors.BaseSelector,
+    grace: float,
+    tree: ProcessTree | None,
 ) -> int | None:
-    """Close stdin, wait up to ``grace`` s, terminate, kill; reap and close every pipe."""
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError):
-                pipe.close()
-    selector.close()
-    if grace > 0:
+    """Close every pipe, wait up to ``grace`` s for the child to exit, then end it and every
+    process of its tree (SIGTERM, SIGKILL ``_TERM_SECONDS`` later); the child is reaped.
+    A signal cannot cut it short (it hurries it, and is raised after)."""
+    with deferred():
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        selector.close()
+        if tree is None:
+            if grace > 0:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    return proc.wait(timeout=grace)
+            return _end_alone(proc)
+        if grace > 0:
+            _exited(proc, grace)
+        tree.end(_TERM_SECONDS)  # what is left of it: the child, its group, its descendants
+        return proc.wait()
+
+
+def _exited(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether the child exits within ``timeout`` s, left unreaped: until it is, its
+    process id (its group's too) is no other process's, so its tree is ended safely."""
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            return proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return True
+        except ChildProcessError:  # reaped already
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(_POLL_SECONDS, left))
+
+
+def _end_alone(proc: subprocess.Popen[bytes]) -> int | None:
+    """Terminate and kill the child (and its group, on POSIX) when there is no tree."""
     for sig, wait in ((signal.SIGTERM, _TERM_SECONDS), (signal.SIGKILL, None)):
         if proc.poll() is not None and sig == signal.SIGTERM:
             _signal_group(proc, signal.SIGKILL)  # leftovers of an exited leader

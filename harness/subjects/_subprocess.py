@@ -47,7 +47,7 @@ from ..protocol import (
 )
 from ..scenarios import Lifecycle, Scenario, scenario_to_json
 from ._failure import FailureKind, SubjectFailure, SubjectStartError
-from ._process import LineTooLong, ProcessExited, ProcessTimeout, SubjectProcess
+from ._process import LineTooLong, OutputTooLarge, ProcessExited, ProcessTimeout, SubjectProcess
 
 __all__ = ["MAX_SECONDS", "SubprocessOptions", "SubprocessSubject", "timeout_problem"]
 
@@ -183,9 +183,17 @@ class SubprocessSubject:
             detail = f"no reply to seq {seq} within {self.options.timeout:g} s"
             return self._fail("hang", scenario, detail)
         except ProcessExited as e:
-            return self._fail("crash", scenario, _exited(e, f"seq {seq}"), exit_code=e.exit_code)
+            return self._fail(
+                "crash",
+                scenario,
+                _exited(e, f"seq {seq}"),
+                exit_code=e.exit_code,
+                stalled=e.exit_code is None,
+            )
         except LineTooLong as e:
             return self._fail("protocol", scenario, f"reply to seq {seq} {_too_long(e)}")
+        except OutputTooLarge as e:
+            return self._fail("protocol", scenario, f"reply to seq {seq} {_too_large(e)}")
         if SAME_SCENARIO in implementation.features:
             self._held = scenario  # the process has it now, whatever its reply
         try:
@@ -195,6 +203,9 @@ class SubprocessSubject:
             reply = read_assemble_reply(message, seq)
         except ProtocolError as e:
             return self._fail("protocol", scenario, f"reply to seq {seq}: {e}: {_excerpt(line)}")
+        except MemoryError:
+            detail = f"reply to seq {seq} ({len(line):,} bytes) is too large to read in memory"
+            return self._fail("protocol", scenario, detail)
         self._last = (seq, scenario.id)
         extra = process.unrequested()
         if extra is not None:
@@ -249,7 +260,7 @@ class SubprocessSubject:
         )
         try:
             implementation = self._handshake(process)
-        except SubjectStartError:
+        except BaseException:  # it could not start, or a signal ends the run meanwhile
             process.kill()
             raise
         self._process, self._implementation = process, implementation
@@ -280,6 +291,9 @@ class SubprocessSubject:
         except LineTooLong as e:
             detail = f"{command}: the reply to start {_too_long(e)}"
             raise SubjectStartError(detail, stderr_tail=process.stderr_tail()) from None
+        except OutputTooLarge as e:
+            detail = f"{command}: the reply to start {_too_large(e)}"
+            raise SubjectStartError(detail, stderr_tail=process.stderr_tail()) from None
         except SubjectRefused as e:
             raise SubjectStartError(f"{command}: {e}", stderr_tail=process.stderr_tail()) from None
         except ProtocolError as e:
@@ -289,7 +303,13 @@ class SubprocessSubject:
             ) from None
 
     def _fail(
-        self, kind: FailureKind, scenario: Scenario, detail: str, *, exit_code: int | None = None
+        self,
+        kind: FailureKind,
+        scenario: Scenario,
+        detail: str,
+        *,
+        exit_code: int | None = None,
+        stalled: bool = False,
     ) -> SubjectFailure:
         """End the process (the next scenario starts another) and describe the failure."""
         process = self._process
@@ -307,6 +327,7 @@ class SubprocessSubject:
             detail + "; the subject is restarted for the next scenario",
             exit_code=exit_code,
             stderr_tail=tail,
+            stalled=stalled,
         )
 
     def _unrequested_after(self) -> str:
@@ -352,7 +373,18 @@ class SubprocessSubject:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        if isinstance(exc, KeyboardInterrupt):  # a signal ends the run: no farewell awaited
+            self.kill()
+        else:
+            self.close()
+
+    def kill(self) -> None:
+        """End the process and everything it started now (SIGTERM, then SIGKILL); idempotent."""
+        process, self._process = self._process, None
+        self._last = None
+        self._held = None
+        if process is not None:
+            process.kill()
 
 
 def _check(kind: MessageKind, message: Any, what: str) -> None:
@@ -366,6 +398,13 @@ def _exited(e: ProcessExited, during: str) -> str:
         return f"closed its stdout during {during} but kept running"
     mid = " in the middle of a line" if e.partial else ""
     return f"exited{mid} during {during}"
+
+
+def _too_large(e: OutputTooLarge) -> str:
+    return (
+        f"could not be held in memory: out of memory after {e.held:,} bytes of it"
+        " without its newline"
+    )
 
 
 def _too_long(e: LineTooLong) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import http.client
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from harness.capture import FakeProvider, Script, parse_script
+from harness.capture import FakeProvider, Script, _record, parse_script
 
 SECRET = "sk-live-DO-NOT-LEAK-1234567890"
 """An API key the tests send; it must never appear in a record."""
@@ -74,8 +76,8 @@ def sse_data(raw: bytes) -> list[bytes]:
 
 def record_text(provider: FakeProvider) -> str:
     """The whole record file as text (to look for leaked secrets)."""
-    assert provider.record_path is not None
-    return provider.record_path.read_text(encoding="utf-8")
+    assert provider.record_file is not None
+    return provider.record_file.read_text(encoding="utf-8")
 
 
 @pytest.fixture(autouse=True)
@@ -86,3 +88,30 @@ def _no_way_out(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, "http://127.0.0.1:9")
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.setenv(name, "127.0.0.1,localhost,::1")
+
+
+FullDisk = Callable[[int], None]
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
+    """``full_disk(room)``: from now on the record's disk takes ``room`` more bytes; a line
+    past them is written up to there (a short write, really made) and then fails with
+    ENOSPC, as on a full disk. A real full disk is tried in tests/faults (a small tmpfs)."""
+
+    def fill(room: int) -> None:
+        left = room
+
+        def write_all(fd: int, line: bytes) -> None:
+            nonlocal left
+            view = memoryview(line)
+            while view:
+                if left <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                written = os.write(fd, view[:left])
+                left -= written
+                view = view[written:]
+
+        monkeypatch.setattr(_record, "_write_all", write_all)
+
+    return fill

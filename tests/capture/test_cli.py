@@ -14,9 +14,11 @@ import orjson
 import pytest
 
 from harness.capture import read_record
-from harness.capture._server import PROVIDERS
 from harness.cli import _capture
+from harness.dialects import providers
 from harness.prefix import compare
+
+from .conftest import FullDisk
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples" / "capture"
@@ -342,7 +344,7 @@ def test_hanging_command_times_out_and_its_group_is_ended(
         (["--script", "{script}", "--", "no-such-program-xyz"], "cannot run 'no-such-program-xyz'"),
         (
             ["--script", "{script}", "--record", "{tmp}/no/dir/r.jsonl", "--", "true"],
-            "cannot start the fake provider (record file",
+            "r.jsonl: the record cannot be written: the directory",
         ),
     ],
 )
@@ -359,8 +361,41 @@ def test_bad_usage_exits_2(
     assert message in err
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--html", "{tmp}/no/dir/r.html"], "r.html: the HTML report cannot be written: the"),
+        (["--junit-xml", "{tmp}"], "the JUnit XML report cannot be written: it is a directory"),
+        (["--summary-md", "{tmp}/no/s.md"], "s.md: the summary cannot be written: the directory"),
+        (["--write-expect", "{tmp}/no/e.toml"], "e.toml: the known-failures file cannot be"),
+        (["--record", "/dev/null"], "/dev/null: the record cannot be written: it is not a"),
+        (["--html", "{tmp}/x", "--junit-xml", "{tmp}/x"], "--html and --junit-xml name the same"),
+        (["--record", "{tmp}/x", "--html", "{tmp}/x"], "--record and --html name the same file"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_found_before_the_command_runs(
+    options: list[str], message: str, script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    ran = tmp_path / "ran"
+    argv = [o.format(tmp=tmp_path) for o in options]
+    code = capture("--dialect", "openai", "--script", script, *argv,
+                   "--", "sh", "-c", f"touch {ran}")  # fmt: skip
+    out, err = capfd.readouterr()
+    assert code == 2
+    assert err.startswith("prefix-harness: error: ")
+    assert message in err
+    assert len(err.splitlines()) == 1
+    assert out == ""
+    assert not ran.exists()  # the command never ran
+
+
 def test_every_fake_provider_is_a_choice() -> None:
-    assert tuple(sorted(PROVIDERS)) == _capture.DIALECTS
+    parser = argparse.ArgumentParser()
+    _capture.add_parser(parser.add_subparsers())
+    actions = parser._subparsers._group_actions[0].choices["capture"]._actions  # type: ignore[union-attr]
+    (dialect,) = [a for a in actions if a.dest == "dialect"]
+    assert dialect.choices == list(providers())
+    assert set(providers()) == {"anthropic", "gemini", "openai", "openai-responses"}
 
 
 def test_unknown_dialect_is_a_usage_error(script: str) -> None:
@@ -397,16 +432,19 @@ while True:  # a stubborn agent: it never stops by itself
 
 
 def test_a_record_on_a_full_disk_stops_the_run_with_one_sentence(
-    script: str, capfd: pytest.CaptureFixture[str]
+    script: str, tmp_path: Path, capfd: pytest.CaptureFixture[str], full_disk: FullDisk
 ) -> None:
+    record = tmp_path / "r.jsonl"
+    full_disk(100)  # the first record line is longer: cut short, then ENOSPC
     began = time.monotonic()
-    code = capture("--dialect", "openai", "--script", script, "--record", "/dev/full",
+    code = capture("--dialect", "openai", "--script", script, "--record", str(record),
                    "--timeout", "60", "--", PY, "-c", FOREVER_AGENT)  # fmt: skip
     out, err = capfd.readouterr()
     assert code == 2
     assert time.monotonic() - began < 15  # stopped, not timed out
     assert err == (
-        "prefix-harness: error: the record file /dev/full cannot be written (No space left on"
+        f"prefix-harness: error: the record file {record} cannot be written (No space left on"
         " device); 0 requests were recorded before; the command was ended\n"
     )
     assert "Traceback" not in out + err
+    assert record.read_bytes() == b""  # the cut-short line was cut back, the file put in place

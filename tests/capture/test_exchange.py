@@ -9,13 +9,13 @@ import pytest
 
 from harness.capture import Matcher, RecordWriter, parse_script
 from harness.capture._exchange import Exchange, Incoming
-from harness.capture._server import PROVIDERS, WIRES
+from harness.dialects import providers, wires
 
 OPENAI_BODY = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
 
 
 def exchange(dialect: str = "openai", script: Any = None, limit: int = 1000) -> Exchange:
-    wires = PROVIDERS[dialect]
+    wires = providers()[dialect]
     return Exchange(wires, Matcher(parse_script(script or {})), RecordWriter(), limit)
 
 
@@ -79,7 +79,7 @@ def test_a_bug_is_a_recorded_500(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object) -> bytes:
         raise KeyError("boom")
 
-    monkeypatch.setattr(WIRES["openai"], "message", broken)
+    monkeypatch.setattr(wires()["openai"], "message", broken)
     out = ex.respond(incoming())
     assert out.status == 500
     assert "KeyError" in orjson.loads(out.body)["error"]["message"]
@@ -143,7 +143,7 @@ def test_a_refusal_on_a_route_takes_that_wires_dialect() -> None:
 def test_a_dialect_that_is_not_installed_is_a_note_and_still_answered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(WIRES["openai"], "dialect", "openai-not-installed")
+    monkeypatch.setattr(wires()["openai"], "dialect", "openai-not-installed")
     ex = exchange("openai", {"rules": [{"when": {"nth_request": 1}, "reply": {"text": "yo"}}]})
     out = ex.respond(incoming())
     assert orjson.loads(out.body)["choices"][0]["message"]["content"] == "yo"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -13,11 +14,18 @@ from pathlib import Path
 import orjson
 import pytest
 
-from harness.capture import FakeProvider, RecordWriter, Script, parse_script, read_record
+from harness.capture import (
+    FakeProvider,
+    RecordWriter,
+    Script,
+    check_records,
+    parse_script,
+    read_record,
+)
 from harness.capture._exchange import Exchange, Outgoing
 from harness.capture._http import HTTPServer
 from harness.capture._match import Matcher
-from harness.capture._server import PROVIDERS
+from harness.dialects import providers
 
 from .conftest import Serve, post_json, request, sse_data
 
@@ -34,7 +42,7 @@ def test_413_with_content_length_is_recorded_without_body(serve: Serve) -> None:
     (record,) = provider.records
     assert (record.status, record.body, record.body_size) == (413, None, len(big))
     assert "limit of 1,024 bytes" in (record.error or "")
-    assert read_record(provider.record_path or "")[0].body is None
+    assert read_record(provider.record_file or "")[0].body is None
     assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200
 
 
@@ -86,7 +94,7 @@ def test_fifty_concurrent_requests_are_all_recorded(serve: Serve) -> None:
         t.join(timeout=20)
     assert len(answers) == 50
     assert sorted(answers.values()).count("first") == 1
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.seq for r in records] == list(range(1, 51))
     assert sorted(r.nth or 0 for r in records) == list(range(1, 51))
     contents = {r.json["messages"][0]["content"] for r in records}
@@ -147,9 +155,51 @@ def test_bad_content_lengths_get_an_answer_and_a_record(
     answer = _raw(provider, _post_head(length), b"{}")
     assert answer.startswith(f"HTTP/1.1 {status} ".encode())
     assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # still serving
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.status for r in records] == [200, status, 200]
     assert error in (records[1].error or "")
+
+
+def _cut_short(provider: FakeProvider, sent: bytes, how: str) -> None:
+    """Send ``sent`` (a head and part of a body), let the fake read it, then hang up:
+    ``close`` (FIN) or ``reset`` (RST, as a killed client or a dropped link does)."""
+    sock = socket.create_connection((provider.host, provider.port), timeout=10)
+    sock.sendall(sent)
+    time.sleep(0.2)
+    if how == "reset":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+CHUNKED = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    ("how", "said"), [("close", "the connection closed"), ("reset", "the connection was reset")]
+)
+@pytest.mark.parametrize(
+    ("sent", "where"),
+    [
+        (_post_head("500") + b'{"model": "m", "messa', " after 21 of the 500 bytes"),
+        (CHUNKED + b"40\r\n" + b'{"model": "m"', " in the middle of a chunk"),
+        (CHUNKED + b"4\r\n{}  \r\n", " before the body's last chunk"),
+    ],
+    ids=["content-length", "mid-chunk", "between-chunks"],
+)
+def test_a_body_cut_short_by_a_close_or_a_reset_is_recorded_and_inconclusive(
+    serve: Serve, how: str, said: str, sent: bytes, where: str
+) -> None:
+    provider = serve("openai")
+    _cut_short(provider, sent, how)
+    deadline = time.monotonic() + 10
+    while provider.recorded < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (record,) = provider.records
+    assert record.status == 400
+    assert record.error == said + where + ("" if "500" not in where else " of Content-Length")
+    assert post_json(provider, "/v1/chat/completions", BODY)[0] == 200  # still serving
+    result = check_records(provider.records)  # a request never seen whole: no verdict
+    assert any("refused by the fake" in reason for reason in result.inconclusive)
 
 
 def test_conflicting_content_lengths_and_bad_chunks(serve: Serve) -> None:
@@ -159,7 +209,7 @@ def test_conflicting_content_lengths_and_bad_chunks(serve: Serve) -> None:
     chunked = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
     assert _raw(provider, chunked, b"zz\r\n{}\r\n").startswith(b"HTTP/1.1 400 ")
     assert _raw(provider, chunked, b"ffff\r\n{}").startswith(b"HTTP/1.1 400 ")
-    errors = [r.error for r in read_record(provider.record_path or "")]
+    errors = [r.error for r in read_record(provider.record_file or "")]
     assert errors == [
         "the request has conflicting Content-Length headers",
         "the chunk size b'zz' is not a hexadecimal size",
@@ -189,7 +239,7 @@ def test_a_chunk_over_the_limit_is_never_held_whole(serve: Serve) -> None:
 def server(tmp_path: Path) -> Iterator[HTTPServer]:
     """The HTTP server of an OpenAI fake on its own, serving in a thread."""
     writer = RecordWriter(tmp_path / "r.jsonl")
-    exchange = Exchange(PROVIDERS["openai"], Matcher(Script()), writer, 1024 * 1024)
+    exchange = Exchange(providers()["openai"], Matcher(Script()), writer, 1024 * 1024)
     server = HTTPServer(("127.0.0.1", 0), exchange)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
@@ -289,7 +339,7 @@ def test_sixteen_keep_alive_clients_lose_no_record(serve: Serve) -> None:
     for t in threads:
         t.join(timeout=60)
     assert not failures, failures[0]
-    records = read_record(provider.record_path or "")
+    records = read_record(provider.record_file or "")
     assert [r.seq for r in records] == list(range(1, clients * each + 1))
     sent = sorted(r.json["messages"][0]["content"] for r in records)
     assert sent == sorted(f"{i}/{n}" for i in range(clients) for n in range(each))
@@ -300,7 +350,7 @@ def test_an_http_0_9_request_gets_its_body_alone(serve: Serve) -> None:
     provider = serve("openai")
     answer = _raw(provider, b"GET /v1/models\r\n")
     assert orjson.loads(answer)["object"] == "list"
-    assert read_record(provider.record_path or "")[0].path == "/v1/models"
+    assert read_record(provider.record_file or "")[0].path == "/v1/models"
 
 
 def test_a_stream_that_fails_still_answers_or_ends_cut_short(

@@ -308,3 +308,24 @@ def test_standard_input_is_copied_to_a_temporary_file(
     monkeypatch.setattr(sys, "stdin", None)
     with pytest.raises(LogError, match="standard input cannot be read: it is closed"):
         read_log("-")
+
+
+def test_a_named_pipe_is_copied_to_a_temporary_file_as_standard_input_is(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    data = write(tmp_path, {"body": OPENAI}, {"body": ANTHROPIC}).read_bytes()
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+    writer.start()
+    used, _ = read_log(fifo)
+    writer.join()
+    assert [u.dialect for u in used] == ["openai", "anthropic"]
+    assert [u.body for u in used] == [orjson.dumps(OPENAI), orjson.dumps(ANTHROPIC)]  # read back
+    assert [u.request.history[0].role for u in used] == ["user", "user"]
+    writer = threading.Thread(target=fifo.write_bytes, args=(data.rstrip(b"\n") + b"\n{]\n",))
+    writer.start()
+    with pytest.raises(LogError, match=rf"^{fifo}: line 3: not valid JSON"):
+        read_log(fifo)  # named as given, with its line
+    writer.join()

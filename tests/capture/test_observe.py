@@ -11,9 +11,8 @@ import pytest
 
 from harness.capture import Observed, Reply, observe, reply_message
 from harness.capture._observe import RECENT, observed
-from harness.capture._server import WIRES
 from harness.capture._stored import Stored
-from harness.capture._wire import Turn
+from harness.dialects import Turn, wires
 from harness.model import FunctionCall, Message, Text
 
 from .simulate import ASK, Runtime, call, calls, text
@@ -41,7 +40,7 @@ def test_reply_message_uses_the_fakes_call_ids(dialect: str, ids: tuple[str | No
 
 @pytest.mark.parametrize("dialect", ["openai", "openai-responses", "anthropic"])
 def test_the_ids_are_the_ones_the_wire_sends(dialect: str) -> None:
-    sent = orjson.loads(WIRES[dialect].message(Turn(REPLY, "m", 7, 1, {})))
+    sent = orjson.loads(wires()[dialect].message(Turn(REPLY, "m", 7, 1, {})))
     if dialect == "openai":
         wire_ids = [c["id"] for c in sent["choices"][0]["message"]["tool_calls"]]
     elif dialect == "openai-responses":

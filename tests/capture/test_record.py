@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from harness.capture import Record, RecordError, RecordWriter, Reply, read_record
 from harness.capture._record import timestamp
 from harness.model import FrozenDict
+
+from .conftest import FullDisk
 
 BODY = b'{"model":"m","messages":[{"role":"user","content":"h\xc3\xa9"}]}'
 
@@ -89,12 +92,19 @@ def test_concurrent_writes_are_whole_lines_in_seq_order(tmp_path: Path) -> None:
     assert all(r.body == body for r in records)
 
 
-def test_each_record_is_flushed_at_once(tmp_path: Path) -> None:
+def test_each_record_is_written_at_once_beside_the_file_then_put_in_place(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "r.jsonl"
+    path.write_bytes(b"an earlier record\n")
     writer = RecordWriter(path)
     writer.write(draft())
-    assert len(read_record(path)) == 1
+    assert len(read_record(tmp_path / "r.jsonl.partial")) == 1
+    assert path.read_bytes() == b"an earlier record\n"
     writer.close()
+    assert len(read_record(path)) == 1
+    assert not (tmp_path / "r.jsonl.partial").exists()
+    assert len(writer.records) == 1  # still read back, from the writer's own descriptor
 
 
 def test_records_reads_back_only_what_is_no_longer_held(tmp_path: Path) -> None:
@@ -108,13 +118,13 @@ def test_records_reads_back_only_what_is_no_longer_held(tmp_path: Path) -> None:
     assert second[0] is first[0]
     assert [r.seq for r in second] == [1, 2]
     assert second[1].body == BODY + b" "
-    assert second == tuple(read_record(tmp_path / "r.jsonl"))
+    assert second == tuple(read_record(tmp_path / "r.jsonl.partial"))
     kept = weakref.ref(second[1])
     del first, second
     gc.collect()
     assert kept() is None
     writer.write(draft())
-    assert writer.records == tuple(read_record(tmp_path / "r.jsonl"))
+    assert writer.records == tuple(read_record(writer.file or ""))
     assert [r.json is not None for r in writer.records] == [True, True, True]
     writer.close()
 
@@ -125,8 +135,9 @@ def test_records_names_the_line_of_a_record_spoiled_on_disk(tmp_path: Path) -> N
     writer.write(draft())
     writer.write(draft())
     held = writer.records[0]
-    with path.open("r+b") as file:  # spoil the second line, keeping its length
-        file.seek(len(path.read_bytes().splitlines()[0]) + 1)
+    written = writer.file or path
+    with written.open("r+b") as file:  # spoil the second line, keeping its length
+        file.seek(len(written.read_bytes().splitlines()[0]) + 1)
         file.write(b"[")
     with pytest.raises(RecordError, match=r"r\.jsonl: line 2: not valid JSON"):
         writer.records  # noqa: B018
@@ -142,6 +153,78 @@ def test_a_write_after_close_is_refused_not_kept(tmp_path: Path) -> None:
         writer.write(draft())
     assert writer.count == 1
     assert [r.seq for r in writer.records] == [1]
+
+
+def test_a_failed_write_is_cut_back_to_the_last_whole_line(
+    tmp_path: Path, full_disk: FullDisk
+) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.write(draft())
+    whole = (writer.file or path).read_bytes()
+    full_disk(40)  # the second line gets 40 bytes on disk, then ENOSPC
+    with pytest.raises(RecordError, match=r"No space left on device\); 1 request was recorded"):
+        writer.write(draft())
+    assert (writer.file or path).read_bytes() == whole
+    with pytest.raises(RecordError, match="No space left"):
+        writer.write(draft())  # given up: not tried again
+    writer.close()
+    assert path.read_bytes() == whole  # what was whole is put in place
+    assert [r.seq for r in read_record(path)] == [1]
+
+
+def test_a_second_writer_on_one_file_is_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.write(draft())
+    with pytest.raises(RecordError) as refused:
+        RecordWriter(path)
+    assert str(refused.value) == (
+        f"the record file {path} is being written by another run (pid {os.getpid()}), as"
+        f" {path}.partial: give each run its own --record"
+    )
+    writer.close()
+    assert [r.seq for r in read_record(path)] == [1]  # the first writer's, untouched
+    RecordWriter(path).close()  # free again once the first has put its file in place
+    assert read_record(path) == []
+
+
+def test_a_partial_file_left_by_a_killed_run_is_taken_over(tmp_path: Path) -> None:
+    (tmp_path / "r.jsonl.partial").write_bytes(b'{"v":1,"seq":1,"ti')  # killed mid-line
+    writer = RecordWriter(tmp_path / "r.jsonl")
+    writer.write(draft())
+    writer.close()
+    assert [r.seq for r in read_record(tmp_path / "r.jsonl")] == [1]
+
+
+def test_a_discarded_writer_leaves_an_earlier_record_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"earlier\n")
+    RecordWriter(path).discard()
+    assert path.read_bytes() == b"earlier\n"
+    assert not (tmp_path / "r.jsonl.partial").exists()
+
+
+@pytest.mark.parametrize(
+    ("where", "problem"), [("/dev/null", "is not a regular file"), (".", "is a directory")]
+)
+def test_a_record_is_a_regular_file(tmp_path: Path, where: str, problem: str) -> None:
+    path = tmp_path if where == "." else Path(where)
+    with pytest.raises(RecordError, match=problem):
+        RecordWriter(path)
+    assert not Path(f"{where}.partial").exists()
+
+
+def test_a_symlinked_record_replaces_its_target_not_the_link(tmp_path: Path) -> None:
+    (tmp_path / "real.jsonl").write_bytes(b"earlier\n")
+    (tmp_path / "link.jsonl").symlink_to("real.jsonl")
+    writer = RecordWriter(tmp_path / "link.jsonl")
+    with pytest.raises(RecordError, match="being written by another run"):
+        RecordWriter(tmp_path / "real.jsonl")  # one file, however it is named
+    writer.write(draft())
+    writer.close()
+    assert (tmp_path / "link.jsonl").is_symlink()
+    assert [r.seq for r in read_record(tmp_path / "real.jsonl")] == [1]
 
 
 def test_blank_lines_are_skipped(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from harness.capture import (
 )
 from harness.capture._server import loopback_host
 
-from .conftest import SECRET, Serve, post_json, record_text, request
+from .conftest import SECRET, FullDisk, Serve, post_json, record_text, request
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -79,14 +79,35 @@ def test_defaults_and_urls(serve: Serve) -> None:
     assert responses.environment()["OPENAI_BASE_URL"] == responses.base_url
 
 
-def test_given_port_and_port_in_use(serve: Serve) -> None:
+def test_given_port_and_port_in_use(serve: Serve, tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         free = probe.getsockname()[1]
     provider = serve("openai", port=free)
     assert provider.port == free
+    (tmp_path / "second.jsonl").write_text("an earlier record\n")
     with pytest.raises(OSError, match="in use"):
-        serve("openai", port=free)
+        serve("openai", port=free, record=tmp_path / "second.jsonl")
+    # a provider that never started leaves an earlier record as it was, and no partial file
+    assert (tmp_path / "second.jsonl").read_text() == "an earlier record\n"
+    assert not (tmp_path / "second.jsonl.partial").exists()
+
+
+def test_a_record_file_is_one_provider_s_at_a_time(serve: Serve, tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("an earlier record\n")
+    first = serve("openai", record=path)
+    with pytest.raises(RecordError, match=r"is being written by another run \(pid \d+\)"):
+        serve("openai", record=path)
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    assert post_json(first, "/v1/chat/completions", body)[0] == 200
+    assert path.read_text() == "an earlier record\n"  # untouched until the run ends
+    first.stop()
+    assert [r.seq for r in read_record(path)] == [1]
+    assert not path.with_name("r.jsonl.partial").exists()
+    second = serve("openai", record=path)  # the file is free again
+    second.stop()
+    assert read_record(path) == []
 
 
 def test_invalid_json_is_400_and_recorded(serve: Serve) -> None:
@@ -108,7 +129,7 @@ def test_records_are_on_disk_while_running(serve: Serve) -> None:
     provider = serve("gemini")
     path = "/v1beta/models/g:generateContent"
     post_json(provider, path, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
-    assert len(read_record(provider.record_path or "")) == 1
+    assert len(read_record(provider.record_file or "")) == 1
 
 
 def test_without_a_record_file(serve: Serve) -> None:
@@ -162,7 +183,7 @@ def test_one_openai_fake_serves_both_apis_each_recorded_under_its_dialect(
     ]
     assert records[2].error == f"the fake {dialect} provider has no route POST /v1/embeddings"
     assert [r.parse().request.history[-1].text for r in records[:2]] == ["fork please"] * 2
-    assert tuple(read_record(provider.record_path or "")) == records
+    assert tuple(read_record(provider.record_file or "")) == records
     grouped = check_records(records)
     assert [r.conversations[0].first.dialect for r in grouped.roles] == [
         "openai",
@@ -205,10 +226,10 @@ def test_nothing_but_the_allow_list_reaches_the_record(serve: Serve) -> None:
         )
         assert status == 200
     provider.stop()
-    raw = (provider.record_path or Path()).read_bytes()
+    raw = (provider.record_file or Path()).read_bytes()
     for secret in [*LEAKS.values(), *LEAK_HEADERS.values(), key, "leakedleaked", "opaque-bearer"]:
         assert secret.encode() not in raw, secret
-    first, second = read_record(provider.record_path or "")
+    first, second = read_record(provider.record_file or "")
     assert first.query == "&".join(f"{k}=<redacted>" for k in LEAKS)
     assert first.headers["content-type"] == "application/json"
     assert first.headers["x-credential"] == first.headers["x-passwd"] == "<redacted>"
@@ -221,17 +242,25 @@ def test_nothing_but_the_allow_list_reaches_the_record(serve: Serve) -> None:
     assert "2 secrets in bodies replaced" in summarize([first, second])
 
 
-def test_a_full_disk_answers_every_request_and_says_why(serve: Serve) -> None:
-    provider = serve("openai", record="/dev/full")
+def test_a_full_disk_answers_every_request_and_says_why(
+    serve: Serve, tmp_path: Path, full_disk: FullDisk
+) -> None:
+    path = tmp_path / "r.jsonl"
+    provider = serve("openai", record=path)
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    assert post_json(provider, "/v1/chat/completions", body)[0] == 200
+    whole = path.with_name("r.jsonl.partial").read_bytes()
+    full_disk(100)  # the next line is cut short after 100 bytes
     for _ in range(3):
         status, answer = post_json(provider, "/v1/chat/completions", body)
         assert status == 500
         assert "cannot be written (No space left on device)" in answer["error"]["message"]
     assert provider.failure == (
-        "the record file /dev/full cannot be written (No space left on device);"
-        " 0 requests were recorded before"
+        f"the record file {path} cannot be written (No space left on device);"
+        " 1 request was recorded before"
     )
     with pytest.raises(RecordError, match="No space left"):
         _ = provider.records
     provider.stop()
+    assert path.read_bytes() == whole  # cut back to the last whole line, then put in place
+    assert len(read_record(path)) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from functools import cache, partial
 from pathlib import Path
@@ -180,3 +181,32 @@ def test_workers_that_die_as_they_start_are_crashes_of_each_scenario_not_an_erro
     assert run.exit_code == 3
     assert [f.scenario for f in run.failures] == [s.id for s in scenarios]
     assert {f.exit_code for f in run.failures} == {4}
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
+def test_terminated_workers_end_their_subjects_and_exit_quietly(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a run ended by a signal does: each worker gets SIGTERM, ends its subject (and what
+    that started) and exits 128 + 15, with no traceback."""
+    from harness.check._jobs import Workers
+    from harness.check._one import run_one
+    from tests.faults.procs import MARKER, left_behind, marked, new_marker
+
+    marker = new_marker()
+    monkeypatch.setenv(MARKER, marker)  # the subjects the workers start carry it
+    fork = replace(oneshot()[0], id="bad-hang")
+    argv = [sys.executable, str(FAKES / "hang.py")]
+    factory = partial(SubprocessSubject, argv, SubprocessOptions(timeout=60))
+    pool = Workers(2, factory, [(fork, "openai")] * 4, run_one, "hang", lambda _: True)
+    pool._dispatch(0)  # both workers busy with a scenario their subject will never answer
+    deadline = time.monotonic() + 60
+    while len(marked(marker)) < 2 and time.monotonic() < deadline:  # a subject per worker
+        time.sleep(0.05)
+    assert len(marked(marker)) == 2
+    pool.terminate()
+    assert [w.process.exitcode for w in pool._workers] == [143, 143]
+    assert left_behind(marker) == []
+    _, err = capfd.readouterr()
+    assert "Traceback" not in err
+    assert err == ""

@@ -159,6 +159,25 @@ def test_a_subject_that_hangs_on_everything_stops_after_three_in_a_row() -> None
     assert len(run.reports) == 3
 
 
+def test_a_subject_that_closes_its_stdout_on_everything_stops_as_a_hanging_one() -> None:
+    fork = fixture("fork-ends-user")
+    scenarios = [replace(fork, id=f"bad-{i}") for i in range(8)]
+    argv = [sys.executable, str(FAKES / "closer.py")]
+    with SubprocessSubject(argv, SubprocessOptions(timeout=30)) as subject:
+        run = run_check(subject, scenarios, dialects=["openai"], examples=5)
+    assert run.exit_code == 3
+    assert [(f.scenario, f.kind) for f in run.failures] == [
+        ("bad-0", "crash"),
+        ("bad-1", "crash"),
+        ("bad-2", "crash"),
+    ]
+    assert run.stopped == (
+        "the subject hung or closed its stdout on 3 scenarios in a row: the run is stopped,"
+        " up to 10 scenario runs not run"
+    )
+    assert (run.failures[-1].message or "").endswith(f"; {run.stopped}")
+
+
 def test_hangs_that_are_not_in_a_row_do_not_stop_the_run() -> None:
     fork = fixture("fork-ends-user")
     ids = ["bad-0", "bad-1", "ok-0", "bad-2", "bad-3", "ok-1"]

@@ -196,7 +196,7 @@ def test_the_users_ctrl_c_still_interrupts_a_python_subject(
 ) -> None:
     monkeypatch.chdir(ROOT)
     assert check("--subject", "python:tests.subjects.exiting_subjects:ctrl_c", *QUICK) == 130
-    assert capsys.readouterr().err.endswith("prefix-harness: error: interrupted\n")
+    assert capsys.readouterr().err.endswith("prefix-harness: error: interrupted by SIGINT\n")
 
 
 def test_a_body_the_rules_cannot_evaluate_fails_that_scenario_and_the_run_goes_on(
@@ -462,8 +462,12 @@ def test_an_unwritable_junit_path_is_bad_usage(
 ) -> None:
     path = tmp_path / "no-such-folder" / "check.xml"
     assert check(*QUICK, "--junit-xml", str(path)) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"prefix-harness: error: {path}: cannot be written")
+    out, err = capsys.readouterr()
+    assert err == (
+        f"prefix-harness: error: {path}: the JUnit XML report cannot be written: the directory"
+        f" {path.parent} does not exist\n"
+    )
+    assert out == ""  # said before the run, not after it
     assert not path.exists()
 
 

@@ -5,6 +5,7 @@ input reported as one sentence naming the file and line."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -154,7 +155,39 @@ def test_missing_file_and_unwritable_junit(
     assert "none.jsonl: cannot be read" in capfd.readouterr().err
     bad = str(tmp_path / "no" / "dir" / "r.xml")
     assert check_log(planted(tmp_path), "--junit-xml", bad) == 2
-    assert "cannot write the JUnit XML report" in capfd.readouterr().err
+    out, err = capfd.readouterr()
+    assert err == (
+        f"prefix-harness: error: {bad}: the JUnit XML report cannot be written: the directory"
+        f" {tmp_path / 'no' / 'dir'} does not exist\n"
+    )
+    assert out == ""  # said before the check, not after it
+
+
+@pytest.mark.parametrize(
+    "shell",
+    [
+        'check-log "$LOG"',
+        'check-log <(cat "$LOG")',
+        'check-log /dev/stdin < <(cat "$LOG")',
+        'check-log - < <(cat "$LOG")',
+    ],
+    ids=["file", "process-substitution", "dev-stdin-pipe", "dash"],
+)
+def test_a_log_given_as_a_pipe_is_checked_as_the_file_is(tmp_path: Path, shell: str) -> None:
+    """A pipe cannot be read twice: it is copied aside first, whatever names it."""
+    log = planted(tmp_path)
+    harness = f"{sys.executable} -m harness"
+    done = subprocess.run(
+        ["bash", "-c", f"{harness} {shell}"],
+        env={**os.environ, "LOG": log},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 1, done.stderr  # system-identical fails, as for the file
+    assert "✗ system-identical" in done.stdout
+    assert done.stderr == ""
 
 
 def test_unknown_dialect_option_is_a_usage_error(tmp_path: Path) -> None:

@@ -83,10 +83,12 @@ def test_a_path_that_cannot_be_written_exits_2_with_one_sentence(
     target = tmp_path / "no-such-folder" / "page.html"
     argv = [*QUICK] if command == "check" else [planted(tmp_path)]
     assert run([command, *argv, "--html", str(target)]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert err == (
-        f"prefix-harness: error: cannot write the HTML report {target}: No such file or directory\n"
+        f"prefix-harness: error: {target}: the HTML report cannot be written: the directory"
+        f" {target.parent} does not exist\n"
     )
+    assert out == ""  # said before the run, not after it
     assert not target.exists()
 
 

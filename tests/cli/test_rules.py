@@ -94,3 +94,20 @@ def test_a_rule_without_public_bugs_has_no_seen_in_section(
 ) -> None:
     assert run("well-formed") == 0
     assert "seen in:" not in capsys.readouterr().out
+
+
+def test_a_rule_about_markers_shows_each_dialects_marker_facts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run("cache-markers") == 0
+    out = capsys.readouterr().out
+    facts = out[out.index("\nmarker facts:\n") + 1 : out.index("\nseen in:")].splitlines()
+    assert facts == [
+        "marker facts:",
+        "  anthropic: at most 4 a request, a read looks back 20 blocks, ttl 5m unless named",
+        "    https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
+        "  openai-responses: at most 4 a request, no lookback limit, ttl 30m unless named",
+        "    https://platform.openai.com/docs/guides/prompt-caching",
+    ]
+    assert run("byte-prefix") == 0
+    assert "marker facts" not in capsys.readouterr().out

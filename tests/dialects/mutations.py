@@ -95,23 +95,12 @@ def replaced_value(body: Any, path: Path_) -> Any:
 
 
 def reads_or_refuses(dialect: Dialect, body: Any) -> None:
-    """Every reading method returns or raises ``DialectError``; anything else fails."""
-    for read in (
-        dialect.parse,
-        dialect.segments,
-        dialect.settings,
-        dialect.cache_markers,
-        dialect.cache_marks,
-        dialect.to_request,
-    ):
-        with contextlib.suppress(DialectError):
-            read(body)
+    """``parse``, the request and the markers return or raise ``DialectError``; anything
+    else fails."""
     try:
         parsed = dialect.parse(body)
     except DialectError:
         return
-    try:
-        parsed.request  # noqa: B018 - built on first use
-        parsed.markers  # noqa: B018
-    except DialectError:
-        pass
+    for read in ("request", "markers"):
+        with contextlib.suppress(DialectError):
+            getattr(parsed, read)

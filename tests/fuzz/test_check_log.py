@@ -14,6 +14,7 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from harness.dialects import all_dialects
 from tests.capture.simulate import ASK, Runtime, call, calls, child_history, results, text
 
 from ._fuzz import (
@@ -26,7 +27,7 @@ from ._fuzz import (
     run_cli,
 )
 
-DIALECTS = ["anthropic", "gemini", "openai", "openai-responses"]
+DIALECTS = list(all_dialects())
 ALLOWED = {0, 1, 2, 3, 4}
 
 

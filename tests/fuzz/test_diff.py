@@ -13,10 +13,12 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.dialects import all_dialects
+
 from ._fuzz import assert_clean, dumps, fuzz_settings, mutated_bytes, mutated_value, run_cli
 
 ROOT = Path(__file__).parents[2]
-DIALECTS = ["anthropic", "gemini", "openai", "openai-responses"]
+DIALECTS = list(all_dialects())
 
 
 def _seeds() -> list[tuple[str, Any, Any]]:

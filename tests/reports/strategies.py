@@ -8,10 +8,11 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from harness.check import Expectations, KnownFailure
+from harness.dialects import all_dialects
 from harness.prefix import Window
 from harness.rules import STATUSES, Cost, Evidence, Finding, ScenarioReport, catalog
 
-DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
+DIALECTS = tuple(all_dialects())
 RULES = tuple(info.id for info in catalog())
 
 subject_text = st.text(

@@ -301,7 +301,8 @@ def test_write_html_says_why_a_path_cannot_be_written(tmp_path: Path) -> None:
     target = tmp_path / "page.html"
     assert write_html(target, "<p>\u00e9</p>") is None
     assert target.read_bytes() == "<p>\u00e9</p>".encode()
-    assert write_html(tmp_path, "x") == (f"cannot write the HTML report {tmp_path}: Is a directory")
+    problem = f"{tmp_path}: the HTML report cannot be written (Is a directory)"
+    assert write_html(tmp_path, "x") == problem
 
 
 def test_a_missing_chromium_fails_saying_how_to_install_it(

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from harness.check import CheckRun, Expectations
 from harness.reports import check_outcomes, outcomes_markdown
 from harness.reports._escape import printable
-from harness.reports._markdown import md_text
+from harness.reports._markdown import _SHOWN, md_text
 from harness.rules import Finding, ScenarioReport, catalog
 
 from .strategies import RULES, runs
@@ -89,4 +89,7 @@ def test_no_text_of_a_subject_breaks_a_table(
         "Unexpected passes": outcomes.unexpected_passes,
     }
     for title, table in shown.items():
-        assert [row[2] for row in table[1:]] == [printable(e.scenario) for e in expected[title]]
+        # a summary shows the first _SHOWN entries of a list; a cell's outer blanks are
+        # the table's own padding (GFM trims them), so they are compared trimmed
+        shown_ids = [printable(e.scenario).strip() for e in expected[title][:_SHOWN]]
+        assert [row[2] for row in table[1:]] == shown_ids

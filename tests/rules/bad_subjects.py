@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from harness.dialects import get_dialect
+from harness.dialects import all_dialects, get_dialect
 from harness.model import Request, Thinking, ThinkingConfig, ToolChoice
 from harness.rules import Status
 from harness.scenarios import Lifecycle, Scenario
@@ -37,7 +37,7 @@ __all__ = [
     "Mutant",
 ]
 
-DIALECTS = ("anthropic", "gemini", "openai", "openai-responses")
+DIALECTS = tuple(all_dialects())
 
 ChildEdit = Callable[[Request, Scenario, int], Request]
 BodyEdit = Callable[[dict[str, Any], Scenario, str, int], dict[str, Any]]

@@ -128,7 +128,7 @@ def _read_as(raw: bytes, dialect: str, like: Body | None = None) -> object:
         repr(parsed.markers),
         body.families,
         repr(request),
-        [orjson.dumps(m.wire) for m in request.history],
+        [repr(m.source) for m in request.history],
         [(f.name, f.start, f.end) for f in body.frames],
     )
 
@@ -291,7 +291,6 @@ def test_a_body_read_after_one_it_extends_reads_as_it_does_alone(dialect: str) -
     key = _history_key(dialect)
     shared = len(first.parsed.body[key]) - 2  # the last item the two bodies share
     assert second.parsed.body[key][shared] is first.parsed.body[key][shared]  # the fast path
-    assert second.request.history[0] is first.request.history[0]
 
 
 @pytest.mark.usefixtures("eager")

@@ -94,7 +94,7 @@ def test_unknown_rule_lists_the_known_ids() -> None:
     [
         (('severity = "error"', 'severity = "fatal"'), "severity must be one of"),
         (('lifecycles = ["one-shot"]', 'lifecycles = ["forever"]'), "unknown lifecycles"),
-        (('dialects = "all"', "dialects = []"), 'dialects is "all" or a list'),
+        (('dialects = "all"', "dialects = []"), 'dialects is "all", "with-markers" or a list'),
         (('title = "t"', 'title = ""'), "title must be a non-empty string"),
     ],
 )
@@ -219,3 +219,13 @@ def test_seen_in_must_be_a_list_of_tables_without_repeats() -> None:
     repeated = SEEN + SEEN[len(ENTRY) :]
     with pytest.raises(ValueError, match=re.escape("seen_in[1] repeats https://github.com/o/r/")):
         parse_catalog(repeated)
+
+
+def test_the_markers_rule_applies_to_every_dialect_whose_facts_name_markers() -> None:
+    from harness.dialects import all_dialects
+
+    markers = rule_info("cache-markers")
+    assert markers.dialect_scope == "with-markers"
+    with_markers = tuple(n for n, d in all_dialects().items() if d.facts.markers is not None)
+    assert markers.dialects == with_markers
+    assert rule_info("byte-prefix").dialects is None

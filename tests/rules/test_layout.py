@@ -1,9 +1,8 @@
-from collections.abc import Mapping
-from typing import ClassVar
+from dataclasses import replace
 
 import pytest
 
-from harness.dialects import Family, Segment, get_dialect
+from harness.dialects import Markers, Segment, get_dialect
 from harness.dialects.openai import OpenAIChat
 from harness.rules._layout import families, marker_limit
 
@@ -39,8 +38,7 @@ def test_gemini_and_anthropic_families_by_segment_name() -> None:
 
 def test_a_dialect_without_a_family_table_is_read_by_segment_names() -> None:
     class Bare(OpenAIChat):
-        segment_families: ClassVar[Mapping[str, Family]] = {}
-        system_roles = ()
+        facts = replace(OpenAIChat.facts, segments={}, system_roles=())
 
     names = ("instructions", "tools[0]", "tool_config", "input[0]", "text")
     segments = [Segment(n, {}) for n in names]
@@ -49,11 +47,9 @@ def test_a_dialect_without_a_family_table_is_read_by_segment_names() -> None:
 
 
 def test_the_families_and_limits_are_the_dialects_own() -> None:
-    assert get_dialect("anthropic").marker_limit == 4
-    assert get_dialect("anthropic").marker_lookback == 20
-    assert get_dialect("anthropic").marker_default_ttl == "5m"
-    assert get_dialect("gemini").marker_limit is None
-    assert get_dialect("openai").system_roles == ("system", "developer")
+    assert get_dialect("anthropic").facts.markers == Markers(4, 20, "5m")
+    assert get_dialect("gemini").facts.markers is None
+    assert get_dialect("openai").facts.system_roles == ("system", "developer")
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -4,6 +4,7 @@ from typing import Any
 import orjson
 import pytest
 
+from harness.dialects import Facts, Markers
 from harness.dialects.anthropic import AnthropicDialect
 from harness.dialects.openai_responses import OpenAIResponses
 from harness.model import Request
@@ -117,7 +118,7 @@ def test_a_trailing_marker_without_a_parent_entry_still_fails() -> None:
 
 def test_a_window_that_misses_every_parent_entry_fails() -> None:
     class Short(AnthropicDialect):
-        marker_lookback = 1
+        facts = _lookback(AnthropicDialect.facts, 1)
 
     ctx = context(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic")
     found = cache_markers(replace(ctx, dialect=Short()))
@@ -127,10 +128,16 @@ def test_a_window_that_misses_every_parent_entry_fails() -> None:
     assert found.evidence.segment == "messages[6]"
 
 
+def _lookback(facts: Facts, lookback: int | None) -> Facts:
+    """``facts`` with another marker lookback."""
+    assert facts.markers is not None
+    return replace(facts, markers=replace(facts.markers, lookback=lookback))
+
+
 class Unlimited(AnthropicDialect):
     """Markers read as OpenAI's explicit breakpoints are: no lookback limit."""
 
-    marker_lookback = None
+    facts = _lookback(AnthropicDialect.facts, None)
 
 
 def test_without_a_lookback_limit_a_marker_reads_any_entry_before_it() -> None:
@@ -140,7 +147,7 @@ def test_without_a_lookback_limit_a_marker_reads_any_entry_before_it() -> None:
     assert child_block - parent_block > 1  # too far for a one-block window
 
     class Short(AnthropicDialect):
-        marker_lookback = 1
+        facts = _lookback(AnthropicDialect.facts, 1)
 
     assert cache_markers(replace(ctx, dialect=Short())).status == "fail"
     found = cache_markers(replace(ctx, dialect=Unlimited()))
@@ -228,7 +235,7 @@ def test_parent_entries_past_the_first_difference_are_not_asked_for() -> None:
         return replace(marked, children=tuple(children))
 
     class Short(AnthropicDialect):
-        marker_lookback = 1
+        facts = _lookback(AnthropicDialect.facts, 1)
 
     ctx = context(edited("no-tools", outcome=drop_tools), "fork-model-calls", "anthropic")
     found = cache_markers(replace(ctx, dialect=Short()))
@@ -278,14 +285,13 @@ def test_openai_breakpoints_read_a_parent_entry_at_any_distance() -> None:
     the parent's last entry however many blocks lie between them."""
     subject = edited("trailing-reads", outcome=_plain)
     ctx = context(subject, "fork-model-calls", "openai-responses")
-    assert ctx.dialect.marker_lookback is None
-    assert ctx.dialect.marker_limit == 4
+    assert ctx.dialect.facts.markers == Markers(limit=4, lookback=None, default_ttl="30m")
     parent, child = ctx.parent, ctx.children[0]
     assert parent is not None
     assert child.parsed.markers[-1].block - parent.parsed.markers[-1].block > 1
 
     class Windowed(OpenAIResponses):
-        marker_lookback = 1
+        facts = _lookback(OpenAIResponses.facts, 1)
 
     assert cache_markers(replace(ctx, dialect=Windowed())).status == "fail"
     found = cache_markers(ctx)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from harness.dialects import all_dialects
 from harness.model import Message, Preset, Text
 from harness.scenarios import Lifecycle, Scenario
 from harness.subjects import (
@@ -49,7 +50,7 @@ def test_it_delegates_and_is_a_loaded_subject() -> None:
     subject = InProcessSubject(ReferenceSubject())
     assert isinstance(subject, LoadedSubject)
     assert subject.name == "reference"
-    assert subject.dialects == ("anthropic", "gemini", "openai", "openai-responses")
+    assert subject.dialects == tuple(all_dialects())
     assert subject.lifecycles == ("one-shot", "continuable", "spawn")
     assert subject.assemble(SCENARIO, "openai") == ReferenceSubject().assemble(SCENARIO, "openai")
 

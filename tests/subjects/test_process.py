@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
+import mmap
 import os
 import sys
 import time
@@ -11,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.subjects import SubjectStartError
+from harness.subjects import SubjectStartError, _process
 from harness.subjects._process import (
     _CHUNK,
     LineTooLong,
+    OutputTooLarge,
     ProcessExited,
     ProcessTimeout,
     SubjectProcess,
@@ -47,6 +50,13 @@ for line in sys.stdin:
         sys.stdout.write("one\ntwo\n"); sys.stdout.flush(); continue
     if cmd == "spawn":
         cmd = str(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]).pid)
+    if cmd == "escape":  # a helper in a session of its own, left behind as an orphan
+        middle = (
+            "import subprocess as s, sys; n = s.DEVNULL; print(s.Popen(['setsid', sys.executable,"
+            " '-c', 'import time; time.sleep(60)'], stdin=n, stdout=n, stderr=n).pid)"
+        )
+        out = subprocess.run([sys.executable, "-c", middle], capture_output=True, text=True)
+        cmd = out.stdout.strip()
     if cmd.startswith("big"):
         cmd = "b" * int(cmd[3:])
     sys.stdout.write(cmd + "\n"); sys.stdout.flush()
@@ -233,9 +243,30 @@ def test_writing_to_an_exited_child_is_an_exit() -> None:
 
 def test_a_closed_stdout_of_a_running_child_has_no_exit_code() -> None:
     process = start()
+    began = time.monotonic()
     with pytest.raises(ProcessExited) as exited:
-        process.exchange(b"close\n", 5)
+        process.exchange(b"close\n", 30)
     assert exited.value.exit_code is None
+    assert time.monotonic() - began < 10  # taken at its word, not waited for
+    process.kill()
+    assert reaped(process.pid)
+
+
+def test_output_that_cannot_be_held_is_output_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map refused as under a memory limit (mmap: ENOMEM), as a flood of stdout without a
+    newline meets it: no OSError escapes, the child is ended as for any failure."""
+    real = _process._anonymous_map
+
+    def refused(size: int) -> mmap.mmap:
+        if size > _CHUNK:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        return real(size)
+
+    monkeypatch.setattr(_process, "_anonymous_map", refused)
+    process = start()
+    with pytest.raises(OutputTooLarge) as too_large:
+        process.exchange(b"big3000000\n", 10)
+    assert too_large.value.held > 0  # what it had read when the buffer could not grow
     process.kill()
     assert reaped(process.pid)
 
@@ -280,6 +311,21 @@ def test_kill_ends_the_whole_process_group() -> None:
     process.kill()
     assert reaped(process.pid)
     assert dead(grandchild)
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc and setsid")
+@pytest.mark.parametrize("end", ["kill", "stop"])
+def test_a_setsid_orphan_of_the_child_is_ended_with_it(end: str) -> None:
+    """It left the group and its parent: it carries the child's token, and is found by it."""
+    process = start()
+    orphan = int(process.exchange(b"escape\n", 10))
+    assert not dead(orphan, within=0.2)
+    if end == "kill":
+        process.kill()
+    else:
+        process.stop(b"", 2)
+    assert reaped(process.pid)
+    assert dead(orphan)
 
 
 def test_a_forgotten_process_is_ended_when_collected() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from harness.assemblers import DEFAULT_WORDING
+from harness.dialects import all_dialects
 from harness.model import FunctionCall, FunctionResponse, Message, Preset, Text, Tool, freeze
 from harness.protocol import SAME_SCENARIO, encode_line
 from harness.scenarios import Continuation, Scenario
@@ -86,7 +87,7 @@ def test_each_scenario_in_every_dialect_in_turn_is_answered_as_in_process(
 
     monkeypatch.setattr(_subprocess, "encode_line", noted)
     restarts = python_subject.restarts
-    dialects = ("anthropic", "gemini", "openai", "openai-responses")
+    dialects = tuple(all_dialects())
     for scenario in SCENARIOS:
         for dialect in dialects:
             outcome = python_subject.assemble(scenario, dialect)

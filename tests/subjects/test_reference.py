@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from harness.assemblers import DEFAULT_WORDING, Wording
-from harness.dialects import get_dialect
+from harness.dialects import all_dialects, get_dialect
 from harness.dialects._memo import forget
 from harness.model import (
     FunctionCall,
@@ -22,7 +22,7 @@ from harness.prefix import compare
 from harness.scenarios import SEND_MESSAGE, Continuation, FollowUp, Scenario
 from harness.subjects import ReferenceSubject, Subject, inherited_parent_request
 
-DIALECTS = ["openai", "anthropic", "gemini", "openai-responses"]
+DIALECTS = list(all_dialects())
 TOOLS = (
     Tool("search", "Search.", freeze({"type": "object", "properties": {"q": {"type": "string"}}})),
     Tool(

@@ -110,6 +110,53 @@ def test_a_crash_is_reported_with_exit_code_and_stderr_and_the_run_goes_on(run: 
     assert len(r.pids) == 2
 
 
+def test_a_closed_stdout_is_a_crash_at_once_that_stalls_the_subject(run: Runner) -> None:
+    r = run(fake("closer", timeout=30))
+    began = time.monotonic()
+    ok1, bad, ok2 = r("ok1", "bad", "ok2")
+    assert time.monotonic() - began < 15  # not the 30 s timeout: taken at its word
+    assert ok1.status == ok2.status == "assembled"
+    crash = failure(bad)
+    assert (crash.kind, crash.stalled) == ("crash", True)
+    assert "closed its stdout during seq 2 but kept running" in (crash.message or "")
+    assert r.subject.restarts == 1
+    (ok,) = r("ok3")
+    assert not isinstance(ok, SubjectFailure)
+
+
+def test_an_exit_is_a_crash_that_does_not_stall(run: Runner) -> None:
+    r = run(fake("crash"))
+    (bad,) = r("bad")
+    assert (failure(bad).kind, failure(bad).stalled) == ("crash", False)
+
+
+def test_a_reply_that_cannot_be_held_in_memory_is_a_protocol_error(
+    run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stdout buffer cannot grow (as under a memory limit): the scenario fails, no
+    traceback, and the subject is restarted for the next one."""
+    import errno
+    import mmap
+
+    from harness.subjects import _process
+
+    real = _process._anonymous_map
+
+    def refused(size: int) -> mmap.mmap:
+        if size > _process._CHUNK:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        return real(size)
+
+    monkeypatch.setattr(_process, "_anonymous_map", refused)
+    r = run(fake("huge"))
+    bad, ok = r("bad-endless", "ok")
+    problem = failure(bad)
+    assert problem.kind == "protocol"
+    assert "reply to seq 1 could not be held in memory: out of memory after" in problem.detail
+    assert ok.status == "assembled"
+    assert r.subject.restarts == 1
+
+
 def test_a_crash_after_a_flood_of_stderr_keeps_only_its_tail(run: Runner) -> None:
     r = run(fake("crash", stderr_limit=10_000))
     (bad,) = r("bad-noisy")

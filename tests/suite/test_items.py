@@ -15,6 +15,7 @@ import pytest
 
 from harness.check import bundled_fixtures
 from harness.cli import run as cli
+from harness.dialects import all_dialects
 from harness.scenarios import load_fixtures
 from tests.suite import pid_subject
 
@@ -87,7 +88,7 @@ def test_the_fixtures_option_replaces_the_corpus(suite: Run, pytester: pytest.Py
     assert ids == [
         f"harness.suite::mine.json::{s}[{d}]"
         for s in ("spawn-delegation-prompt", "spawn-after-inline-search")
-        for d in ("anthropic", "gemini", "openai", "openai-responses")
+        for d in all_dialects()
     ]
     (corpus / "broken.json").write_text("{", encoding="utf-8")
     result = suite("--co", "--prefix-fixtures", str(corpus))

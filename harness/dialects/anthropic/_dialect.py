@@ -1,0 +1,47 @@
+"""The Anthropic messages dialect: its facts, its hooks and its capture wire together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import Request
+from .._base import CacheMarker, Dialect, Segment
+from . import _detect, _prefix, _read, _render, _settings
+from ._facts import FACTS
+from ._markers import marked_blocks
+from ._wire import WIRE
+
+__all__ = ["DIALECT", "AnthropicDialect"]
+
+
+class AnthropicDialect(Dialect):
+    """The Anthropic messages body; cache order is tools, system, messages."""
+
+    facts = FACTS
+    wire = WIRE
+
+    def detect(self, body: Mapping[str, Any]) -> int:
+        return _detect.detect(body)
+
+    def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
+        return _prefix.segments(body)
+
+    def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return _settings.cache_settings(body)
+
+    def cache_marks(self, body: Mapping[str, Any]) -> tuple[CacheMarker, ...]:
+        """Every marker with its block index in cache order (``_facts``)."""
+        return tuple(
+            CacheMarker(segment, block, self.marker_ttl(marker), marker)
+            for segment, block, marker, _ in marked_blocks(body)
+        )
+
+    def to_request(self, body: Mapping[str, Any]) -> Request:
+        return _read.read_request(body)
+
+    def render(self, request: Request) -> bytes:
+        return _render.render(request)
+
+
+DIALECT = AnthropicDialect()

@@ -1,0 +1,44 @@
+"""What Anthropic documents about its prompt cache, as the rules judge by it.
+
+From the prompt caching guide: the cache order is tools, system, messages; a request carries
+at most 4 ``cache_control`` breakpoints; a read looks back from each breakpoint for the
+longest cached prefix over at most 20 blocks; a marker's ``ttl`` is ``"5m"`` unless it says
+``"1h"``. Blocks are counted in cache order as: one per tool, one for a string system prompt
+or one per system block, and per message one for a string content or one per top-level
+content block (a tool_result with nested blocks is one block).
+
+Caches are per model; a changed tool choice or thinking configuration (enabled, budget,
+effort) invalidates the cached message blocks while tools and system stay cached; a changed
+structured-output format invalidates the conversation's cache.
+"""
+
+from __future__ import annotations
+
+from .._facts import Facts, Link, Markers
+
+__all__ = ["FACTS", "NAME"]
+
+NAME = "anthropic"
+
+FACTS = Facts(
+    name=NAME,
+    title="Anthropic messages",
+    provider="Anthropic",
+    segments={"tools": "tools", "system": "system", "messages": "history"},
+    markers=Markers(limit=4, lookback=20, default_ttl="5m"),
+    cache_keys={
+        "model": "request",
+        "output_format": "request",
+        "tool_choice": "history",
+        "thinking": "history",
+        "output_config": "history",
+    },
+    links=(
+        Link("request", "https://docs.anthropic.com/en/api/messages", "2026-12-01"),
+        Link(
+            "caching",
+            "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
+            "2026-12-01",
+        ),
+    ),
+)

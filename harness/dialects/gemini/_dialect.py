@@ -1,0 +1,64 @@
+"""The Gemini generateContent dialect: its facts, its hooks and its capture wire together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...model import FunctionCall, FunctionResponse, Request
+from .._base import Dialect, Segment
+from . import _detect, _prefix, _read, _render, _settings
+from ._facts import FACTS
+from ._wire import WIRE
+
+__all__ = ["DIALECT", "GeminiDialect"]
+
+
+class GeminiDialect(Dialect):
+    """The Google Gemini API ``generateContent`` REST body, camelCase as sent on the wire."""
+
+    facts = FACTS
+    wire = WIRE
+
+    def calls_answered(
+        self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
+    ) -> bool:
+        """Call ids are optional in Gemini: pair by id where both sides carry one, else by
+        name and position (the k-th response named N answers the k-th call named N still
+        open). Each call has exactly one response and no response answers nothing."""
+        open_calls = list(calls)
+        by_position: list[FunctionResponse] = []
+        for response in responses:
+            match = next(
+                (c for c in open_calls if response.id is not None and c.id == response.id), None
+            )
+            if match is None:
+                by_position.append(response)
+            elif match.name != response.name:
+                return False
+            else:
+                open_calls.remove(match)
+        for response in by_position:
+            match = next((c for c in open_calls if c.name == response.name), None)
+            if match is None or (match.id is not None and response.id is not None):
+                return False
+            open_calls.remove(match)
+        return not open_calls
+
+    def detect(self, body: Mapping[str, Any]) -> int:
+        return _detect.detect(body)
+
+    def segments(self, body: Mapping[str, Any]) -> tuple[Segment, ...]:
+        return _prefix.segments(body)
+
+    def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return _settings.cache_settings(body)
+
+    def to_request(self, body: Mapping[str, Any]) -> Request:
+        return _read.read_request(body)
+
+    def render(self, request: Request) -> bytes:
+        return _render.render(request)
+
+
+DIALECT = GeminiDialect()
