@@ -16,6 +16,7 @@ from ._base import (
 )
 from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
 from ._cache_plan import CachePlan, Keyed, Write
+from ._cache_view import CacheView
 from ._equivalence import Equivalence
 from ._facts import CacheScope, Facts, Family, Link, Markers
 from ._registry import (
@@ -33,8 +34,6 @@ from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_toke
 
 for _builtin in (anthropic, gemini, openai, openai_responses):
     register(_builtin.DIALECT)
-
-from ._cache_view import CacheView, cache_view  # noqa: E402
 
 __all__ = [
     "FAKE_MODEL",
@@ -67,7 +66,6 @@ __all__ = [
     "all_dialects",
     "answered_one_to_one",
     "args_json",
-    "cache_view",
     "detect_dialect",
     "get_dialect",
     "output_tokens",

@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
-from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
+from ..model import FunctionCall, FunctionResponse, Message, Request, dumps, json_kind
+from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
+from ._cache_plan import CachePlan
+from ._cache_view import CacheView
 from ._facts import CacheScope, Facts, Family
+from ._unit import Unit
 from ._wire import Wire
 
 __all__ = [
@@ -101,6 +105,12 @@ class ParsedBody:
     def request(self) -> Request:
         """The body in the neutral model; raises ``DialectError`` if a part is malformed."""
         return self.dialect.guarded(self.dialect.to_request, self.body)
+
+    @cached_property
+    def cache(self) -> CacheView:
+        """The body as its provider's cache sees it: its rendered units, the facts of its
+        model and where it writes and reads entries (docs/cache-model.md)."""
+        return self.dialect.guarded(self.dialect.cache_view, self.body)
 
     def __repr__(self) -> str:
         return f"<ParsedBody {self.dialect.name} segments={len(self.segments)}>"
@@ -204,6 +214,40 @@ class Dialect(ABC):
         source = message.source
         return len(source.items) if source is not None and source.dialect == self.name else None
 
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        """The body's rendered prefix: the units the provider renders, in cache order, each
+        in the canonical form its documented equivalences give (docs/cache-model.md).
+
+        By default the prefix segments as sent, one unit each: a dialect that states no
+        equivalence compares its bodies as sent."""
+        families = self.families(self.segments(body))
+        return tuple(
+            Unit(s.name, s.name, family, s.value, dumps(s.value))
+            for s, family in zip(self.segments(body), families, strict=True)
+        )
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        """Where the body writes and reads cache entries, by the provider's rules. By
+        default none: a dialect without a cache model is judged by structure alone."""
+        return CachePlan(caching=False, notes=(f"the {self.name} dialect states no cache model",))
+
+    def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
+        """The cache facts that apply to the body, its model's row and whether the facts
+        know the model (else the reference model's row). A dialect stating no cache facts
+        gets neutral ones: no minimum, about 4 characters a token, no prices."""
+        facts = self.facts.cache or _NEUTRAL
+        model, known = facts.model(body.get("model"))
+        return facts, model, known
+
+    def cache_view(self, body: Mapping[str, Any]) -> CacheView:
+        """The body as its provider's cache sees it (``ParsedBody.cache``)."""
+        units = self.units(body)
+        facts, model, known = self.model_facts(body)
+        plan = self.cache_plan(units, body, model)
+        return CacheView(units, plan, model, known, facts, self.facts)
+
     def calls_answered(
         self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
     ) -> bool:
@@ -256,6 +300,20 @@ class Dialect(ABC):
             return read(body)
         except RecursionError:
             raise DialectError("the body is nested too deeply to read") from None
+
+
+_NEUTRAL = CacheFacts(
+    provider="",
+    models=(),
+    reference=ModelFacts(
+        "",
+        "a model of unknown cache facts",
+        0,
+        4.0,
+        Prices(0.0, 0.0),
+        Source("", "no cache facts stated", ""),
+    ),
+)
 
 
 def answered_one_to_one(

@@ -7,10 +7,12 @@ import re
 
 import pytest
 
-from harness.dialects._cache_facts import CacheFacts
-from harness.dialects._facts_anthropic import ANTHROPIC_FACTS
-from harness.dialects._facts_gemini import GEMINI_FACTS
-from harness.dialects._facts_openai import DEEPSEEK_FACTS, OPENAI_FACTS, is_deepseek
+from harness.dialects import CacheFacts
+from harness.dialects._openai_facts import DEEPSEEK_CACHE as DEEPSEEK_FACTS
+from harness.dialects._openai_facts import OPENAI_CACHE as OPENAI_FACTS
+from harness.dialects._openai_facts import is_deepseek
+from harness.dialects.anthropic._models import CACHE as ANTHROPIC_FACTS
+from harness.dialects.gemini._models import CACHE as GEMINI_FACTS
 
 ALL = (ANTHROPIC_FACTS, OPENAI_FACTS, GEMINI_FACTS, DEEPSEEK_FACTS)
 

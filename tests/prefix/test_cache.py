@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dialects._cache_view import cache_view
+from harness.dialects import get_dialect
 from harness.prefix._cache import judge_pair, priced
 
 MARK = {"type": "ephemeral"}
@@ -24,7 +24,7 @@ def turns(count: int, *, mark_last: bool = False, text: str = "turn") -> list[di
 
 def anthropic(messages: list[dict[str, Any]], **extra: Any) -> Any:
     body = {"model": "claude-sonnet-4-6", "system": "Be brief.", "messages": messages, **extra}
-    return priced(cache_view("anthropic", body))
+    return priced(get_dialect("anthropic").cache_view(body))
 
 
 def test_a_fork_that_marks_its_end_within_the_lookback_reads_the_whole_parent() -> None:
@@ -92,7 +92,9 @@ def test_a_difference_past_the_parents_only_entry_costs_nothing() -> None:
 
 
 def openai(messages: list[dict[str, Any]], **extra: Any) -> Any:
-    return priced(cache_view("openai", {"model": "gpt-5.6-terra", "messages": messages, **extra}))
+    return priced(
+        get_dialect("openai").cache_view({"model": "gpt-5.6-terra", "messages": messages, **extra})
+    )
 
 
 def test_openai_a_child_that_extends_the_parents_last_message_has_no_boundary_there() -> None:

@@ -11,46 +11,12 @@ from typing import Any
 
 import pytest
 
-from harness.dialects._cache_anthropic import anthropic_plan
-from harness.dialects._cache_facts import ModelFacts, Prices, Source
-from harness.dialects._cache_gemini import gemini_plan
-from harness.dialects._cache_openai import deepseek_plan, legacy_model, openai_plan
-from harness.dialects._unit import Unit
+from harness.dialects import Unit
+from harness.dialects._openai_cache import deepseek_plan, openai_plan
+from harness.dialects.anthropic._cache import plan as anthropic_plan
+from harness.dialects.gemini._cache import plan as gemini_plan
 from harness.prefix._simulate import CacheSimulator, prefix_digests
-
-_SOURCE = Source("https://example.org/guide", "a guide", "2026-12-01")
-
-
-def facts(minimum: int = 0) -> ModelFacts:
-    return ModelFacts("", "test", minimum, 4.0, Prices(1.0, 0.1), _SOURCE)
-
-
-def blocks(count: int, *, marked: tuple[int, ...] = (), text: str = "b") -> list[Unit]:
-    """``count`` one-block user messages (Anthropic-like), markers on the blocks ``marked``."""
-    out = []
-    for k in range(count):
-        value = {"text": f"{text}{k}", "type": "text"}
-        out.append(
-            Unit(
-                f"messages[{k}].content[0]",
-                f"messages[{k}].content",
-                "history",
-                value,
-                f"{value}".encode(),
-                block=k,
-                message=k,
-                role="user",
-                ends_message=True,
-                eligible=True,
-                marker={"type": "ephemeral"} if k in marked else None,
-            )
-        )
-    return out
-
-
-def send(sim: CacheSimulator, units: list[Unit], plan: Any, per_unit: int = 100) -> Any:
-    tokens = [per_unit * i for i in range(len(units) + 1)]
-    return sim.send([u.data for u in units], tokens, plan)
+from tests.dialects.cache_support import blocks, facts, send
 
 
 def test_the_guides_worked_example_misses_an_entry_20_blocks_back() -> None:
@@ -82,23 +48,6 @@ def test_a_second_breakpoint_bridges_a_long_gap() -> None:
     send(sim, parent, anthropic_plan(parent, {}, facts()))
     child = blocks(40, marked=(19, 39))
     assert send(sim, child, anthropic_plan(child, {}, facts())).read == 1000
-
-
-def test_without_a_marker_anthropic_caches_nothing_and_says_so() -> None:
-    units = blocks(5)
-    plan = anthropic_plan(units, {}, facts())
-    assert not plan.caching
-    assert "caches nothing" in plan.notes[0]
-    sim = CacheSimulator()
-    assert send(sim, units, plan).written == 0
-    assert len(sim) == 0
-
-
-def test_automatic_caching_marks_the_last_cacheable_block() -> None:
-    units = blocks(5)
-    plan = anthropic_plan(units, {"cache_control": {"type": "ephemeral"}}, facts())
-    assert [w.position for w in plan.writes] == [5]
-    assert "automatic caching" in plan.notes[0]
 
 
 def test_a_changed_model_or_tool_choice_reads_nothing() -> None:
@@ -168,21 +117,6 @@ def test_openai_keeps_caches_apart_by_routing_key() -> None:
     child = blocks(5)
     assert send(sim, child, openai_plan(child, {"prompt_cache_key": "b"}, facts())).read == 0
     assert send(sim, child, openai_plan(child, {"prompt_cache_key": "a"}, facts())).read == 300
-
-
-def test_openai_explicit_only_without_breakpoints_does_not_cache() -> None:
-    units = blocks(3)
-    plan = openai_plan(units, {"prompt_cache_options": {"mode": "explicit"}}, facts())
-    assert not plan.caching
-    assert plan.notes
-
-
-@pytest.mark.parametrize(
-    ("name", "legacy"),
-    [("gpt-4o", True), ("gpt-5.5", True), ("o3-mini", True), ("gpt-5.6-sol", False), ("x", False)],
-)
-def test_legacy_models(name: str, legacy: bool) -> None:
-    assert legacy_model(name) is legacy
 
 
 def test_legacy_openai_reads_whole_128_token_blocks() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...model import Request
 from .._base import CacheMarker, Dialect, Segment
-from . import _detect, _prefix, _read, _render, _settings
+from .._cache_facts import ModelFacts
+from .._cache_plan import CachePlan
+from .._unit import Unit
+from . import _cache, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._markers import marked_blocks
 from ._wire import WIRE
@@ -36,6 +39,14 @@ class AnthropicDialect(Dialect):
             CacheMarker(segment, block, self.marker_ttl(marker), marker)
             for segment, block, marker, _ in marked_blocks(body)
         )
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        return _cache.plan(units, body, model)
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

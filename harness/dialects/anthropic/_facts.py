@@ -15,6 +15,8 @@ structured-output format invalidates the conversation's cache.
 from __future__ import annotations
 
 from .._facts import Facts, Link, Markers
+from ._equivalences import EQUIVALENCES
+from ._models import CACHE
 
 __all__ = ["FACTS", "NAME"]
 
@@ -34,11 +36,25 @@ FACTS = Facts(
         "output_config": "history",
     },
     links=(
-        Link("request", "https://docs.anthropic.com/en/api/messages", "2026-12-01"),
+        Link("request", "https://platform.claude.com/docs/en/api/messages/create", "2026-08-21"),
         Link(
             "caching",
-            "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
-            "2026-12-01",
+            "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
+            "2026-08-21",
+        ),
+        Link(
+            "diagnostics",
+            "https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics",
+            "2026-08-21",
         ),
     ),
+    cache=CACHE,
+    equivalences=EQUIVALENCES,
+    miss_reasons={
+        "tools": "tools_changed",
+        "system": "system_changed",
+        "history": "messages_changed",
+        "model": "model_changed",
+        "*": "unavailable",
+    },
 )

@@ -7,7 +7,10 @@ from typing import Any
 
 from ...model import FunctionCall, FunctionResponse, Request
 from .._base import Dialect, Segment
-from . import _detect, _prefix, _read, _render, _settings
+from .._cache_facts import ModelFacts
+from .._cache_plan import CachePlan
+from .._unit import Unit
+from . import _cache, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._wire import WIRE
 
@@ -53,6 +56,14 @@ class GeminiDialect(Dialect):
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         return _settings.cache_settings(body)
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        return _cache.plan(units, body, model)
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

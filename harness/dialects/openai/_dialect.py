@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...model import Request
 from .._base import Dialect, Segment
-from . import _detect, _prefix, _read, _render, _settings
+from .._cache_facts import CacheFacts, ModelFacts
+from .._cache_plan import CachePlan
+from .._openai_cache import deepseek_plan, openai_plan
+from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
+from .._unit import Unit
+from . import _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._wire import WIRE
 
@@ -28,6 +33,24 @@ class OpenAIChat(Dialect):
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         return _settings.cache_settings(body)
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        if is_deepseek(body.get("model")):
+            return deepseek_plan(units, body, model)
+        return openai_plan(units, body, model)
+
+    def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
+        """DeepSeek's facts for a request naming a DeepSeek model (its OpenAI-compatible
+        chat), OpenAI's otherwise."""
+        if is_deepseek(body.get("model")):
+            model, known = DEEPSEEK_CACHE.model(body.get("model"))
+            return DEEPSEEK_CACHE, model, known
+        return super().model_facts(body)
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

@@ -7,7 +7,12 @@ from typing import Any
 
 from ...model import Message, Request
 from .._base import CacheMarker, Dialect, Segment
-from . import _continue, _detect, _prefix, _read, _render, _settings
+from .._cache_facts import CacheFacts, ModelFacts
+from .._cache_plan import CachePlan
+from .._openai_cache import deepseek_plan, openai_plan
+from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
+from .._unit import Unit
+from . import _continue, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._markers import marked_blocks
 from ._wire import WIRE
@@ -49,6 +54,24 @@ class OpenAIResponses(Dialect):
         self, body: Mapping[str, Any], before: Mapping[str, Any], answer: Sequence[Message]
     ) -> dict[str, Any]:
         return _continue.expand(body, before, answer)
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        if is_deepseek(body.get("model")):
+            return deepseek_plan(units, body, model)
+        return openai_plan(units, body, model)
+
+    def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
+        """DeepSeek's facts for a request naming a DeepSeek model (its OpenAI-compatible
+        chat), OpenAI's otherwise."""
+        if is_deepseek(body.get("model")):
+            model, known = DEEPSEEK_CACHE.model(body.get("model"))
+            return DEEPSEEK_CACHE, model, known
+        return super().model_facts(body)
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

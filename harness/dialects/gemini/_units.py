@@ -15,54 +15,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from ..model import dumps
-from ._canonical import canonical, without
-from ._equivalence import Equivalence
-from ._unit import Unit
+from ...model import dumps
+from .._canonical import canonical, without
+from .._unit import Unit
 
-__all__ = ["GEMINI_EQUIVALENCES", "gemini_units"]
+__all__ = ["units"]
 
 _KEEP: Final = frozenset({"parameters", "parametersJsonSchema", "args", "response"})
-CONTENT: Final = "https://ai.google.dev/api/caching#Content"
-CACHING: Final = "https://ai.google.dev/gemini-api/docs/caching"
-
-GEMINI_EQUIVALENCES: Final = {
-    e.id: e
-    for e in (
-        Equivalence(
-            "json-spelling",
-            "the body's whitespace and string escapes",
-            "inferred",
-            "the API parses the body before it renders the prompt",
-            CACHING,
-        ),
-        Equivalence(
-            "envelope-key-order",
-            "the key order of a content, a part or a declaration",
-            "inferred",
-            "the API reads these objects by field name; parameters, args and responses keep "
-            "their key order",
-            CACHING,
-        ),
-        Equivalence(
-            "missing-args",
-            "a call without args against one with empty args",
-            "undocumented",
-            "Gemini documents no default for a missing args",
-            CONTENT,
-        ),
-        Equivalence(
-            "missing-role",
-            "a content without a role against one with role user",
-            "undocumented",
-            'the role "can be left blank or unset"; that it then reads as user is not documented',
-            CONTENT,
-        ),
-    )
-}
 
 
-def gemini_units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
+def units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
     """The units of a body the dialect has read."""
     out: list[Unit] = []
     system = body.get("systemInstruction")

@@ -14,14 +14,14 @@ from typing import Any
 
 import orjson
 
-from ._cache_facts import ModelFacts
-from ._cache_plan import CachePlan, Keyed, Write
-from ._unit import Unit
+from .._cache_facts import ModelFacts
+from .._cache_plan import CachePlan, Keyed, Write
+from .._unit import Unit
 
-__all__ = ["gemini_plan"]
+__all__ = ["plan"]
 
 
-def gemini_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
+def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
     """The cache plan of a Gemini request read into ``units``."""
     every = tuple(range(len(units), 0, -1))
     notes = ["implicit caching: no boundary is documented, any unit boundary is taken as one"]

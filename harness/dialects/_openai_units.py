@@ -20,7 +20,6 @@ developer message of the initial consecutive group.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
@@ -29,7 +28,7 @@ from ._canonical import canonical, without
 from ._equivalence import Equivalence
 from ._unit import Unit
 
-__all__ = ["OPENAI_EQUIVALENCES", "openai_units", "responses_units"]
+__all__ = ["EQUIVALENCES", "item_units", "list_of", "unit"]
 
 _MARKER: Final = "prompt_cache_breakpoint"
 _KEEP: Final = frozenset({"parameters", "schema"})
@@ -38,89 +37,55 @@ _HEAD_ROLES: Final = frozenset({"developer", "system"})
 CACHING: Final = "https://developers.openai.com/api/docs/guides/prompt-caching"
 RESPONSES: Final = "https://developers.openai.com/api/reference/resources/responses"
 
-OPENAI_EQUIVALENCES: Final = {
-    e.id: e
-    for e in (
-        Equivalence(
-            "json-spelling",
-            "the body's whitespace and string escapes",
-            "inferred",
-            'the API parses the body before it renders the prompt ("OpenAI caches the '
-            "model's full rendered context\"); a call's arguments string is content and is "
-            "compared as sent",
-            CACHING,
-        ),
-        Equivalence(
-            "envelope-key-order",
-            "the key order of a message, a part, an item or a tool declaration",
-            "inferred",
-            "the API reads these objects by field name; a tool's parameters and an output "
-            "schema keep their key order",
-            CACHING,
-        ),
-        Equivalence(
-            "breakpoint-marker",
-            "prompt_cache_breakpoint markers are not content",
-            "inferred",
-            "the guide places a breakpoint at the matching boundary of a later request to read "
-            "an earlier entry: the marker says where, it is not part of the prefix",
-            CACHING,
-        ),
-        Equivalence(
-            "item-bookkeeping",
-            "a Responses item's id and status",
-            "inferred",
-            'status is "populated when items are returned via API"; an id refers to a stored '
-            "item; neither is text the model reads",
-            RESPONSES,
-        ),
-        Equivalence(
-            "string-content-part",
-            "a string content against a list of one text part",
-            "undocumented",
-            "OpenAI documents no equivalence, and third-party probes report the two cached "
-            "differently",
-            CACHING,
-        ),
-    )
-}
+EQUIVALENCES: Final = (
+    Equivalence(
+        "json-spelling",
+        "the body's whitespace and string escapes",
+        "inferred",
+        'the API parses the body before it renders the prompt ("OpenAI caches the '
+        "model's full rendered context\"); a call's arguments string is content and is "
+        "compared as sent",
+        CACHING,
+    ),
+    Equivalence(
+        "envelope-key-order",
+        "the key order of a message, a part, an item or a tool declaration",
+        "inferred",
+        "the API reads these objects by field name; a tool's parameters and an output "
+        "schema keep their key order",
+        CACHING,
+    ),
+    Equivalence(
+        "breakpoint-marker",
+        "prompt_cache_breakpoint markers are not content",
+        "inferred",
+        "the guide places a breakpoint at the matching boundary of a later request to read "
+        "an earlier entry: the marker says where, it is not part of the prefix",
+        CACHING,
+    ),
+    Equivalence(
+        "item-bookkeeping",
+        "a Responses item's id and status",
+        "inferred",
+        'status is "populated when items are returned via API"; an id refers to a stored '
+        "item; neither is text the model reads",
+        RESPONSES,
+    ),
+    Equivalence(
+        "string-content-part",
+        "a string content against a list of one text part",
+        "undocumented",
+        "OpenAI documents no equivalence, and third-party probes report the two cached differently",
+        CACHING,
+    ),
+)
 
 
-def openai_units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
-    """The units of a chat-completions body the dialect has read."""
-    out: list[Unit] = []
-    for i, tool in enumerate(_list(body.get("tools"))):
-        out.append(_unit(f"tools[{i}]", f"tools[{i}]", "tools", tool))
-    if "response_format" in body:
-        out.append(_unit("response_format", "response_format", "settings", body["response_format"]))
-    _messages(out, _list(body.get("messages")), "messages", ("tool_calls",))
-    return tuple(out)
-
-
-def responses_units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
-    """The units of a Responses body the dialect has read."""
-    out: list[Unit] = []
-    if "instructions" in body:
-        out.append(_unit("instructions", "instructions", "system", body["instructions"]))
-    for i, tool in enumerate(_list(body.get("tools"))):
-        out.append(_unit(f"tools[{i}]", f"tools[{i}]", "tools", tool))
-    text = body.get("text")
-    if isinstance(text, dict) and "format" in text:
-        out.append(_unit("text.format", "text.format", "settings", text["format"]))
-    items = body.get("input")
-    if isinstance(items, str):
-        out.append(_unit("input", "input", "history", items, message=0, role="user"))
-        out[-1] = replace(out[-1], ends_message=True, eligible=True)
-    else:
-        _messages(out, _list(items), "input", ())
-    return tuple(out)
-
-
-def _list(value: Any) -> list[Any]:
+def list_of(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _messages(out: list[Unit], items: list[Any], key: str, own: tuple[str, ...]) -> None:
+def item_units(out: list[Unit], items: list[Any], key: str, own: tuple[str, ...]) -> None:
     """The units of each message or item: a header (its role and fields of its own), then a
     unit per content part (or one for a string content) and per entry of ``own`` arrays."""
     head = True
@@ -133,19 +98,19 @@ def _messages(out: list[Unit], items: list[Any], key: str, own: tuple[str, ...])
         content = bare.get("content")
         parts = isinstance(content, list | str)
         header = without(bare, "content", *own) if parts or own else bare
-        out.append(_unit(f"{key}[{k}]", f"{key}[{k}]", "history", header, k, role, applied))
+        out.append(unit(f"{key}[{k}]", f"{key}[{k}]", "history", header, k, role, applied))
         if isinstance(content, str):
             out.append(
-                _unit(f"{key}[{k}].content", f"{key}[{k}].content", "history", content, k, role)
+                unit(f"{key}[{k}].content", f"{key}[{k}].content", "history", content, k, role)
             )
         elif isinstance(content, list):
             for j, part in enumerate(content):
                 name = f"{key}[{k}].content[{j}]"
-                out.append(_unit(name, name, "history", part, k, role))
+                out.append(unit(name, name, "history", part, k, role))
         for field in own:
-            for j, entry in enumerate(_list(bare.get(field))):
+            for j, entry in enumerate(list_of(bare.get(field))):
                 name = f"{key}[{k}].{field}[{j}]"
-                out.append(_unit(name, name, "history", entry, k, role))
+                out.append(unit(name, name, "history", entry, k, role))
         kind = _kind(item, role)
         head = head and kind == "developer"
         following = _kind(items[k + 1], _role(items[k + 1])) if k + 1 < len(items) else None
@@ -174,7 +139,7 @@ def _kind(item: Any, role: str | None) -> str:
     return "other"
 
 
-def _unit(
+def unit(
     name: str,
     path: str,
     family: Any,

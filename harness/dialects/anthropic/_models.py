@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
+from .._cache_facts import CacheFacts, ModelFacts, Prices, Source
 
-__all__ = ["ANTHROPIC_FACTS"]
+__all__ = ["CACHE", "CACHING", "MODELS", "PRICING"]
 
 CACHING: Final = Source(
     "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
@@ -35,7 +35,7 @@ def _model(pattern: str, label: str, minimum: int, chars: float, prices: Prices)
 
 _SONNET_5 = _model(r"claude-sonnet-5(?!-5)", "Claude Sonnet 5", 1024, _NEW, Prices(2, 0.2, 2.5))
 
-ANTHROPIC_FACTS: Final = CacheFacts(
+CACHE: Final = CacheFacts(
     provider="Anthropic",
     models=(
         _model(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
+from .._cache_facts import CacheFacts, ModelFacts, Prices, Source
 
-__all__ = ["GEMINI_FACTS"]
+__all__ = ["CACHE", "CACHING", "PRICING", "TOKENS"]
 
 CACHING: Final = Source(
     "https://ai.google.dev/gemini-api/docs/caching",
@@ -31,7 +31,7 @@ def _model(pattern: str, label: str, minimum: int, uncached: float) -> ModelFact
 
 _FLASH_3_8 = _model(r"gemini-3\.8-flash", "Gemini 3.8 Flash", 4096, 0.75)
 
-GEMINI_FACTS: Final = CacheFacts(
+CACHE: Final = CacheFacts(
     provider="Google",
     models=(
         _model(r"gemini-4", "Gemini 4 Argon (price assumed as 3.8 Flash)", 4096, 0.75),

@@ -18,11 +18,11 @@ from typing import Any, Final
 
 import orjson
 
-from ._cache_facts import ModelFacts
-from ._cache_plan import CachePlan, Keyed, Write
-from ._unit import Unit
+from .._cache_facts import ModelFacts
+from .._cache_plan import CachePlan, Keyed, Write
+from .._unit import Unit
 
-__all__ = ["LOOKBACK", "MARKER_LIMIT", "anthropic_plan"]
+__all__ = ["LOOKBACK", "MARKER_LIMIT", "plan"]
 
 LOOKBACK: Final = 20
 """Positions a breakpoint checks, itself included."""
@@ -36,7 +36,7 @@ _MESSAGE_KEYS: Final = ("tool_choice", "thinking")
 _NOT_CACHEABLE: Final = frozenset({"thinking", "redacted_thinking"})
 
 
-def anthropic_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
+def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
     """The cache plan of an Anthropic request read into ``units``."""
     positions = _block_positions(units)
     breakpoints = [(i + 1, u.marker) for i, u in enumerate(units) if u.marker is not None]

@@ -7,7 +7,7 @@ from typing import Final
 
 from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
 
-__all__ = ["DEEPSEEK_FACTS", "OPENAI_FACTS", "is_deepseek"]
+__all__ = ["CACHING", "DEEPSEEK_CACHE", "OPENAI_CACHE", "PRICING", "is_deepseek"]
 
 CACHING: Final = Source(
     "https://developers.openai.com/api/docs/guides/prompt-caching",
@@ -39,7 +39,7 @@ def _model(pattern: str, label: str, prices: Prices, encoding: str = "o200k_base
 
 _TERRA = _model(r"gpt-5\.6-terra", "GPT-5.6 Terra", Prices(2, 0.2, 2.5))
 
-OPENAI_FACTS: Final = CacheFacts(
+OPENAI_CACHE: Final = CacheFacts(
     provider="OpenAI",
     models=(
         _model(r"gpt-6-astra", "GPT-6 Astra (prices third-party)", Prices(10, 1, 12.5)),
@@ -73,7 +73,7 @@ _FLASH = ModelFacts(
     Prices(0.3, 0.006),
     DEEPSEEK,
 )
-DEEPSEEK_FACTS: Final = CacheFacts(
+DEEPSEEK_CACHE: Final = CacheFacts(
     provider="DeepSeek",
     models=(
         ModelFacts(
