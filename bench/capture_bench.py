@@ -32,6 +32,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
@@ -169,6 +170,34 @@ def _counts(record: Path) -> dict[str, int]:
     return counts
 
 
+def run_capture(
+    python: str, root: Path, requests: int, clients: int, body_kib: int
+) -> tuple[list[dict[str, Any]], dict[str, int], float, int]:
+    """Run ``prefix-harness capture`` of the checkout at ``root`` with the interpreter
+    ``python``, this script as its agent: each route's timings, the records by route, the
+    whole run's seconds and capture's exit code. ``RuntimeError`` when the agent did not
+    finish."""
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder)
+        (where / "script.json").write_bytes(orjson.dumps(SCRIPT))
+        agent = [python, str(Path(__file__).resolve()), "--client", str(where / "t")]
+        agent += ["--requests", str(requests), "--clients", str(clients)]
+        agent += ["--body-kib", str(body_kib)]
+        command = [python, "-c", "from harness.cli import main; main()", "capture"]
+        command += ["--dialect", "openai", "--script", str(where / "script.json")]
+        command += ["--record", str(where / "record.jsonl"), "--timeout", "900", "--", *agent]
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        started = time.perf_counter()
+        run = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - started
+        if not (where / "t").exists():
+            raise RuntimeError(
+                f"{run.stderr[-2000:]}\nthe agent did not finish (capture exited {run.returncode})"
+            )
+        results = orjson.loads((where / "t").read_bytes())
+        return results, _counts(where / "record.jsonl"), elapsed, run.returncode
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -191,30 +220,18 @@ def main() -> int:
     if args.client is not None:
         client(args.client, requests, args.clients, args.body_kib)
         return 0
-    with tempfile.TemporaryDirectory() as folder:
-        where = Path(folder)
-        (where / "script.json").write_bytes(orjson.dumps(SCRIPT))
-        agent = [sys.executable, str(Path(__file__).resolve()), "--client", str(where / "t")]
-        agent += ["--requests", str(requests), "--clients", str(args.clients)]
-        agent += ["--body-kib", str(args.body_kib)]
-        command = [sys.executable, "-c", "from harness.cli import main; main()", "capture"]
-        command += ["--dialect", "openai", "--script", str(where / "script.json")]
-        command += ["--record", str(where / "record.jsonl"), "--timeout", "900", "--", *agent]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        started = time.perf_counter()
-        run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-        elapsed = time.perf_counter() - started
-        if not (where / "t").exists():
-            print(run.stderr[-2000:], file=sys.stderr)
-            print(f"the agent did not finish (capture exited {run.returncode})", file=sys.stderr)
-            return 1
-        results = orjson.loads((where / "t").read_bytes())
-        counts = _counts(where / "record.jsonl")
+    try:
+        results, counts, elapsed, code = run_capture(
+            sys.executable, ROOT, requests, args.clients, args.body_kib
+        )
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
     print(
         f"prefix-harness capture --dialect openai, the agent a keep-alive client program;"
         f" {requests} requests per route and mode, {args.clients} clients, bodies of"
         f" {args.body_kib} KiB; the whole run took {elapsed:.1f} s (capture exited"
-        f" {run.returncode})"
+        f" {code})"
     )
     print(f"{'route':<24} {'sequential/s':>12} {'ratio':>6} {'concurrent/s':>13} {'ratio':>6}")
     lost = 0

@@ -4,23 +4,21 @@ the default check's wall time after start-up, and the speed-up of ``--jobs 2``.
 - per generated scenario run: drawing the scenarios (``harness.check.generate``, once for
   every dialect, so its cost is shared by their runs), the reference's assembly, the rules
   (each scenario assembled and then judged, in every dialect in a row, as a check runs
-  them; see ``timed_pass``), over the default draw and seven seeded ones (``--seeds``); target: at
-  most 3 ms in all;
+  them; see ``timed_pass``), over the default draw and seven seeded ones (``--seeds``);
 - the default check (the bundled corpus and 25 generated scenarios in each of the four
-  dialects, the reference in process), timed after the imports; target: well under 1 s;
+  dialects, the reference in process), timed after the imports;
 - the same run with ``jobs=2`` (worker processes, each with its own reference) against
   ``jobs=1``, and whether the two reports are the same; then both again with four times the
   generated scenarios;
 - per run of a fixed set, the same in every run of this script (the generated draw changes
   with the strategies): the bundled corpus and, built here, a fork after 300 messages and
   three siblings after 200 (``protocol_bench.long_fork``), in every dialect; the reference's
-  assembly and the rules, target: at most 2 ms per run on average.
+  assembly and the rules.
 
-Every timed pass and every default check starts with the memos of messages already read
-and bodies rendered emptied (see ``cold``), as a check of new scenarios starts. Garbage
-collection is paced as the command paces it (``harness.cli._collect``: what start-up and
-the warm-up loaded frozen, a raised threshold), so a figure holds the collections a check
-pays and no others.
+Figures, no targets: the command as a user runs it is compared with another version by
+``against.py``. Garbage collection is paced as the command paces it
+(``harness.cli._collect``: what start-up and the warm-up loaded frozen, a raised
+threshold), so a figure holds the collections a check pays and no others.
 
 ``--small`` is a smoke for CI: a few scenarios, one repeat. Figures are wall-clock times of
 this machine (the default check's CPU time too): a loaded one gives larger ones.
@@ -39,15 +37,10 @@ from protocol_bench import long_fork
 from harness.check import CheckRun, bundled_fixtures, generate, run_check
 from harness.cli._collect import paced_collections
 from harness.dialects import all_dialects
-from harness.dialects._memo import forget
 from harness.rules import evaluate
-from harness.rules._body import _COUNTS as message_counts
 from harness.scenarios import ACTIONS, Scenario, load_fixtures
 from harness.subjects import InProcessSubject, ReferenceSubject
 
-RUN_TARGET_MS = 3.0
-FIXED_TARGET_MS = 2.0
-CHECK_TARGET_S = 1.0
 T = TypeVar("T")
 
 
@@ -64,10 +57,8 @@ def best_of(repeats: int, action: Callable[[], T]) -> tuple[float, T]:
 
 def timed_pass(runs: list[tuple[Scenario, str]]) -> tuple[float, float]:
     """The reference's assembly and the rules' time over ``runs`` (seconds), as a check runs
-    them: each scenario assembled and then judged, the memos emptied once before the pass
-    (``cold``) and not between the two steps, each step timed apart."""
+    them: each scenario assembled and then judged, each step timed apart."""
     subject = ReferenceSubject()
-    cold()
     asm = rules = 0.0
     clock = time.perf_counter
     for scenario, dialect in runs:
@@ -107,22 +98,10 @@ def per_run(examples: int, repeats: int, seeds: int) -> None:
     print(f"  generation {gen:7.3f} ms  ({gen_s / len(drawn) * 1e3:.3f} ms per scenario drawn)")
     print(f"  assembly   {asm:7.3f} ms")
     print(f"  rules      {rules:7.3f} ms")
-    print(
-        f"  total      {total:7.3f} ms   target <= {RUN_TARGET_MS:g} ms: "
-        f"ratio {total / RUN_TARGET_MS:.2f} ({'ok' if total <= RUN_TARGET_MS else 'over'})"
-    )
-
-
-def cold() -> None:
-    """Forget the messages already read and the bodies rendered (each dialect's memos, the
-    rules' segment counts): a repeat is then timed as a check of new scenarios runs, not as
-    a second reading or rendering."""
-    forget()
-    message_counts.clear()
+    print(f"  total      {total:7.3f} ms")
 
 
 def default_check(examples: int, dialects: list[str], jobs: int) -> CheckRun:
-    cold()
     return run_check(
         InProcessSubject(ReferenceSubject()),
         load_fixtures(bundled_fixtures()),
@@ -143,11 +122,9 @@ def wall(examples: int, repeats: int) -> None:
         cpu = time.process_time()
         seconds, run = best_of(repeats, lambda: default_check(examples, dialects, 1))
         cpu = (time.process_time() - cpu) / repeats
-    verdict = "ok" if seconds < CHECK_TARGET_S else "over"
     print(
         f"default check ({len(run.reports)} scenario runs, {run.generated} generated, exit "
-        f"{run.exit_code}) after start-up: {seconds:.3f} s ({cpu:.3f} s of CPU on average)   "
-        f"target < {CHECK_TARGET_S:g} s: ratio {seconds / CHECK_TARGET_S:.2f} ({verdict})"
+        f"{run.exit_code}) after start-up: {seconds:.3f} s ({cpu:.3f} s of CPU on average)"
     )
 
 
@@ -203,11 +180,7 @@ def fixed(small: bool, repeats: int) -> None:
         print(f"  {name:>14} {n:5d} {asm:12.3f} {rules:9.3f} {asm + rules:9.3f}")
     asm, rules = (x / count * 1e3 for x in sums)
     total = asm + rules
-    print(
-        f"  {'all':>14} {count:5d} {asm:12.3f} {rules:9.3f} {total:9.3f}   "
-        f"target <= {FIXED_TARGET_MS:g} ms: ratio {total / FIXED_TARGET_MS:.2f} "
-        f"({'ok' if total <= FIXED_TARGET_MS else 'over'})"
-    )
+    print(f"  {'all':>14} {count:5d} {asm:12.3f} {rules:9.3f} {total:9.3f}")
 
 
 def main() -> None:

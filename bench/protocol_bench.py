@@ -422,8 +422,8 @@ def print_long_fork(
         f"ms, ratio {full * ms / LONG_TARGET_MS:.2f} of the target"
     )
     print(
-        f"  encoding the scenario: {encoding * ms:.3f} ms, once for its {dialects} dialect runs "
-        "(not in the round trip: its request lines reuse it)"
+        f"  encoding the scenario: {encoding * ms:.3f} ms, in each full request (once for its "
+        f"{dialects} dialect runs with same-scenario; in each of them without)"
     )
 
 

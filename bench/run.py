@@ -6,9 +6,12 @@ skew the next), in the order below; their output is printed as it comes, under a
 a table at the end gives each one's exit code and wall time. ``--small`` runs each in its
 smallest form, a smoke test that CI runs so that no benchmark rots (figures, no thresholds);
 without it, each runs at the sizes its targets are stated in. ``--only NAME`` (repeatable)
-runs some of them. Exit code: 0 when every benchmark ran, 1 when one failed.
+runs some of them. ``--against DIR`` (a checkout of another version with its own
+``DIR/.venv``) has ``against.py`` and ``check_log_memory.py`` measure that version side by
+side with this one; without it they measure this one alone, so the smoke needs no other
+checkout. Exit code: 0 when every benchmark ran, 1 when one failed.
 
-    python3 bench/run.py [--small] [--only NAME ...]
+    python3 bench/run.py [--small] [--only NAME ...] [--against DIR]
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ ROOT = BENCH.parent
 
 # name: (script, arguments in full, arguments for the smoke)
 BENCHMARKS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "against": ("against.py", (), ("--small",)),
     "startup": ("startup_bench.py", (), ("--repeats", "1")),
     "diff": ("diff_bench.py", (), ("--small",)),
     "check": ("check_bench.py", (), ("--small",)),
@@ -38,6 +42,9 @@ BENCHMARKS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tokens": ("tokens_bench.py", (), ()),
 }
 
+AGAINST = ("against", "check-log-memory")
+"""The benchmarks that take ``--against DIR``."""
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -49,6 +56,12 @@ def main() -> int:
         metavar="NAME",
         help=f"run only this one (repeatable): {', '.join(BENCHMARKS)}",
     )
+    parser.add_argument(
+        "--against",
+        metavar="DIR",
+        type=Path,
+        help="another checkout (with DIR/.venv) to measure side by side",
+    )
     args = parser.parse_args()
     names = [n for n in BENCHMARKS if not args.only or n in args.only]
     env = {
@@ -59,6 +72,8 @@ def main() -> int:
     for name in names:
         script, full, small = BENCHMARKS[name]
         command = [sys.executable, str(BENCH / script), *(small if args.small else full)]
+        if args.against is not None and name in AGAINST:
+            command += ["--against", str(args.against.resolve())]
         print(f"\n=== {name}: {' '.join(command[1:])}", flush=True)
         started = time.perf_counter()
         code = subprocess.call(command, cwd=ROOT, env=env)

@@ -11,17 +11,14 @@ from hypothesis import strategies as st
 
 from harness._bodies import (
     BodyError,
-    Layout,
-    _common_length,
-    _duplicate_keys,
-    _layout,
-    _tally,
+    _wide,
     choose_dialect,
     decode_body,
     decode_pair,
     read_body,
 )
-from tests.prefix.pairs import IDS, PAIRS, Pair, slow_pair
+from harness.model._json import dumps
+from tests.prefix.pairs import IDS, PAIRS, Pair
 
 TEXT = st.text(alphabet=st.sampled_from('a:é\\"\n'), max_size=6)
 JSON = st.recursive(
@@ -33,11 +30,6 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
     max_leaves=20,
 )
-
-
-def _is_compact_encoding(data: bytes, decoded: Any) -> bool:
-    """Whether ``data`` is, but for trailing whitespace, the compact encoding of ``decoded``."""
-    return _layout(data, decoded, None, 0) is not None
 
 
 def write(tmp_path: Path, data: bytes, name: str = "body.json") -> str:
@@ -117,45 +109,26 @@ def test_integers_beyond_64_bits_are_read_exactly(n: int) -> None:
     assert type(decoded["a"][0]) is int
 
 
-@given(JSON)
-@example({"a:b": ["::", {"": ":"}], "c": 1.5})
-def test_tally_counts_the_colons_of_the_compact_encoding(value: Any) -> None:
-    """What the cheap duplicate-key check compares with the body's colons, without encoding."""
-    assert _tally(value)[0] == orjson.dumps(value).count(b":")
-
-
-@given(st.dictionaries(TEXT, JSON, max_size=4))
-@example({"m": [{"role": "user"}, [], "x"], "e": [], "o": {}})
-def test_a_compact_body_is_its_own_encoding(value: dict[str, Any]) -> None:
-    data = orjson.dumps(value)
-    assert _is_compact_encoding(data, value)
-    assert _is_compact_encoding(data + b" \n", value)
-    assert not _is_compact_encoding(data + b"x", value)
-
-
 MEMBER = st.tuples(st.sampled_from(["a", "b"]), JSON)
 
 
 @given(st.lists(MEMBER, max_size=4), st.sampled_from([b",", b", "]), st.booleans())
 @example([("a", [1]), ("a", [1])], b",", False)
 @example([("a", {"b": 1})], b",", True)
-def test_only_a_body_without_duplicates_is_its_own_encoding(
+def test_a_key_held_twice_is_said_exactly_when_there_is_one(
     members: list[tuple[str, Any]], comma: bytes, twice_inside: bool
 ) -> None:
-    """A body that passes the one-comparison check holds no key twice and is read exactly."""
+    """The cheap check (colons of the body against those of its compact encoding) misses
+    none and invents none, whatever the keys and strings hold."""
     inner = [b'"%s":%s' % (k.encode(), orjson.dumps(v)) for k, v in members]
     if twice_inside and members:
         key, value = members[0]
         inner[0] = b'"%s":{"k":0,"k":%s}' % (key.encode(), orjson.dumps(value))
     data = b"{" + comma.join(inner) + b"}"
-    decoded = orjson.loads(data)
-    if _is_compact_encoding(data, decoded):
-        assert orjson.dumps(decoded) == data
-        warnings: list[str] = []
-        assert decode_body(data, source="f", warnings=warnings) == decoded
-        assert warnings == []
-        # what the scan that the check stands in for finds: no key held twice either
-        assert _duplicate_keys(data, decoded, colons=_tally(decoded)[0]) == []
+    twice = len({k for k, _ in members}) < len(members) or (twice_inside and bool(members))
+    warnings: list[str] = []
+    assert decode_body(data, source="f", warnings=warnings) == orjson.loads(data)
+    assert len(warnings) == int(twice)
 
 
 @pytest.mark.parametrize(
@@ -166,11 +139,13 @@ def test_only_a_body_without_duplicates_is_its_own_encoding(
         ([-9.3e18], True),
         ("1e300", False),
         ({"t": ["1-2e+99", "e+5", "7e+"]}, False),  # text, not numbers
-        ({"m": [{"n": i} for i in range(200)] + [{"n": 2e19}]}, True),  # in a later piece
+        ({"m": [{"n": i} for i in range(200)] + [{"n": 2e19}]}, True),  # after many numbers
     ],
 )
-def test_tally_finds_a_float_as_large_as_an_unheld_integer(value: Any, *, wide: bool) -> None:
-    assert _tally(value)[1] is wide
+def test_a_float_as_large_as_an_unheld_integer_is_found_in_the_encoding(
+    value: Any, *, wide: bool
+) -> None:
+    assert _wide([orjson.dumps(value)]) is wide
 
 
 def test_a_large_float_stays_a_float() -> None:
@@ -221,52 +196,41 @@ def test_no_duplicate_keys_no_warning(data: bytes) -> None:
     assert warnings == []
 
 
+# --- a parent and its fork, read for diff (decode_pair) ----------------------------------------
+
+
 def _exactly(value: Any) -> bytes:
     """A value's compact JSON, integers exact and their types kept (1 is not 1.0)."""
-    from harness.model._json import dumps
-
     return dumps(value)
 
 
-def _check_layout(data: bytes, layout: Layout) -> None:
-    """Each recorded item is, in the body's bytes, the compact encoding of the decoded item."""
-    for key, bounds in layout.items.items():
-        items = layout.body[key]
-        assert len(bounds) == len(items) + 1
-        for k, item in enumerate(items):
-            assert data[bounds[k] : bounds[k + 1] - 1] == orjson.dumps(item)
-        assert data[bounds[-1] - 1] == ord("]")
+def _alone(parent: bytes, fork: bytes, sources: tuple[str, str]) -> tuple[Any, Any, list[str]]:
+    """The two bodies decoded one at a time, and the warnings said."""
+    warnings: list[str] = []
+    first = decode_body(parent, source=sources[0], warnings=warnings)
+    return first, decode_body(fork, source=sources[1], warnings=warnings), warnings
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
 def test_a_pair_reads_as_two_bodies_read_alone(tmp_path: Path, pair: Pair) -> None:
-    """``decode_pair`` gives the values and warnings of ``decode_body`` of each, in order;
-    the fork's layout takes from the parent's exactly the items that repeat its bytes."""
+    """``decode_pair`` gives the values and warnings of ``decode_body`` of each, in order; a
+    fork that repeats a compact parent's bytes holds the parent's very items there, and
+    ``known`` the encodings of every item of both (those a stream would make)."""
     parent, fork = write(tmp_path, pair.parent, "p"), write(tmp_path, pair.fork, "f")
-    slow_warnings: list[str] = []
-    slow = slow_pair(pair.parent, pair.fork, slow_warnings, (parent, fork))
+    parent_value, fork_value, said = _alone(pair.parent, pair.fork, (parent, fork))
     warnings: list[str] = []
-    fast = decode_pair(parent, fork, warnings=warnings)
-    assert _exactly(fast.parent) == _exactly(slow.parent)
-    assert _exactly(fast.fork) == _exactly(slow.fork)
-    assert warnings == slow_warnings
-    layout = fast.fork_layout
-    assert (layout is None) is (pair.shared is None)
-    if layout is None:
-        return
-    data = pair.fork.removeprefix(b"\xef\xbb\xbf")
-    _check_layout(data, layout)
-    assert layout.body is fast.fork
-    assert (layout.shared or {}).get("messages", 0) == pair.shared
-    assert layout.parent is fast.parent_layout
-    if fast.parent_layout is not None:
-        _check_layout(pair.parent.removeprefix(b"\xef\xbb\xbf"), fast.parent_layout)
-        assert (
-            layout.items["messages"][: pair.shared]
-            == fast.parent_layout.items["messages"][: pair.shared]
-        )
-    for k in range(pair.shared):  # the parent's own objects: read once, held once
-        assert fast.fork["messages"][k] is fast.parent["messages"][k]
+    read = decode_pair(parent, fork, warnings=warnings)
+    assert _exactly(read.parent) == _exactly(parent_value)
+    assert _exactly(read.fork) == _exactly(fork_value)
+    assert warnings == said
+    for body in (read.parent, read.fork):
+        for item in body["messages"]:
+            assert read.known.get(item) in (None, dumps(item))
+    shared = zip(read.parent["messages"], read.fork["messages"], strict=False)
+    taken = sum(a is b for a, b in shared)
+    if pair.name in ("appended", "bom", "trailing-newline"):
+        assert taken == len(read.parent["messages"]) - 1  # the last: its bracket differs
+        assert all(read.known.get(m) is not None for m in read.fork["messages"])
 
 
 def test_a_pair_is_read_in_order_and_errors_name_their_file(tmp_path: Path) -> None:
@@ -278,41 +242,6 @@ def test_a_pair_is_read_in_order_and_errors_name_their_file(tmp_path: Path) -> N
         with pytest.raises(BodyError) as raised:
             decode_pair(parent, fork)
         assert raised.value.source == wrong
-
-
-@given(st.binary(max_size=40), st.binary(max_size=40), st.integers(1, 8))
-@example(b"abcdefgh", b"abcdefgX", 4)
-@example(b"abcdefgh", b"abcdefgh", 4)
-@example(b"abcd", b"abcdefgh", 2)
-@example(b"ab\x00\x00", b"ab\x00\x01", 8)
-@example(b"\x00\x00c", b"\x00\x01c", 3)
-def test_common_length_is_the_common_prefix(a: bytes, b: bytes, chunk: int) -> None:
-    """Chunk by chunk, then within the chunk that differs (a zero byte differing included)."""
-    shared = a[:8] + a  # a long common prefix, across chunks
-    a, b = shared + a, shared + b
-    expected = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
-    if expected is None:
-        expected = min(len(a), len(b))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("harness._bodies._CHUNK", chunk)
-        assert _common_length(a, b) == expected
-
-
-@given(st.dictionaries(TEXT, JSON, max_size=4), st.integers(0, 200))
-@example({"m": [{"a": 1}, {"a": 2}, "x"], "n": []}, 12)
-def test_a_layout_read_against_a_parent_is_exact(value: dict[str, Any], cut: int) -> None:
-    """Against any prefix length at all of a parent it repeats, a body's layout is that of
-    its own bytes, and the items it takes from the parent encode as the parent's."""
-    data = orjson.dumps(value)
-    parent = _layout(data, value, None, 0)
-    assert parent is not None
-    fork = _layout(data, orjson.loads(data), parent, min(cut, len(data)))
-    assert fork is not None
-    _check_layout(data, fork)
-    for key, count in (fork.shared or {}).items():
-        assert fork.items[key][count] <= cut
-        for k in range(count):
-            assert orjson.dumps(fork.body[key][k]) == orjson.dumps(value[key][k])
 
 
 EDITS = st.sampled_from(
@@ -330,6 +259,7 @@ EDITS = st.sampled_from(
 @example({"m": [{"a": 1}, {"a": 2}]}, [{"a": 3}], 20, 0, b"")
 @example({"m": [1, 2, 3]}, [], 10, 1, b"")  # a number the edit makes longer
 @example({"m": [{"a": 1}, {"b": 2}]}, [], 15, 0, b'"a":')  # a duplicate inside an item
+@example({"m": [1, 2], "a": 0}, [], 13, 0, b',"m":[]')  # the array's key again, later
 def test_a_pair_from_any_edit_of_the_parents_bytes_reads_as_two_bodies(
     tmp_path_factory: pytest.TempPathFactory,
     value: dict[str, Any],
@@ -352,43 +282,11 @@ def test_a_pair_from_any_edit_of_the_parents_bytes_reads_as_two_bodies(
         return
     folder = tmp_path_factory.mktemp("pair")
     parent_path, fork_path = write(folder, data, "p"), write(folder, fork, "f")
-    slow: list[str] = []
-    expected = (decode_body(data, source=parent_path, warnings=slow),)
-    expected += (decode_body(fork, source=fork_path, warnings=slow),)
+    parent_value, fork_value, said = _alone(data, fork, (parent_path, fork_path))
     warnings: list[str] = []
-    pair = decode_pair(parent_path, fork_path, warnings=warnings)
-    assert (_exactly(pair.parent), _exactly(pair.fork)) == tuple(map(_exactly, expected))
-    assert warnings == slow
-    if pair.fork_layout is not None:
-        _check_layout(fork, pair.fork_layout)
-
-
-def _plain_common_length(a: bytes, b: bytes) -> int:
-    differ = (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y)
-    return next(differ, min(len(a), len(b)))
-
-
-@given(
-    st.binary(max_size=300),
-    st.integers(0, 5000),
-    st.binary(max_size=40),
-    st.binary(max_size=40),
-    st.sampled_from([(64, 32, 1 << 20), (1, 1, 1), (2, 1, 8), (4, 3, 5), (8, 16, 64)]),
-)
-@example(b"", 0, b"", b"x", (64, 32, 1 << 20))
-@example(b"a" * 200, 3000, b"\x00", b"\x01", (64, 32, 1 << 20))
-@example(b"ab", 4096, b"", b"", (64, 32, 1 << 20))
-def test_common_length_is_the_common_prefix_at_any_window_size(
-    seed: bytes, repeat: int, a: bytes, b: bytes, sizes: tuple[int, int, int]
-) -> None:
-    """Windows doubled and halved, of any first, last and largest size: the prefix a walk
-    byte by byte finds, wherever the two part (early, late, across windows, or not at all)."""
-    shared = (seed * (repeat // max(len(seed), 1) + 1))[:repeat]
-    a, b = shared + a, shared + b
-    first, tail, chunk = sizes
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("harness._bodies._FIRST", first)
-        patch.setattr("harness._bodies._TAIL", tail)
-        patch.setattr("harness._bodies._CHUNK", chunk)
-        assert _common_length(a, b) == _plain_common_length(a, b)
-        assert _common_length(b, a) == _plain_common_length(a, b)
+    read = decode_pair(parent_path, fork_path, warnings=warnings)
+    assert (_exactly(read.parent), _exactly(read.fork)) == (
+        _exactly(parent_value),
+        _exactly(fork_value),
+    )
+    assert warnings == said

@@ -18,7 +18,6 @@ from ..scenarios import (
     calls_answered,
     check_history,
     completed_prefix,
-    extended_history,
     has_send_message,
 )
 from ._wording import DEFAULT_WORDING, Wording
@@ -86,7 +85,7 @@ def follow_up(request: Request, model_reply: Message, message: Message) -> Reque
         raise ValueError("message must be a Message with role 'user'")
     if not calls_answered(model_reply.function_calls, message.function_responses):
         raise ValueError("message must answer each call of model_reply exactly once")
-    history = extended_history(request.history, model_reply, message)
+    history = check_history((*request.history, model_reply, message))
     return Request(request.preset, history, request.cache_breakpoints)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import functools
 import socket
 import sys
 import threading
@@ -304,7 +303,6 @@ def _failed(error: Exception) -> Outgoing:
     return Outgoing(500, "text/plain; charset=utf-8", message.encode())
 
 
-@functools.lru_cache(maxsize=1)
 def _http_date(second: int) -> str:
-    """The HTTP date of ``second``, formatted once for all the answers within it."""
+    """The HTTP date of ``second``."""
     return email.utils.formatdate(second, usegmt=True)

@@ -16,7 +16,7 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis.errors import HypothesisWarning
 
-from ..generation import forget_tools, long_turns, scenarios
+from ..generation import long_turns, scenarios
 from ..scenarios import Action, Scenario
 from ._constants import no_local_constants
 
@@ -90,7 +90,6 @@ def hypothesis_run(
     )(given(scenarios(actions=actions))(probe))
     if rng_seed is not None:
         test = seed(rng_seed)(test)
-    forget_tools()
     with warnings.catch_warnings(), no_local_constants():
         warnings.simplefilter("ignore", HypothesisWarning)  # about the run, not the subject
         test()

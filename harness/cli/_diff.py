@@ -64,7 +64,7 @@ def _compare(args: argparse.Namespace) -> int:
         parent = parse_body(dialect, decoded[args.parent], source=args.parent)
         fork = parse_body(dialect, decoded[args.fork], source=args.fork)
         del decoded
-        comparison = compare(parent, fork, layouts=(pair.parent_layout, pair.fork_layout))
+        comparison = compare(parent, fork, known=pair.known)
     except BodyError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:

@@ -2,7 +2,7 @@
 its generated scenarios from, below the checker in the layers.
 
 Users reach them through ``harness.strategies`` (docs/strategies.md), which adds the session
-state machine; the names here that it does not re-export (``forget_tools``, ``FORK_TOOL``,
+state machine; the names here that it does not re-export (``FORK_TOOL``,
 ``RESERVED_TOOL_NAMES``, ``phrases``) are shared with the checker and the session machine
 only.
 """
@@ -10,7 +10,7 @@ only.
 from ._depth import DEPTH_VARIABLE, depth, long_turns
 from ._histories import Ending, histories
 from ._json import json_objects, json_values
-from ._model import forget_tools, presets, requests, settings, tools
+from ._model import presets, requests, settings, tools
 from ._scenarios import (
     FORK_TOOL,
     RESERVED_TOOL_NAMES,
@@ -33,7 +33,6 @@ __all__ = [
     "call_response_pairs",
     "continuable_scenarios",
     "depth",
-    "forget_tools",
     "fork_scenarios",
     "histories",
     "json_objects",

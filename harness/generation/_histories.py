@@ -232,7 +232,6 @@ def _filler(
     return list(messages), pending
 
 
-@lru_cache(maxsize=16)
 def _built_filler(
     tool_names: tuple[str, ...],
     turns: int,
@@ -241,10 +240,7 @@ def _built_filler(
     pool: str,
     seed: int,
 ) -> tuple[tuple[Message, ...], tuple[FunctionCall, ...]]:
-    """The filler those draws stand for, kept for the last few: Hypothesis mutates each
-    example it draws into near-copies, which draw a long history's filler again as it was,
-    and its messages are immutable (keyed by the drawn values, which are str, bytes and int:
-    equal only when the same)."""
+    """The filler those draws stand for."""
     source = JsonSource(objects, pool)
     shared = [source.obj() for _ in range(4)]
     dice = Dice(seed)

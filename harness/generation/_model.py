@@ -14,7 +14,6 @@ from typing import Literal
 
 from hypothesis import strategies as st
 
-from ..dialects._memo import on_forget
 from ..model import Preset, Request, Settings, ThinkingConfig, Tool, ToolChoice
 from ._checks import check_at_least, check_flag, check_sizes
 from ._histories import Ending, histories
@@ -27,7 +26,6 @@ __all__ = [
     "draw_preset",
     "draw_settings",
     "draw_tools",
-    "forget_tools",
     "presets",
     "requests",
     "settings",
@@ -76,7 +74,7 @@ def draw_tools(
     (``tool_of``); ``count`` of them when the caller has drawn it."""
     codes = _tool_codes(large)
     drawn = [
-        _tool(draw(codes), large)
+        tool_of(draw(codes), large)
         for _ in range(draw(between(min_size, max_size)) if count is None else count)
     ]
     names = unique_keys([t.name for t in drawn])
@@ -103,22 +101,6 @@ def tool_of(code: int, large: bool) -> Tool:
     elif details & 2:
         parameters = plain_schema(code)
     return Tool(name_of(rest), description, parameters)
-
-
-_tool = lru_cache(maxsize=512)(tool_of)
-"""``tool_of`` kept for the last tools built: Hypothesis mutates each example it draws into
-near-copies, which draw most of its tools' numbers again, and a tool (a large schema's
-hundreds of nodes) is immutable and a function of its number alone. Emptied by
-``harness.dialects._memo.forget`` and by ``forget_tools``."""
-
-
-def forget_tools() -> None:
-    """Empty the tools kept (a generation run starts with none: it costs what it would cost
-    in a fresh process, whatever was drawn before it)."""
-    _tool.cache_clear()
-
-
-on_forget(forget_tools)
 
 
 @cache

@@ -12,9 +12,8 @@ strategies draw a few large values and build the rest from them:
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import TypeVar
 
@@ -28,7 +27,6 @@ __all__ = [
     "blobs",
     "flags",
     "one_of_these",
-    "prebuilt",
     "texts",
 ]
 
@@ -87,38 +85,29 @@ class TextPool:
 
 class Dice:
     """Choices made from ``seed``; seed 0 makes the simplest one each time (the first item,
-    the least number, no chance taken).
+    the least number, no chance taken). Each choice is one ``random()`` of the seed's
+    generator (a shuffle, ``random.shuffle``'s)."""
 
-    Each choice is one ``random()`` of the seed's generator (a shuffle, ``random.shuffle``'s);
-    ``rolls`` hands that function to code that makes many choices in a loop, which then
-    spends the same rolls in the same order as these methods would."""
-
-    __slots__ = ("_rng", "rolls")
+    __slots__ = ("_rng",)
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed) if seed else None
-        self.rolls: Callable[[], float] | None = self._rng.random if self._rng is not None else None
-        """The generator's ``random``, or None for seed 0 (every choice the simplest)."""
 
     def below(self, n: int) -> int:
         """A number 0..n-1."""
-        roll = self.rolls
-        return int(roll() * n) if roll is not None else 0
+        return int(self._rng.random() * n) if self._rng is not None else 0
 
     def between(self, low: int, high: int) -> int:
         """A number ``low``..``high``."""
-        roll = self.rolls
-        return low + (int(roll() * (high - low + 1)) if roll is not None else 0)
+        return low + self.below(high - low + 1)
 
     def chance(self, p: float) -> bool:
         """True with probability ``p``; never for seed 0."""
-        roll = self.rolls
-        return roll is not None and roll() < p
+        return self._rng is not None and self._rng.random() < p
 
     def pick(self, items: Sequence[T]) -> T:
         """One of ``items`` (not empty)."""
-        roll = self.rolls
-        return items[int(roll() * len(items)) if roll is not None else 0]
+        return items[self.below(len(items))]
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """``items`` in an order of the dice's (as given for seed 0)."""
@@ -128,58 +117,36 @@ class Dice:
         return out
 
 
-# --- strategies built once ---------------------------------------------------------------------
-# A strategy built inside a draw pays Hypothesis's checks and labelling on every draw, so each
-# of these is built once per arguments; and drawn as built, not through the lazy wrapper that
-# ``st.integers`` and its kind return (Hypothesis unwraps that on every draw). They are built
-# on their first call in a draw, never when a module is imported: building one while pytest
-# loads a conftest that imports the strategies would be a HypothesisSideeffectWarning.
-
-
-def prebuilt(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
-    """``strategy`` as Hypothesis draws it: the strategy a lazy wrapper stands for, which
-    draws the same choices under the same label (``strategy`` itself if it is not one)."""
-    wrapped: st.SearchStrategy[T] = getattr(strategy, "wrapped_strategy", strategy)
-    _settled(wrapped)
-    return wrapped
-
-
-def _settled(strategy: st.SearchStrategy[T]) -> None:
-    """Have ``strategy`` say at once whether it is empty. Hypothesis asks that on every draw
-    (``is_empty``), and reads the answer it computed once through a first lookup of an
-    override (``force_is_empty``) that fails, a few microseconds each time; the answer is
-    stored as that override: the same answer, found at the first lookup. A Hypothesis that
-    reads the property otherwise just ignores the attribute."""
-    empty = strategy.is_empty
-    with contextlib.suppress(AttributeError, TypeError):
-        strategy.force_is_empty = empty  # type: ignore[attr-defined]
+# --- strategies built once per arguments, on their first call in a draw (never when a module
+# is imported: building one while pytest loads a conftest that imports the strategies would be
+# a HypothesisSideeffectWarning).
 
 
 @cache
 def between(low: int, high: int) -> st.SearchStrategy[int]:
     """``st.integers(low, high)``."""
-    return prebuilt(st.integers(low, high))
+    return st.integers(low, high)
 
 
 @cache
 def texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
     """``st.text(min_size=min_size, max_size=max_size)``."""
-    return prebuilt(st.text(min_size=min_size, max_size=max_size))
+    return st.text(min_size=min_size, max_size=max_size)
 
 
 @cache
 def blobs(min_size: int, max_size: int) -> st.SearchStrategy[bytes]:
     """``st.binary(min_size=min_size, max_size=max_size)``."""
-    return prebuilt(st.binary(min_size=min_size, max_size=max_size))
+    return st.binary(min_size=min_size, max_size=max_size)
 
 
 @cache
 def one_of_these(items: tuple[T, ...]) -> st.SearchStrategy[T]:
     """``st.sampled_from(items)``."""
-    return prebuilt(st.sampled_from(items))
+    return st.sampled_from(items)
 
 
 @cache
 def flags() -> st.SearchStrategy[bool]:
     """``st.booleans()``."""
-    return prebuilt(st.booleans())
+    return st.booleans()

@@ -192,34 +192,21 @@ _DICE_PIECES = _SIMPLE + _EMOJI + _RTL[:3] + _INVISIBLE + _ASTRAL + ["漢字", "
 def dice_text(dice: Dice, max_size: int) -> str:
     """Text of up to ``max_size`` characters: mostly ASCII, with escapes, other scripts and
     emoji now and then; empty for seed 0. (Each piece is a chance of 0.15 for a piece of
-    ``_DICE_PIECES``, then a pick of it or of ``_DICE_CHARS``: the dice's rolls, spent here in
-    a loop of their own.)"""
-    roll = dice.rolls
-    if roll is None:
-        return ""
-    size = int(roll() * (max_size + 1))
+    ``_DICE_PIECES``, then a pick of it or of ``_DICE_CHARS``.)"""
+    size = dice.below(max_size + 1)
     pieces: list[str] = []
     length = 0
-    n_pieces, n_chars = len(_DICE_PIECES), len(_DICE_CHARS)
     while length < size:
-        if roll() < 0.15:
-            piece = _DICE_PIECES[int(roll() * n_pieces)]
-            length += len(piece)
-        else:
-            piece = _DICE_CHARS[int(roll() * n_chars)]
-            length += 1
+        piece = dice.pick(_DICE_PIECES) if dice.chance(0.15) else dice.pick(_DICE_CHARS)
         pieces.append(piece)
+        length += len(piece)
     return "".join(pieces)[:size]
 
 
 def dice_name(dice: Dice) -> str:
     """A name ``[a-z][a-z0-9_]{0,15}``: ``"a"`` for seed 0. (The first letter, then a chance
-    of 0.8 for a tail of up to 15 characters, its length, its characters: the dice's rolls.)"""
-    roll = dice.rolls
-    if roll is None:
-        return "a"
-    first = _FIRST[int(roll() * 26)]
-    if roll() >= 0.8:
+    of 0.8 for a tail of up to 15 characters, its length, its characters.)"""
+    first = _FIRST[dice.below(26)]
+    if not dice.chance(0.8):
         return first
-    n = len(_REST)
-    return first + "".join([_REST[int(roll() * n)] for _ in range(int(roll() * 16))])
+    return first + "".join([dice.pick(_REST) for _ in range(dice.below(16))])

@@ -3,7 +3,7 @@
 from ._compare import MISSING, PrefixComparison, SettingChange, compare, compare_settings
 from ._explain import Window, byte_window, structural_diff
 from ._locate import Divergence, common_prefix_length, first_difference, locate
-from ._stream import Frame, PrefixStream, StreamError, common_segments, common_via, prefix_stream
+from ._stream import Frame, PrefixStream, StreamError, common_segments, prefix_stream
 from ._tools import ToolChange, tool_changes
 
 __all__ = [
@@ -19,7 +19,6 @@ __all__ = [
     "byte_window",
     "common_prefix_length",
     "common_segments",
-    "common_via",
     "compare",
     "compare_settings",
     "first_difference",

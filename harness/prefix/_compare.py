@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .._bodies import Encodings
 from ..dialects import ParsedBody
 from ..model import dumps
 from ._locate import Divergence, locate
 from ._stream import PrefixStream, prefix_stream
-
-if TYPE_CHECKING:
-    from .._bodies import Layout
 
 __all__ = ["MISSING", "PrefixComparison", "SettingChange", "compare", "compare_settings"]
 
@@ -61,23 +59,17 @@ class PrefixComparison:
 
 
 def compare(
-    parent: ParsedBody,
-    fork: ParsedBody,
-    *,
-    layouts: tuple[Layout | None, Layout | None] = (None, None),
+    parent: ParsedBody, fork: ParsedBody, *, known: Encodings | None = None
 ) -> PrefixComparison:
-    """Compare a parent's last request with a fork's first request.
+    """Compare a parent's last request with a fork's first request; segments in ``known``
+    are framed with its encodings (``harness._bodies.decode_pair``'s).
 
-    The streams are compared segment by segment up to the first difference; both lengths
-    are then measured (the report states them), so that a segment that cannot be encoded
-    raises ``StreamError`` here, not while the report is written. ``layouts`` are the
-    bodies' (``harness._bodies.decode_pair``): the same result, with less encoding.
+    ``StreamError`` when a segment of either cannot be encoded.
     """
-    parent_stream = prefix_stream(parent, layouts[0])
-    fork_stream = prefix_stream(fork, layouts[1])
+    parent_stream = prefix_stream(parent, known)
+    fork_stream = prefix_stream(fork, known)
     names, changes = compare_settings(parent.settings, fork.settings)
     divergence = locate(parent_stream, fork_stream)
-    _ = parent_stream.length + fork_stream.length  # measured now: see above
     return PrefixComparison(
         dialect=parent.dialect.name,
         parent=parent_stream,

@@ -1,8 +1,7 @@
 """Where two prefix streams part: byte offset, segment, JSON path and why.
 
-Segments are compared first, one encoding against the other (a C-level ``bytes`` comparison
-each), so the common prefix of two long histories costs one pass and no copy of either
-stream; only the first differing frame is built and examined closely.
+Frames are compared in order (``common_segments``); the first that differs is examined
+closely: the byte where the two frames part, and the JSON path of the value that differs.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._bodies import _common_length
 from ..model import join_path, json_kind
 from ._stream import Frame, PrefixStream, common_segments
 
@@ -32,28 +30,34 @@ class Divergence:
     reason: str
 
 
+_CHUNK = 4096
+"""Bytes compared at a time by ``common_prefix_length`` before it looks byte by byte."""
+
+
 def common_prefix_length(a: bytes, b: bytes) -> int:
-    """Length of the longest common prefix of two byte strings: compared in windows, never
-    byte by byte in Python (``harness._bodies._common_length``)."""
-    return _common_length(a, b)
+    """Length of the longest common prefix of two byte strings: equal chunks skipped, then
+    the chunk they part in looked at byte by byte. (Byte by byte throughout, a 10.8 MB
+    message that differs in its last byte took 1.15 s, twice in a ``diff`` of 1.3 s in all;
+    in chunks, 2.5 ms.)"""
+    at, n = 0, min(len(a), len(b))
+    while at < n and a[at : at + _CHUNK] == b[at : at + _CHUNK]:
+        at += _CHUNK
+    while at < n and a[at] == b[at]:
+        at += 1
+    return min(at, n)
 
 
-def locate(
-    parent: PrefixStream, fork: PrefixStream, *, same: int | None = None
-) -> Divergence | None:
-    """The first divergence, or None when the fork's stream starts with the parent's whole one.
-
-    ``same`` is ``common_segments(parent, fork)`` where the caller has counted it already."""
-    if same is None:
-        same = common_segments(parent, fork)
-    if same < min(len(parent.segments), len(fork.segments)):
-        p, f = parent.frame(same), fork.frame(same)
+def locate(parent: PrefixStream, fork: PrefixStream) -> Divergence | None:
+    """The first divergence, or None when the fork's stream starts with the parent's whole one."""
+    same = common_segments(parent, fork)
+    if same < min(len(parent.frames), len(fork.frames)):
+        p, f = parent.frames[same], fork.frames[same]
         offset = p.start + common_prefix_length(p.data, f.data)
         path, reason = _explain_frames(p, f)
         return Divergence(offset, p, f, path, reason)
-    if len(fork.segments) >= len(parent.segments):
+    if len(fork.frames) >= len(parent.frames):
         return None
-    missing = parent.frame(same)
+    missing = parent.frames[same]
     return Divergence(
         fork.length, missing, None, missing.name, "the fork's prefix ends before this segment"
     )

@@ -93,8 +93,7 @@ def assemble_request(seq: int, dialect: str, scenario: Mapping[str, Any]) -> dic
 
 def encode_assemble(seq: int, dialect: str, scenario: bytes) -> bytes:
     """``encode_line(assemble_request(seq, dialect, ...))`` for a scenario already encoded
-    (``scenario``: its compact JSON bytes), byte for byte: a scenario sent in several
-    dialects is encoded once."""
+    (``scenario``: its compact JSON bytes), byte for byte."""
     return b"".join(encode_assemble_parts(seq, dialect, scenario))
 
 

@@ -89,7 +89,6 @@ class _Streams:
 def _stream(dialect: str, body: bytes) -> PrefixStream | None:
     try:
         stream = prefix_stream(get_dialect(dialect).parse(orjson.loads(body)))
-        stream.length  # noqa: B018 - encodes it now: a segment that cannot be is unreadable
     except (KeyError, ValueError, RecursionError):
         return None
     return stream

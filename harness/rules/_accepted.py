@@ -20,7 +20,7 @@ __all__ = ["accepted_head", "accepted_system", "accepted_tools", "same_frames"]
 
 def same_frames(ctx: Context, parent: Body, child: Body, family: Family) -> bool:
     """Whether the two bodies' frames of ``family`` hold the same JSON, in order."""
-    mine, theirs = ctx.frames_of(parent, family), ctx.frames_of(child, family)
+    mine, theirs = parent.frames_of(family), child.frames_of(family)
     return [f.json for f in mine] == [f.json for f in theirs]
 
 

@@ -11,18 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
-from operator import is_
 
 import orjson
 
 from ..dialects import CacheScope, Dialect
-from ..model import FunctionCall, Message
-from ..prefix import Divergence, Frame, common_segments, locate
+from ..model import Message
+from ..prefix import Divergence, locate
 from ..protocol import Outcome
 from ..scenarios import CAPTURED, Scenario, completed_prefix
 from ._body import Body, message_frames, read_body
 from ._continuation import resolve
-from ._layout import Family
 from ._report import Cost
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
@@ -46,15 +44,6 @@ def parent_span(scenario: Scenario) -> tuple[Message, ...]:
     return tuple(span[:last])
 
 
-@dataclass(frozen=True, slots=True)
-class Calls:
-    """The function calls of a run of messages: the indexes of the messages holding any, and
-    how many calls come before each index (``before[k]``, for ``k`` up to the run's length)."""
-
-    messages: tuple[int, ...]
-    before: tuple[int, ...]
-
-
 @dataclass(frozen=True, eq=False)
 class Context:
     """A scenario, its dialect, the subject's outcome and its bodies as read (or why not)."""
@@ -69,16 +58,10 @@ class Context:
     problems: tuple[tuple[str, str], ...] = ()
     """(label, why) of each body that does not parse."""
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
-    _ends: dict[str, int] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
-    _aligned: dict[str, tuple[tuple[Message, ...], int]] = field(default_factory=dict, repr=False)
-    """Each history ``inherited_count`` has walked, with its ``aligned`` count."""
-    _shared: dict[str, int] = field(default_factory=dict, repr=False)
-    _starts: dict[str, tuple[Body, tuple[int, ...]]] = field(default_factory=dict, repr=False)
-    _names: dict[str, tuple[Body, dict[str, int]]] = field(default_factory=dict, repr=False)
-    _families: dict[str, tuple[Body, dict[str, tuple[int, ...]], dict[str, tuple[Frame, ...]]]] = (
-        field(default_factory=dict, repr=False)
-    )
+    """Each body's ``inherited_count``, by label."""
+    _starts: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    """Each body's ``message_starts``, by label."""
 
     @classmethod
     def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
@@ -86,14 +69,11 @@ class Context:
         problems: list[tuple[str, str]] = []
 
         def one(
-            label: str,
-            raw: bytes | None,
-            answer: tuple[Message, ...] | None = None,
-            like: Body | None = None,
+            label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect, like)
+            body: Body | str = read_body(label, raw, dialect)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
                 body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
@@ -105,11 +85,9 @@ class Context:
         parent: Body | None = None
         parent = one("parent", outcome.parent)
         answer = inherited_span(scenario)[len(parent_span(scenario)) :]
-        children = [
-            one(f"children[{i}]", raw, answer, parent) for i, raw in enumerate(outcome.children)
-        ]
+        children = [one(f"children[{i}]", raw, answer) for i, raw in enumerate(outcome.children)]
         follow_ups = [one(f"follow_ups[{i}]", raw) for i, raw in enumerate(outcome.follow_ups)]
-        parent_next = one("parent_next", outcome.parent_next, like=parent)
+        parent_next = one("parent_next", outcome.parent_next)
         return cls(
             scenario,
             dialect,
@@ -151,21 +129,6 @@ class Context:
         """The inherited span of the scenario."""
         return inherited_span(self.scenario)
 
-    @cached_property
-    def inherited_calls(self) -> Calls:
-        """Where the inherited span's function calls are (several rules walk the span for
-        them, once per child)."""
-        messages, before, count = [], [0], 0
-        for k, message in enumerate(self.inherited):
-            calls = count
-            for part in message.parts:  # ``function_calls``, without a tuple of them
-                if isinstance(part, FunctionCall):
-                    count += 1
-            if count > calls:
-                messages.append(k)
-            before.append(count)
-        return Calls(tuple(messages), tuple(before))
-
     # --- the bodies ------------------------------------------------------------------------
 
     def inherited_count(self, body: Body) -> int:
@@ -177,46 +140,24 @@ class Context:
         ``history-inherited`` reports). So a task sent after a shortened history is after
         the inherited part, and a task written into an inherited message is inside it."""
         if body.label not in self._counts:
-            history = body.request.history
-            walked = self._aligned.values()
-            known = max((_same(history, h, n) for h, n in walked), default=0)
-            count, aligned = _kept(self.inherited, history, known)
-            self._counts[body.label], self._aligned[body.label] = count, (history, aligned)
+            self._counts[body.label] = _kept(self.inherited, body.request.history)
         return self._counts[body.label]
-
-    def aligned(self, body: Body) -> int:
-        """How many of the body's leading messages equal the inherited span's at the same
-        index: no rule finds a difference there that it does not find in the span itself (the
-        usual copy of the span is aligned all along, and a rule then looks past it only)."""
-        if body.label not in self._aligned:
-            self.inherited_count(body)
-        return self._aligned[body.label][1]
-
-    def known_aligned(self, body: Body) -> int | None:
-        """``aligned`` if ``inherited_count`` has walked this body's history already, else
-        None (nothing is compared to learn it)."""
-        held = self._aligned.get(body.label)
-        return held[1] if held is not None and held[0] is body.request.history else None
 
     def inherited_end(self, body: Body) -> int:
         """The index of the body's first frame after the inherited span (head included): the
         frames of the body's own first messages, as many as ``inherited_count`` says."""
-        if body.label not in self._ends:
-            starts = self.message_starts(body)  # a count past the history: all its frames
-            first = starts[min(self.inherited_count(body), len(starts) - 1)]
-            self._ends[body.label] = min(first, body.frame_count)
-        return self._ends[body.label]
+        starts = self.message_starts(body)  # a count past the history: all its frames
+        first = starts[min(self.inherited_count(body), len(starts) - 1)]
+        return min(first, body.frame_count)
 
     def message_starts(self, body: Body) -> tuple[int, ...]:
         """The index of each history message's first frame in ``body``, and after them the
         index past the last message's frames (not cut to the body's frames): counted once per
         body (``message_frames``), since several rules map messages to frames."""
-        held = self._starts.get(body.label)
-        if held is None or held[0] is not body:
+        if body.label not in self._starts:
             counts = message_frames(self.dialect, body.request.history)
-            starts = tuple(accumulate(counts, initial=body.history_start))
-            held = self._starts[body.label] = (body, starts)
-        return held[1]
+            self._starts[body.label] = tuple(accumulate(counts, initial=body.history_start))
+        return self._starts[body.label]
 
     def message_span(self, body: Body, k: int) -> tuple[int, int]:
         """The frame indexes [start, end) of message ``k`` (from 0) of ``body``'s history (the
@@ -227,59 +168,17 @@ class Context:
             return starts[k], min(starts[k + 1], body.frame_count)
         return starts[-1], min(starts[-1], body.frame_count)
 
-    def segment_index(self, body: Body, name: str) -> int | None:
-        """The index of the body's first frame called ``name`` (``Body.frame_index``), found
-        by the segments' names: no frame is built, and the names are indexed once per body."""
-        held = self._names.get(body.label)
-        if held is None or held[0] is not body:
-            names: dict[str, int] = {}
-            for i, segment in enumerate(body.stream.segments):
-                names.setdefault(segment.name, i)
-            held = self._names[body.label] = (body, names)
-        return held[1].get(name)
-
-    def frames_of(self, body: Body, family: Family) -> tuple[Frame, ...]:
-        """``body.frames_of(family)``: the frames of one family, in stream order, found by
-        an index of the body's families made once (several rules ask for the head's), and
-        each family's frames built once per body (frames are immutable)."""
-        held = self._families.get(body.label)
-        if held is None or held[0] is not body:
-            index: dict[str, list[int]] = {}
-            for i, fam in enumerate(body.families):
-                index.setdefault(fam, []).append(i)
-            found = {fam: tuple(indexes) for fam, indexes in index.items()}
-            held = self._families[body.label] = (body, found, {})
-        built = held[2]
-        frames = built.get(family)
-        if frames is None:
-            frame = body.stream.frame
-            frames = built[family] = tuple(frame(i) for i in held[1].get(family, ()))
-        return frames
-
     def inherited_offset(self, body: Body) -> int:
         """The byte offset in the body's prefix stream where the inherited span ends."""
         end = self.inherited_end(body)
-        return body.stream.frame(end - 1).end if end else 0
+        return body.frames[end - 1].end if end else 0
 
     def divergence(self, body: Body) -> Divergence | None:
         """Where ``body`` leaves the parent's prefix stream (the parent must be there)."""
         assert self.parent is not None
         if body.label not in self._divergences:
-            same = self.shared_segments(body)
-            self._divergences[body.label] = locate(self.parent.stream, body.stream, same=same)
+            self._divergences[body.label] = locate(self.parent.stream, body.stream)
         return self._divergences[body.label]
-
-    def shared_segments(self, body: Body) -> int:
-        """How many leading segments ``body`` frames as the parent does (``common_segments``;
-        the parent must be there)."""
-        assert self.parent is not None
-        if body.label not in self._shared:
-            self._shared[body.label] = common_segments(self.parent.stream, body.stream)
-        return self._shared[body.label]
-
-    def known_shared(self, body: Body) -> int | None:
-        """``shared_segments`` if it has been counted already, else None (nothing encoded)."""
-        return self._shared.get(body.label)
 
     def cost(self, body: Body) -> Cost:
         """The parent's prefix bytes ``body`` could reuse but does not (the parent must be
@@ -299,7 +198,7 @@ class Context:
             start = 0
         else:
             first = next((i for i, f in enumerate(parent.families) if f == scope), None)
-            start = parent.stream.frame(first).start if first is not None else parent.stream.length
+            start = parent.frames[first].start if first is not None else parent.stream.length
         reusable = min(parent.stream.length, body.stream.length)
         return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
 
@@ -314,34 +213,18 @@ class Context:
         return None
 
 
-def _same(history: tuple[Message, ...], other: tuple[Message, ...], limit: int) -> int:
-    """How many of the first ``limit`` messages of two histories are the very same objects
-    (a dialect's reader gives equal bodies' equal messages as one object)."""
-    flags = list(map(is_, history[:limit], other[:limit]))
-    return flags.index(False) if False in flags else len(flags)
-
-
-def _kept(
-    span: tuple[Message, ...], history: tuple[Message, ...], known: int = 0
-) -> tuple[int, int]:
-    """``Context.inherited_count`` and ``Context.aligned``: the leading run of messages
-    equal to the span's at the same index first (each one found where the search would
-    look first), then the search of what is left of the span. The first ``known`` messages
-    are known to equal the span's (they are those of a history already walked)."""
-    n = len(span)
-    aligned, common = known, min(n, len(history))
-    while aligned < common and span[aligned] == history[aligned]:
-        aligned += 1
-    j = aligned
-    for i in range(aligned, len(history)):
-        if j >= n:
-            return i, aligned
-        message = history[i]
-        found = next((k for k in range(j, n) if span[k] == message), None)
+def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> int:
+    """``Context.inherited_count``: each message of ``history`` searched for in what is
+    left of ``span``, up to the first one not found there."""
+    j = 0
+    for i, message in enumerate(history):
+        if j >= len(span):
+            return i
+        found = next((k for k in range(j, len(span)) if span[k] == message), None)
         if found is None:
-            return (n if message.role == span[j].role else i), aligned
+            return len(span) if message.role == span[j].role else i
         j = found + 1
-    return n, aligned
+    return len(span)
 
 
 def encoded(text: str) -> bytes:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import cache
 
 from ..dialects import get_dialect
 from ..protocol import Outcome, Subject
 from ..scenarios import Lifecycle, Scenario
-from ._catalog import RuleInfo, catalog
+from ._catalog import catalog
 from ._checks import CHECKS
 from ._context import Context
 from ._report import Finding, ScenarioReport
@@ -68,7 +69,7 @@ def evaluate(
             only = ("well-formed", "a body does not parse; see well-formed")
     findings = []
     rules = catalog()
-    for info, scope in zip(rules, _scopes(rules, dialect, scenario.lifecycle), strict=True):
+    for info, scope in zip(rules, _scopes(dialect, scenario.lifecycle), strict=True):
         if scope is not None:
             findings.append(Finding(info.id, "not-applicable", scope))
         elif only is not None and info.id != only[0]:
@@ -81,22 +82,11 @@ def evaluate(
     return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
 
 
-_SCOPES: dict[tuple[str, str], tuple[tuple[RuleInfo, ...], tuple[str | None, ...]]] = {}
-"""Each catalog rule's ``scope_problem`` by dialect and lifecycle (with the catalog it was
-found for): the same for every run."""
-_SCOPES_MAX = 64
-
-
-def _scopes(
-    rules: tuple[RuleInfo, ...], dialect: str, lifecycle: Lifecycle
-) -> tuple[str | None, ...]:
-    held = _SCOPES.get((dialect, lifecycle))
-    if held is None or held[0] is not rules:
-        if len(_SCOPES) >= _SCOPES_MAX:
-            _SCOPES.clear()
-        scopes = tuple(info.scope_problem(dialect, lifecycle) for info in rules)
-        held = _SCOPES[dialect, lifecycle] = (rules, scopes)
-    return held[1]
+@cache
+def _scopes(dialect: str, lifecycle: Lifecycle) -> tuple[str | None, ...]:
+    """Each catalog rule's ``scope_problem`` in ``dialect`` for ``lifecycle``: the same for
+    every run."""
+    return tuple(info.scope_problem(dialect, lifecycle) for info in catalog())
 
 
 def by_cost(finding: Finding) -> Finding:

@@ -10,7 +10,6 @@ call-args-kept (its own rule, not a history-ordering failure).
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 
 from ..model import FunctionCall, Message
@@ -141,12 +140,7 @@ def call_args_kept(ctx: Context) -> Finding:
 
 def _args(ctx: Context, child: Body) -> Finding:
     span, history = ctx.inherited, child.request.history
-    shared = min(len(span), len(history))
-    holding = ctx.inherited_calls.messages  # only a call can be redacted, and only where
-    for k in holding[bisect_left(holding, ctx.aligned(child)) :]:  # the copy is not equal
-        if k >= shared:
-            break
-        want, got = span[k], history[k]
+    for k, (want, got) in enumerate(zip(span, history, strict=False)):
         pairs = zip(want.parts, got.parts, strict=False)
         redacted = next((w for w, g in pairs if _redacted(w, g)), None)
         if not isinstance(redacted, FunctionCall):
@@ -162,7 +156,7 @@ def _args(ctx: Context, child: Body) -> Finding:
             f"inherited message {k} to {{}}: it parts from the parent's continuation there"
         )
         return Finding("call-args-kept", "warning", message, evidence, cost)
-    calls = ctx.inherited_calls.before[shared]
+    calls = sum(len(m.function_calls) for m in span[: len(history)])
     message = f"{child.label} keeps the arguments of the {calls} inherited calls"
     return Finding("call-args-kept", "pass", message)
 

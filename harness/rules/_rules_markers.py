@@ -40,8 +40,8 @@ def cache_markers(ctx: Context) -> Finding:
 def _fail(
     ctx: Context, child: Body, marker: CacheMarker | None, reason: str, message: str
 ) -> Finding:
-    index = None if marker is None else ctx.segment_index(child, marker.segment) or 0
-    frame = None if index is None else child.stream.frame(index)
+    index = None if marker is None else child.frame_index(marker.segment) or 0
+    frame = None if index is None else child.frames[index]
     evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", message, evidence)
 
@@ -57,8 +57,8 @@ def _readable(ctx: Context, child: Body) -> tuple[CacheMarker, ...]:
     shared = ctx.parent.stream.length if d is None else d.offset
     out = []
     for marker in ctx.parent.parsed.markers:
-        index = ctx.segment_index(ctx.parent, marker.segment)
-        if index is not None and ctx.parent.stream.frame(index).end <= shared:
+        index = ctx.parent.frame_index(marker.segment)
+        if index is not None and ctx.parent.frames[index].end <= shared:
             out.append(marker)
     return tuple(out)
 
@@ -124,7 +124,7 @@ def _placement(
     reads: list[tuple[CacheMarker, CacheMarker]],
 ) -> Finding:
     names = child.parsed.cache_markers
-    found = (ctx.segment_index(child, name) for name in names)
+    found = (child.frame_index(name) for name in names)
     indexes = sorted(i for i in found if i is not None)
     segments = child.stream.segments  # a frame's name is its segment's: none is built
     last, end = len(segments) - 1, ctx.inherited_end(child) - 1
@@ -154,7 +154,7 @@ def _placement(
         reason = f"the only marker at or after {boundary} is on the {trailing}"
     else:
         reason = f"every marker comes before the end of the inherited prefix ({boundary})"
-    marked = child.stream.frame(indexes[-1]) if indexes else None
+    marked = child.frames[indexes[-1]] if indexes else None
     evidence = at(marked, marked.start if marked else None, body=child.label, reason=reason)
     return Finding(RULE, "fail", f"{child.label}: {reason}", evidence)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..model import Message, Text
-from ..prefix import Divergence, Frame, common_via, locate
+from ..prefix import Divergence, Frame, locate
 from ..scenarios import parent_preset
 from ._accepted import accepted_head
 from ._body import Body
@@ -184,8 +184,7 @@ def _misplaced(
             where = f"the {family} segment {frame.name}" if frame is not None else "the head"
             return frame, offset, f"the task text is in {where}"
     history, span = child.request.history, ctx.inherited
-    aligned = ctx.aligned(child)  # equal messages hold the task as often as each other
-    for k in range(aligned, min(len(history), len(span), ctx.inherited_count(child))):
+    for k in range(min(len(history), len(span), ctx.inherited_count(child))):
         found = _count(history[k], task)  # the span's count only matters where one is found
         if found and found > _count(span[k], task):
             start, end = ctx.message_span(child, k)
@@ -266,18 +265,6 @@ def _directive_at(ctx: Context, index: int, child: Body) -> int | None:
     return None
 
 
-def _common(ctx: Context, first: Body, child: Body) -> int | None:
-    """How many leading segments two siblings frame alike, from how many each frames as the
-    parent does where both are counted already (``common_via``: no segment the parent
-    comparisons settled is encoded again); None where they are not."""
-    if ctx.parent is None:
-        return None
-    mine, theirs = ctx.known_shared(first), ctx.known_shared(child)
-    if mine is None or theirs is None:
-        return None
-    return common_via(first.stream, child.stream, mine, theirs)
-
-
 def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child: Body) -> Finding:
     """Child ``index`` against the first sibling, whose directive is at ``at_first``."""
     rule = "siblings-shared"
@@ -290,7 +277,7 @@ def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child:
     theirs, mine = starts
     assert theirs is not None
     assert mine is not None
-    d = locate(first.stream, child.stream, same=_common(ctx, first, child))
+    d = locate(first.stream, child.stream)
     shared = first.stream.length if d is None else d.offset
     if mine == theirs and shared >= mine:
         message = f"{child.label} equals {first.label} up to its directive (byte {mine:,})"

@@ -37,8 +37,8 @@ def system_identical(ctx: Context) -> Finding:
 def _system(ctx: Context, child: Body) -> Finding:
     assert ctx.parent is not None
     evidence = between(
-        ctx.frames_of(ctx.parent, "system"),
-        ctx.frames_of(child, "system"),
+        ctx.parent.frames_of("system"),
+        child.frames_of("system"),
         body=child.label,
         against="parent",
         what="system instruction",
@@ -61,8 +61,8 @@ def tools_identical(ctx: Context) -> Finding:
 def _tools(ctx: Context, child: Body) -> Finding:
     assert ctx.parent is not None
     evidence = between(
-        ctx.frames_of(ctx.parent, "tools"),
-        ctx.frames_of(child, "tools"),
+        ctx.parent.frames_of("tools"),
+        child.frames_of("tools"),
         body=child.label,
         against="parent",
         what="tool declarations",
@@ -83,7 +83,7 @@ def _tool_change(ctx: Context, child: Body, most: int = 4) -> str:
     """What happened to the tools, matched by name on the wire: removed, added at, moved from
     one position to another, changed (and how), or only their key order changed."""
     assert ctx.parent is not None
-    changes = tool_changes(ctx.frames_of(ctx.parent, "tools"), ctx.frames_of(child, "tools"))
+    changes = tool_changes(ctx.parent.frames_of("tools"), child.frames_of("tools"))
     if not changes:
         return "a tool declaration differs in its bytes"
     said = [c.sentence for c in changes[:most]]
@@ -111,8 +111,8 @@ def _settings(ctx: Context, child: Body) -> Finding:
     dialect, rule = ctx.dialect, "settings-identical"
     names, changes = compare_settings(ctx.parent.parsed.settings, child.parsed.settings)
     segments = between(
-        ctx.frames_of(ctx.parent, "settings"),
-        ctx.frames_of(child, "settings"),
+        ctx.parent.frames_of("settings"),
+        child.frames_of("settings"),
         body=child.label,
         against="parent",
         what="settings segments",

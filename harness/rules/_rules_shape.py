@@ -9,11 +9,8 @@ are optional, by name and position when a side carries none).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import is_
 
-from ..dialects._memo import on_forget
 from ..model import FunctionCall, FunctionResponse, Message
-from ..scenarios import Scenario
 from ._body import Body, message_frame
 from ._context import Context
 from ._evidence import at
@@ -80,64 +77,31 @@ def _repeats(parent: Body | None) -> set[tuple[int, str]]:
 
 
 def call_pairing(ctx: Context) -> Finding:
-    findings, walked = [], None
-    for body in _bodies(ctx):
-        finding, walked = _pairing(ctx, body, walked)
-        findings.append(finding)
+    findings = [_pairing(ctx, body) for body in _bodies(ctx)]
     return combine("call-pairing", findings, none="no child body to check")
-
-
-Walked = tuple[tuple[Message, ...], int]
-"""A history whose every call is answered (walked whole, none open at its end), with how
-many calls it holds."""
-
-
-def _extends(history: tuple[Message, ...], walked: Walked | None) -> int:
-    """How many leading messages of ``history`` are those of the history ``walked``, the
-    very objects (a follow-up read in a dialect that gives equal messages as one object):
-    all of them, or -1. The walk goes on after them as a walk of them ended."""
-    if walked is None:
-        return -1
-    before = walked[0]
-    n = len(before)
-    if n > len(history) or not all(map(is_, history[:n], before)):
-        return -1
-    return n
 
 
 def _describe(parts: Sequence[FunctionCall | FunctionResponse]) -> str:
     return "[" + ", ".join(f"{p.name}#{p.id}" for p in parts) + "]"
 
 
-_CALL_PARTS = (FunctionCall, FunctionResponse)
-
 Answered = Callable[[Sequence[FunctionCall], Sequence[FunctionResponse]], bool]
 
 
 def _walk(
-    history: Sequence[Message], answered: Answered, start: int, calls: tuple[FunctionCall, ...]
+    history: Sequence[Message], answered: Answered
 ) -> tuple[int, str] | tuple[None, tuple[FunctionCall, ...]]:
-    """Pair calls and responses from message ``start`` on, with ``calls`` open before it:
-    the index of the first message that breaks the pairing and why, or None and the calls
-    still open at the end."""
-    plain = answered((), ())  # a turn without calls after one without calls
-    for k in range(start, len(history)):
-        message = history[k]
-        role, parts = message.role, message.parts
+    """Pair calls and responses in order: the index of the first message that breaks the
+    pairing and why, or None and the calls still open at the end."""
+    calls: tuple[FunctionCall, ...] = ()
+    for k, message in enumerate(history):
+        role = message.role
         if role == "system":  # between turns, where a dialect allows it
             continue
-        for part in parts:  # most messages hold no call or response at all
-            if isinstance(part, _CALL_PARTS):
-                own = tuple([p for p in parts if isinstance(p, FunctionCall)])
-                responses = tuple([p for p in parts if isinstance(p, FunctionResponse)])
-                break
-        else:
-            own = responses = ()
+        responses = message.function_responses
         if role == "model" and responses:
             return k, "is a model turn holding function responses"
-        if role == "user" and not (
-            plain if not calls and not responses else answered(calls, responses)
-        ):
+        if role == "user" and not answered(calls, responses):
             problem = (
                 f"does not answer the calls before it one to one "
                 f"(calls {_describe(calls)}, responses {_describe(responses)})"
@@ -145,84 +109,20 @@ def _walk(
             return k, problem
         if role == "model" and calls:
             return k, f"follows calls {_describe(calls)} that were never answered"
-        calls = own if role == "model" else ()
+        calls = message.function_calls if role == "model" else ()
     return None, calls
 
 
-_SPAN_BREAKS: dict[tuple[int, object], tuple[Scenario, int | None]] = {}
-"""Where the pairing of a scenario's inherited span breaks (None: nowhere), by the scenario
-(held, so its id stays its own) and the dialect's pairing function: one walk of the span
-serves every dialect that pairs alike (a check runs each dialect's scenarios in turn, so
-as many are held as a run has), and every body that copies the span."""
-_SPAN_BREAKS_MAX = 256
-on_forget(_SPAN_BREAKS.clear)
-
-
-def _span_break(ctx: Context, answered: Answered) -> int | None:
-    """The first message of the inherited span that breaks the pairing, if one does."""
-    pairing = getattr(answered, "__func__", answered)
-    key = (id(ctx.scenario), pairing)
-    held = _SPAN_BREAKS.get(key)
-    if held is None or held[0] is not ctx.scenario:
-        if len(_SPAN_BREAKS) >= _SPAN_BREAKS_MAX:
-            del _SPAN_BREAKS[next(iter(_SPAN_BREAKS))]
-        at, _ = _walk(ctx.inherited, answered, 0, ())
-        held = _SPAN_BREAKS[key] = (ctx.scenario, at if isinstance(at, int) else None)
-    return held[1]
-
-
-def _settled(ctx: Context, body: Body, answered: Answered) -> int:
-    """How many leading messages of ``body`` need no walk: those equal to the span's (its
-    ``aligned`` count: a child's, which the span's rules count anyway, or another body's
-    counted already) before any place the span's own pairing breaks. Equal messages pair
-    as the span's do, so the walk goes on after them as it would have."""
-    aligned = ctx.aligned(body) if body in ctx.children else ctx.known_aligned(body)
-    if not aligned:
-        return 0
-    at = _span_break(ctx, answered)
-    return 0 if at is not None and at < aligned else aligned
-
-
-def _open_calls(history: Sequence[Message], start: int) -> tuple[FunctionCall, ...]:
-    """The calls a walk has open before message ``start``: the last turn's, if a model's."""
-    k = start - 1
-    while k >= 0 and history[k].role == "system":
-        k -= 1
-    return history[k].function_calls if k >= 0 and history[k].role == "model" else ()
-
-
-def _pairing(ctx: Context, body: Body, walked: Walked | None) -> tuple[Finding, Walked | None]:
-    """The body's finding, and the history walked whole lately (``walked``, or this one)."""
+def _pairing(ctx: Context, body: Body) -> Finding:
     rule, history = "call-pairing", body.request.history
-    answered = ctx.dialect.calls_answered  # what ``calls_answered`` asks of a dialect
-    start = _extends(history, walked)
-    calls: tuple[FunctionCall, ...] = ()
-    if start >= 0:
-        assert walked is not None
-        counted = walked[1]
-    else:
-        start = _settled(ctx, body, answered)
-        calls, counted = _open_calls(history, start), ctx.inherited_calls.before[start]
-    at, found = _walk(history, answered, start, calls)
+    at, found = _walk(history, ctx.dialect.calls_answered)
     if isinstance(at, int):
         assert isinstance(found, str)
-        return _flag(ctx, rule, body, at, found), walked
+        return _flag(ctx, rule, body, at, found)
     if found:
-        problem = "ends the request with open calls"
-        return _flag(ctx, rule, body, len(history) - 1, problem), walked
-    total = counted + _calls(history, start)
-    message = f"{body.label}: each of its {total} calls has one response"
-    return Finding(rule, "pass", message), (history, total)
-
-
-def _calls(history: Sequence[Message], start: int) -> int:
-    """How many function calls the messages from ``start`` on hold."""
-    count = 0
-    for k in range(start, len(history)):
-        for part in history[k].parts:
-            if isinstance(part, FunctionCall):
-                count += 1
-    return count
+        return _flag(ctx, rule, body, len(history) - 1, "ends the request with open calls")
+    total = sum(len(m.function_calls) for m in history)
+    return Finding(rule, "pass", f"{body.label}: each of its {total} calls has one response")
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

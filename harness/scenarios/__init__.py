@@ -6,7 +6,6 @@ from ._history import (
     calls_answered,
     check_history,
     completed_prefix,
-    extended_history,
     history_ending,
     history_problems,
 )
@@ -45,7 +44,6 @@ __all__ = [
     "calls_answered",
     "check_history",
     "completed_prefix",
-    "extended_history",
     "has_send_message",
     "history_ending",
     "history_problems",

@@ -16,7 +16,6 @@ from ..assemblers import (
     follow_up,
 )
 from ..dialects import all_dialects, get_dialect
-from ..dialects._memo import on_forget
 from ..model import FunctionCall, Message, Preset, Request
 from ..protocol import Outcome, OutcomeStatus
 from ..scenarios import Lifecycle, Scenario, completed_prefix, parent_preset
@@ -70,15 +69,6 @@ class _Plan:
         )
 
 
-_PLANS: dict[int, tuple[Scenario, Wording, _Plan]] = {}
-"""Plans made lately, by the ``id`` of their scenario, which each holds (so no other object
-has its id), with the wording they were made with: a check assembles each scenario once
-per dialect, a dialect's whole run (fixtures, then the generated scenarios) between two
-assemblies of one scenario. The oldest is dropped first."""
-_PLANS_MAX = 256
-on_forget(_PLANS.clear)
-
-
 @dataclass(frozen=True)
 class ReferenceSubject:
     """What a conforming runtime sends, for every scenario in every dialect."""
@@ -99,22 +89,12 @@ class ReferenceSubject:
         return self._plan(scenario).outcome(render)
 
     def _plan(self, scenario: Scenario) -> _Plan:
-        """The scenario's requests, made once for all dialects (a plan with an error is
-        made again: each assembly raises an exception of its own)."""
-        held = _PLANS.get(id(scenario))
-        if held is not None and held[0] is scenario and held[1] is self.wording:
-            return held[2]
+        """The scenario's requests, the same in every dialect."""
         if scenario.action in ("fork", "siblings"):
-            plan = self._forks(scenario)
-        elif scenario.action == "continuable":
-            plan = self._continuable(scenario)
-        else:
-            plan = self._spawn(scenario)
-        if plan.error is None:
-            if len(_PLANS) >= _PLANS_MAX:
-                del _PLANS[next(iter(_PLANS))]
-            _PLANS[id(scenario)] = (scenario, self.wording, plan)
-        return plan
+            return self._forks(scenario)
+        if scenario.action == "continuable":
+            return self._continuable(scenario)
+        return self._spawn(scenario)
 
     def _forks(self, scenario: Scenario) -> _Plan:
         results = assemble_siblings(

@@ -110,7 +110,6 @@ class SubprocessSubject:
         self._broken: SubjectStartError | None = None
         self._last: tuple[int, str] | None = None
         """The seq and scenario of the last reply read from the running process."""
-        self._encoded: tuple[Scenario, bytes] | None = None
         """The last scenario encoded and its JSON bytes, for its runs in other dialects."""
         self._held: Scenario | None = None
         """The scenario of the running process's previous ``assemble`` (a reference, compared
@@ -176,7 +175,7 @@ class SubprocessSubject:
         elif short:
             sent = encode_same_scenario(seq, dialect)
         else:
-            sent = encode_assemble_parts(seq, dialect, self._encode(scenario))
+            sent = encode_assemble_parts(seq, dialect, orjson.dumps(scenario_to_json(scenario)))
         try:
             line = process.exchange(sent, self.options.timeout)
         except ProcessTimeout:
@@ -219,16 +218,6 @@ class SubprocessSubject:
             parent_next=reply.parent_next,
             message=reply.message,
         )
-
-    def _encode(self, scenario: Scenario) -> bytes:
-        """The scenario's JSON bytes, encoded once for all its dialects: a check runs each
-        scenario in every dialect one after the other, so keeping the last one is enough
-        (it is kept by reference, so that identity is safe)."""
-        if self._encoded is not None and self._encoded[0] is scenario:
-            return self._encoded[1]
-        data = orjson.dumps(scenario_to_json(scenario))
-        self._encoded = (scenario, data)
-        return data
 
     # --- lifetime ---------------------------------------------------------------------------
 

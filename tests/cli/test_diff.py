@@ -11,9 +11,12 @@ from typing import Any
 import orjson
 import pytest
 
+from harness._bodies import decode_body
 from harness.cli import run
+from harness.dialects import get_dialect
+from harness.prefix import compare
 from harness.reports import DiffSubjects, diff_json, diff_text
-from tests.prefix.pairs import IDS, PAIRS, Pair, compared, slow_pair
+from tests.prefix.pairs import IDS, PAIRS, Pair
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "openai"
 PARENT, FORK, BROKEN = (str(EXAMPLES / n) for n in ("parent.json", "fork.json", "fork-broken.json"))
@@ -343,23 +346,43 @@ def test_control_characters_of_a_body_are_escaped(
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=IDS)
-def test_every_shortcut_gives_the_report_of_bodies_read_one_at_a_time(
+def test_edge_bodies_are_judged_by_their_values_and_warn_of_keys_held_twice(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pair: Pair
 ) -> None:
-    """The text, the JSON, the warnings and the exit code are those of the path that decodes
-    each body alone and encodes every segment."""
+    """Whitespace, escapes and a byte-order mark do not count, a number that only starts
+    alike does, an integer beyond 64 bits is compared exactly, and a key held twice is
+    compared by its last value and said on stderr, naming the file."""
+    parent, fork = tmp_path / "p.json", tmp_path / "f.json"
+    parent.write_bytes(pair.parent)
+    fork.write_bytes(pair.fork)
+    code, out, err = diff(capsys, str(parent), str(fork))
+    assert code == (0 if pair.kept else 1), out
+    assert ("an object holds the same key twice" in err) is pair.warned
+    assert err.count("prefix-harness: warning:") == int(pair.warned)
+    code, out, _ = diff(capsys, str(parent), str(fork), "--json")
+    assert orjson.loads(out)["preserved"] is pair.kept
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_the_report_is_that_of_the_bodies_read_one_at_a_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pair: Pair
+) -> None:
+    """The text, the JSON, the warnings and the exit code are those of each body decoded
+    alone and every segment encoded (``decode_pair``'s fast path changes nothing)."""
     parent, fork = tmp_path / "p.json", tmp_path / "f.json"
     parent.write_bytes(pair.parent)
     fork.write_bytes(pair.fork)
     warnings: list[str] = []
-    slow = compared(slow_pair(pair.parent, pair.fork, warnings, (str(parent), str(fork))))
+    bodies = [decode_body(p.read_bytes(), source=str(p), warnings=warnings) for p in (parent, fork)]
+    dialect = get_dialect("openai")
+    alone = compare(dialect.parse(bodies[0]), dialect.parse(bodies[1]))
     subjects = DiffSubjects(str(parent), str(fork))
     said = "".join(f"prefix-harness: warning: {w}\n" for w in warnings)
     code, out, err = diff(capsys, str(parent), str(fork))
-    assert (code, out, err) == (0 if slow.preserved else 1, diff_text(slow, subjects), said)
+    assert (code, out, err) == (0 if alone.preserved else 1, diff_text(alone, subjects), said)
     code, out, err = diff(capsys, str(parent), str(fork), "--json")
-    assert out.encode() == diff_json(slow, subjects)
-    assert (code, err) == (0 if slow.preserved else 1, said)
+    assert out.encode() == diff_json(alone, subjects)
+    assert (code, err) == (0 if alone.preserved else 1, said)
 
 
 @pytest.mark.parametrize("pair", PAIRS[:3], ids=IDS[:3])

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from harness.generation._histories import _built_filler, _words
+from harness.generation._histories import _words
 from harness.generation._sources import Dice
 from harness.model import FunctionCall, FunctionResponse, Message, Text
 from harness.scenarios import history_problems
@@ -173,23 +173,3 @@ def test_a_vocabulary_is_cut_into_words_and_kept_whole_for_seed_0() -> None:
         assert "".join(words) == "abcdefghij"  # cut in order, nothing lost or repeated
         counts.add(len(words))
     assert counts == set(range(1, 9))  # one to eight words
-
-
-def test_a_filler_drawn_again_is_the_one_built_and_equal_to_a_new_build() -> None:
-    """The last fillers built are kept: the same draws give the very messages built before,
-    equal to what a new build gives; draws that differ in type or by a byte do not match."""
-    names = ("a", "b")
-    cases = [
-        (names, 9, "x\\ny", bytes(range(12)), "pool", 7),
-        (names, 9, b"x\\ny", bytes(range(12)), "pool", 7),  # a unicode-heavy vocabulary's bytes
-        (names, 9, "x\\ny", bytes(range(12)) + b"\\0", "pool", 7),
-        (names, 9, "x\\ny", bytes(range(12)), "pool", 0),
-        (("a",), 9, "x\\ny", bytes(range(12)), "pool", 7),
-    ]
-    built = [_built_filler(*case) for case in cases]
-    for case, first in zip(cases, built, strict=True):
-        assert _built_filler(*case) is first
-        assert _built_filler.__wrapped__(*case) == first
-    assert len({id(b) for b in built}) == len(cases)
-    assert built[0] != built[1]
-    assert built[0] != built[3]

@@ -138,24 +138,6 @@ def test_a_tool_is_one_number_zero_the_simplest_and_each_digit_its_part() -> Non
     assert len(orjson.dumps(widest.parameters)) > 1000
 
 
-def test_tools_kept_are_those_tool_of_builds_and_are_forgotten() -> None:
-    from harness.dialects._memo import forget
-    from harness.generation._model import _tool, forget_tools
-
-    forget_tools()
-    codes = [0, 1, 2, 3, 2 + 4 * 77, 3 + 4 * (_LARGE_SHAPES - 1) + 4 * _LARGE_SHAPES * 5]
-    for large in (False, True):
-        for code in codes:
-            assert _tool(code, large) == tool_of(code, large)
-            assert _tool(code, large) is _tool(code, large)
-    assert _tool.cache_info().currsize == 2 * len(codes)
-    forget()
-    assert _tool.cache_info().currsize == 0
-    _tool(5, False)
-    forget_tools()
-    assert _tool.cache_info().currsize == 0
-
-
 @given(tools(min_size=2, max_size=6, large_schemas=None))
 def test_drawn_tools_keep_unique_names(drawn: tuple[Tool, ...]) -> None:
     names = [t.name for t in drawn]

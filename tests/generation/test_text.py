@@ -5,14 +5,10 @@ import re
 
 import orjson
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.generation._sources import Dice
 from harness.generation._text import (
-    _DICE_CHARS,
     _DICE_PIECES,
-    _FIRST,
-    _REST,
     dice_name,
     dice_text,
     name_codes,
@@ -88,37 +84,6 @@ def test_dice_text_is_empty_for_seed_0_and_varied_otherwise() -> None:
     assert any(not t.isascii() for t in made)
     assert len(set(made)) > 150
     assert all(re.fullmatch(r"[a-z][a-z0-9_]{0,15}", dice_name(Dice(s))) for s in range(1, 200))
-
-
-def _plain_dice_text(dice: Dice, max_size: int) -> str:
-    """``dice_text`` as first written, choice by choice through the dice's methods."""
-    size = dice.below(max_size + 1)
-    pieces: list[str] = []
-    length = 0
-    while length < size:
-        piece = dice.pick(_DICE_PIECES) if dice.chance(0.15) else dice.pick(_DICE_CHARS)
-        pieces.append(piece)
-        length += len(piece)
-    return "".join(pieces)[:size]
-
-
-def _plain_dice_name(dice: Dice) -> str:
-    return _FIRST[dice.below(26)] + "".join(
-        dice.pick(_REST) for _ in range(dice.below(16) if dice.chance(0.8) else 0)
-    )
-
-
-@given(st.integers(0, 2**64), st.sampled_from([0, 1, 2, 40, 320]))
-def test_dice_text_and_names_are_those_of_the_plain_loops(seed: int, max_size: int) -> None:
-    fast, plain = Dice(seed), Dice(seed)
-    made = [dice_text(fast, max_size), dice_name(fast), dice_text(fast, max_size), fast.below(99)]
-    wanted = [
-        _plain_dice_text(plain, max_size),
-        _plain_dice_name(plain),
-        _plain_dice_text(plain, max_size),
-        plain.below(99),  # the same rolls were spent: the dice go on alike
-    ]
-    assert made == wanted
 
 
 def test_dice_text_reaches_pieces_longer_than_a_character() -> None:

@@ -1,6 +1,7 @@
-"""Parent and fork bodies at the edges of the diff's shortcuts (``harness._bodies.Layout``):
-each pair as raw bytes, with how many leading messages the fork's layout should share with
-the parent's (None: the fork is not its own compact encoding, or the parent is not)."""
+"""Parent and fork bodies at the edges of reading and comparing: whitespace, escapes, a
+byte-order mark, keys held twice, integers beyond 64 bits, numbers that only start alike;
+each pair as raw bytes, with whether the fork keeps the parent's prefix and whether reading
+them warns of a key held twice."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from harness._bodies import BodyPair, decode_body
 from harness.model._json import dumps
-from harness.prefix import PrefixComparison, compare
 
 TOOLS = [{"type": "function", "function": {"name": "run", "parameters": {"type": "object"}}}]
 CALL = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}
@@ -43,8 +42,10 @@ class Pair(NamedTuple):
     name: str
     parent: bytes
     fork: bytes
-    shared: int | None
-    """Leading messages the fork's layout takes from the parent's; None: no fork layout."""
+    kept: bool
+    """The fork's prefix stream starts with the parent's."""
+    warned: bool = False
+    """Reading one of them says that an object holds a key twice."""
 
 
 def _wide(n: int, tail: list[dict[str, Any]]) -> bytes:
@@ -56,77 +57,72 @@ def _extended(last: dict[str, Any], tail: list[dict[str, Any]]) -> bytes:
 
 
 PAIRS = [
-    Pair("appended", PARENT, FORK, 4),  # the last: its closing bracket is the fork's comma
-    Pair("identical", PARENT, PARENT, 5),
-    Pair("shorter", PARENT, body(HISTORY[:3]), 2),  # the third: its bracket is the comma
-    Pair("tail-duplicate-key", PARENT, FORK.replace(GO, GO[:-1] + b',"content":"went"}'), None),
-    Pair("top-level-duplicate-after-span", PARENT, FORK[:-1] + b',"model":"n"}', None),
+    Pair("appended", PARENT, FORK, kept=True),
+    Pair("identical", PARENT, PARENT, kept=True),
+    Pair("shorter", PARENT, body(HISTORY[:3]), kept=False),
+    Pair(
+        "tail-duplicate-key",
+        PARENT,
+        FORK.replace(GO, GO[:-1] + b',"content":"went"}'),
+        kept=True,
+        warned=True,
+    ),
+    Pair(
+        "top-level-duplicate-after-span",
+        PARENT,
+        FORK[:-1] + b',"model":"n"}',
+        kept=True,
+        warned=True,
+    ),
     Pair(
         "array-read-again-after-span",
         PARENT,
         FORK[:-1] + b',"messages":' + orjson.dumps(HISTORY) + b"}",
-        None,
+        kept=True,
+        warned=True,
     ),
     Pair(
-        "duplicate-in-a-container-crossing-the-edge",
+        "duplicate-in-a-container",
         PARENT,
         FORK.replace(LAST, LAST.replace(b'"text":"c"', b'"text":"c","text":"d"')),
-        None,
+        kept=False,
+        warned=True,
     ),
-    Pair("crossing-number", body(HISTORY, n=12), body(HISTORY, n=123), 5),
+    Pair("crossing-number", body(HISTORY, n=12), body(HISTORY, n=123), kept=True),
     Pair(
         "crossing-number-in-a-message",
         _extended({"role": "user", "content": "x", "n": 12}, []),
         _extended({"role": "user", "content": "x", "n": 123}, TAIL),
-        5,
+        kept=False,
     ),
-    Pair("whitespace", PARENT, FORK.replace(b'"model":"m"', b'"model": "m"'), None),
-    Pair("whitespace-in-the-tail", PARENT, FORK.replace(GO, GO.replace(b",", b", ")), None),
-    Pair("escaped-slash-in-the-tail", PARENT, FORK.replace(b'"go"', b'"g\\/o"'), None),
+    Pair("whitespace", PARENT, FORK.replace(b'"model":"m"', b'"model": "m"'), kept=True),
+    Pair("whitespace-in-the-tail", PARENT, FORK.replace(GO, GO.replace(b",", b", ")), kept=True),
+    Pair("escaped-slash-in-the-tail", PARENT, FORK.replace(b'"go"', b'"g\\/o"'), kept=True),
     Pair(
         "escaped-slash-shared",
         PARENT.replace(b"agent.", b"agent\\/."),
         FORK.replace(b"agent.", b"agent\\/."),
-        None,
+        kept=True,
     ),
-    Pair("escaped-e-acute", PARENT, FORK.replace("é".encode(), b"\\u00e9"), None),
-    Pair("wide-integer-shared", _wide(WIDE, []), _wide(WIDE, TAIL), None),
-    Pair("wide-integer-differs", _wide(WIDE, []), _wide(WIDE + 1, TAIL), None),
-    Pair("wide-integer-outside", PARENT, FORK.replace(GO, GO[:-1] + b',"n":%d}' % WIDE), None),
-    Pair("early-change", PARENT, FORK.replace(b"coding agent", b"coding agents"), 0),
+    Pair("escaped-e-acute", PARENT, FORK.replace("é".encode(), b"\\u00e9"), kept=True),
+    Pair("wide-integer-shared", _wide(WIDE, []), _wide(WIDE, TAIL), kept=True),
+    Pair("wide-integer-differs", _wide(WIDE, []), _wide(WIDE + 1, TAIL), kept=False),
+    Pair(
+        "wide-integer-outside",
+        PARENT,
+        FORK.replace(GO, GO[:-1] + b',"n":%d}' % WIDE),
+        kept=True,
+    ),
+    Pair("early-change", PARENT, FORK.replace(b"coding agent", b"coding agents"), kept=False),
     Pair(
         "tools-moved",
         PARENT,
         orjson.dumps({"model": "m", "tools": TOOLS, "messages": HISTORY + TAIL}),
-        0,
+        kept=True,
     ),
-    Pair("bom", b"\xef\xbb\xbf" + PARENT, b"\xef\xbb\xbf" + FORK, 4),
-    Pair("bom-on-the-fork-alone", PARENT, b"\xef\xbb\xbf" + FORK, 4),
-    Pair("trailing-newline", PARENT + b"\n", FORK + b"\n", 4),
-    Pair("parent-not-compact", PARENT.replace(b",", b", "), FORK, 0),
+    Pair("bom", b"\xef\xbb\xbf" + PARENT, b"\xef\xbb\xbf" + FORK, kept=True),
+    Pair("bom-on-the-fork-alone", PARENT, b"\xef\xbb\xbf" + FORK, kept=True),
+    Pair("trailing-newline", PARENT + b"\n", FORK + b"\n", kept=True),
+    Pair("parent-not-compact", PARENT.replace(b",", b", "), FORK, kept=True),
 ]
 IDS = [p.name for p in PAIRS]
-
-
-def slow_pair(
-    parent: bytes, fork: bytes, warnings: list[str], sources: tuple[str, str] = ("p", "f")
-) -> BodyPair:
-    """The two bodies decoded one at a time, with no layout: the path every shortcut must
-    agree with."""
-    return BodyPair(
-        decode_body(parent, source=sources[0], warnings=warnings),
-        decode_body(fork, source=sources[1], warnings=warnings),
-        None,
-        None,
-    )
-
-
-def compared(pair: BodyPair) -> PrefixComparison:
-    from harness.dialects import get_dialect
-
-    dialect = get_dialect("openai")
-    return compare(
-        dialect.parse(pair.parent),
-        dialect.parse(pair.fork),
-        layouts=(pair.parent_layout, pair.fork_layout),
-    )

@@ -1,17 +1,14 @@
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.model import FunctionCall, FunctionResponse, Message, Text, freeze
 from harness.scenarios import (
     calls_answered,
     check_history,
     completed_prefix,
-    extended_history,
     history_ending,
     history_problems,
 )
-from harness.scenarios._history import _CHECKED, _describe, _walk
 from harness.strategies import histories
 
 CALL = FunctionCall("search", freeze({"q": "x"}), id="c1")
@@ -116,42 +113,6 @@ def test_generated_histories_pass_and_their_completed_prefix_too(
     assert history_ending(done) in ("empty", "model")
 
 
-EXTENDED_CASES = [
-    ((U, M_CALLS), (U_ANSWERS, M)),
-    ((U, M), (U, M)),
-    ((U, M), (U_ANSWERS,)),
-    ((U, M_CALLS), (U,)),
-    ((U,), (U,)),
-    ((U, M), (Message("user", ()),)),
-    ((U, M), (Message("system", (Text("s"),)), U)),
-    ((Message("system", (Text("s"),)),), ()),
-    ((), (M,)),
-    ((), ()),
-    ((U, M), ()),
-]
-
-
-@pytest.mark.parametrize(("base", "more"), EXTENDED_CASES)
-def test_extended_history_is_check_history_of_the_whole(
-    base: tuple[Message, ...], more: tuple[Message, ...]
-) -> None:
-    """The walk of the tail alone (from a base checked lately) finds what a walk of the
-    whole does: the same tuple, or the same error."""
-
-    def outcome(f, *args):  # type: ignore[no-untyped-def]
-        try:
-            return f(*args)
-        except ValueError as e:
-            return str(e)
-
-    whole = outcome(check_history, (*base, *more))
-    _CHECKED.clear()
-    assert outcome(extended_history, base, *more) == whole  # the base not known: walked whole
-    if outcome(check_history, base) == base:  # now the base is known
-        assert outcome(extended_history, base, *more) == whole
-        assert outcome(extended_history, base, *more) == whole
-
-
 def test_check_history_gives_a_checked_tuple_again_and_walks_a_list_each_time() -> None:
     history = (U, M_CALLS, U_ANSWERS, M)
     assert check_history(history) is history
@@ -163,87 +124,7 @@ def test_check_history_gives_a_checked_tuple_again_and_walks_a_list_each_time() 
         check_history(listed)
 
 
-def test_extended_history_remembers_what_it_checked() -> None:
-    first = check_history((U, M))
-    second = extended_history(first, U, M_CALLS)
-    third = extended_history(second, U_ANSWERS, M)
-    assert third == (U, M, U, M_CALLS, U_ANSWERS, M)
-    with pytest.raises(ValueError, match="history\\[6\\] has role 'model'"):
-        extended_history(third, M)
-
-
 def test_check_history_of_an_iterator_says_its_first_problem() -> None:
     """An iterator is walked once: its problems are said from that walk."""
     with pytest.raises(ValueError, match=r"^history: history\[1\] has role 'user'"):
         check_history(iter((U, U)))  # type: ignore[arg-type]
-
-
-def _plain_walk(
-    messages: list[object], first: int, previous: Message | None, turn: int
-) -> tuple[list[str], Message | None, int]:
-    """The walk as first written (every message's calls and responses looked up where each
-    check needs them, every pairing asked): the reference ``_walk`` must agree with."""
-    problems: list[str] = []
-    for i, message in enumerate(messages, first):
-        where = f"history[{i}]"
-        if not isinstance(message, Message):
-            problems.append(f"{where} is a {type(message).__name__}, not a Message")
-            previous = None
-            turn += 1
-            continue
-        if message.role == "system":
-            continue
-        expected = "user" if turn % 2 == 0 else "model"
-        turn += 1
-        if message.role != expected:
-            problems.append(
-                f"{where} has role {message.role!r} where {expected!r} is due: a history "
-                "alternates user/model starting with user"
-            )
-        if not message.parts:
-            problems.append(f"{where} has no parts")
-        if message.role == "model" and message.function_responses:
-            problems.append(f"{where} is a model message holding function responses")
-        if message.role == "user" and message.function_calls:
-            problems.append(f"{where} is a user message holding function calls")
-        calls = previous.function_calls if previous is not None else ()
-        if message.role == "user" and not calls_answered(calls, message.function_responses):
-            problems.append(
-                f"{where} does not answer the calls of the message before it one to one "
-                f"(calls {_describe(calls)}, responses {_describe(message.function_responses)})"
-            )
-        previous = message
-    return problems, previous, turn
-
-
-_AWKWARD_PARTS = st.sampled_from(
-    [
-        Text("t"),
-        FunctionCall("search", freeze({}), id="c1"),
-        FunctionCall("search", freeze({}), id="c2"),
-        FunctionCall("read", freeze({}), id="c1"),
-        FunctionCall("search", freeze({})),
-        FunctionResponse("search", 1, id="c1"),
-        FunctionResponse("search", 1, id="c2"),
-        FunctionResponse("read", 1, id="c1"),
-        FunctionResponse("search", 1),
-    ]
-)
-_AWKWARD = st.one_of(
-    st.builds(
-        Message,
-        st.sampled_from(["user", "model", "system", "tool"]),
-        st.lists(_AWKWARD_PARTS, max_size=4).map(tuple),
-    ),
-    st.sampled_from([None, "user", 3]),
-)
-
-
-@settings(max_examples=300)
-@given(st.lists(_AWKWARD, max_size=8), st.integers(0, 3), st.booleans())
-def test_the_walk_finds_what_the_plain_walk_finds(
-    items: list[object], turn: int, after_calls: bool
-) -> None:
-    previous = Message("model", (FunctionCall("search", freeze({}), id="c1"),))
-    start = previous if after_calls else None
-    assert _walk(items, 2, start, turn) == _plain_walk(items, 2, start, turn)

@@ -18,14 +18,13 @@ import pytest
 from harness.cli import run as cli
 from harness.model import Message, Preset, Text
 from harness.protocol import ProtocolError
-from harness.scenarios import Scenario, scenario_to_json
+from harness.scenarios import Scenario
 from harness.subjects import (
     Outcome,
     SubjectFailure,
     SubjectStartError,
     SubprocessOptions,
     SubprocessSubject,
-    _subprocess,
     is_subject_failure,
 )
 
@@ -423,29 +422,6 @@ def test_a_check_of_such_a_subject_fails_well_formed_saying_where_and_exits_1(
         assert others == {"not-applicable"}
     doc = " ".join((ONESHOT.parents[1] / "docs" / "protocol.md").read_text().split())
     assert f"`{BAD_BODIES[name]}`" in doc  # the page quotes what a check says
-
-
-def test_a_scenario_is_encoded_once_for_all_its_dialects(
-    run: Runner, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A check runs each scenario in every dialect one after the other: the request line of
-    the scenario sent last is built from its JSON encoded the first time."""
-    encoded: list[str] = []
-
-    def counted(s: Scenario) -> dict[str, object]:
-        encoded.append(s.id)
-        return scenario_to_json(s)
-
-    monkeypatch.setattr(_subprocess, "scenario_to_json", counted)
-    r = run(fake("slow"))
-    first, second = scenario("first"), scenario("second")
-    for s in (first, second):
-        for dialect in ("openai", "gemini", "anthropic"):
-            assert r.subject.assemble(s, dialect).status == "assembled"
-    assert encoded == ["first", "second"]
-    assert r.subject.assemble(first, "openai").status == "assembled"
-    assert r.subject.assemble(scenario("first"), "openai").status == "assembled"
-    assert encoded == ["first", "second", "first", "first"]  # only the last one is kept
 
 
 # --- same-scenario ---------------------------------------------------------------------------
