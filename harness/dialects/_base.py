@@ -241,6 +241,14 @@ class Dialect(ABC):
         model, known = facts.model(body.get("model"))
         return facts, model, known
 
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """A request's predicted cache usage in the provider's own usage fields (dotted
+        names for nested ones), as its response would report it; by default neutral
+        names."""
+        return {"input_tokens": total, "cached_tokens": read, "cache_write_tokens": written}
+
     def cache_view(self, body: Mapping[str, Any]) -> CacheView:
         """The body as its provider's cache sees it (``ParsedBody.cache``)."""
         units = self.units(body)

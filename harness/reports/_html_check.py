@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..prefix import Window, byte_window
-from ..rules import BYTES_PER_TOKEN, Cost, Evidence, Finding, ScenarioReport, catalog, rule_info
+from ..rules import Cost, Evidence, Finding, ScenarioReport, catalog, rule_info
 from ._html_page import anchor, bar, esc, esc_lines, percent
 from ._rules_text import MARKS
 
@@ -141,17 +141,19 @@ def _facts(e: Evidence, message: str) -> str:
 
 
 def cost_bar(label: str, cost: Cost) -> str:
-    """The child's prefix as a bar: shared (kept) then lost, widths from the cost in bytes."""
-    kept = cost.child_bytes - cost.lost_bytes
+    """The child's prefix as a bar: kept then lost, widths from the cost in tokens."""
+    whole = max(cost.prefix_tokens, cost.tokens)
+    kept = whole - cost.tokens
+    approx = "" if cost.exact else "~"
     what = (
-        f"{kept:,} of {cost.child_bytes:,} bytes of prefix shared"
-        f" ({percent(kept, cost.child_bytes):.1f}%), {cost.lost_bytes:,} lost"
-        f" (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token)"
+        f"{approx}{kept:,} of {approx}{whole:,} tokens of prefix kept"
+        f" ({percent(kept, whole):.1f}%), {approx}{cost.tokens:,} lost"
+        + ("" if cost.exact else " (estimate)")
     )
     return (
         f'<div class="barline cost" data-body="{esc(label)}">'
         f'<div class="what">{esc(label)}</div>'
-        f"<div>{bar([('kept', kept), ('lost', cost.lost_bytes)], cost.child_bytes, title=what)}"
+        f"<div>{bar([('kept', kept), ('lost', cost.tokens)], whole, title=what)}"
         f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'
         f" — {esc(what)}</div></div></div>"
     )

@@ -57,7 +57,7 @@ def _rules_table(outcomes: Outcomes) -> list[str]:
 def _costs(reports: Sequence[ScenarioReport]) -> dict[tuple[str, str, str], int]:
     """Bytes lost per (dialect, scenario, rule)."""
     return {
-        (r.dialect, r.scenario_id, f.rule): f.cost.lost_bytes
+        (r.dialect, r.scenario_id, f.rule): f.cost.tokens
         for r in reports
         for f in r.findings
         if f.cost is not None
@@ -106,7 +106,8 @@ def outcomes_markdown(outcomes: Outcomes) -> str:
         f" · {len(outcomes.expected_failures)} expected failures"
         f" · {len(outcomes.unexpected_passes)} unexpected passes"
         f" · {len(outcomes.accepted)} accepted divergences · {len(outcomes.warnings)} warnings"
-        f" · {len(outcomes.skipped)} skipped · {outcomes.lost_bytes:,} bytes of prefix lost",
+        f" · {len(outcomes.skipped)} skipped"
+        f" · {outcomes.lost_tokens:,} tokens of cached prefix lost",
     ]
     if outcomes.failed_on_warning is not None:
         lines += ["", md_text(outcomes.failed_on_warning)]

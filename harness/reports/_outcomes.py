@@ -131,9 +131,9 @@ class Outcomes:
         return self._warnings(False)
 
     @property
-    def lost_bytes(self) -> int:
+    def lost_tokens(self) -> int:
         """Inherited prefix lost, in bytes, summed over every finding with a cost."""
-        return sum(f.cost.lost_bytes for r in self.reports for f in r.findings if f.cost)
+        return sum(f.cost.tokens for r in self.reports for f in r.findings if f.cost)
 
 
 def _failure(report: ScenarioReport, finding: Finding, reason: str | None = None) -> Entry:

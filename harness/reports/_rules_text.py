@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..prefix import Window
-from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Finding, ScenarioReport, Status
+from ..rules import REFERENCE_PARENT_TOKENS, STATUSES, Cost, Finding, ScenarioReport, Status
 from ._escape import caret_pad, printable
 
 if TYPE_CHECKING:
@@ -28,13 +28,29 @@ MARKS: dict[Status, str] = {
 
 
 def cost_text(cost: Cost) -> str:
-    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens)``,
-    and the real count where the tokens extra made one (``; 287 tokens in o200k_base``)."""
-    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
-    return (
-        f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
-        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token{real})"
+    """``~1,234 tokens of cached prefix lost to a divergence = 35.0% of the child's prefix
+    (estimate); at a 50,000-token parent ~20,000 tokens, $0.0540 a child (Claude Sonnet 5
+    prices); the provider calls it tools_changed``."""
+    tokens = f"{cost.tokens:,}" if cost.exact else f"~{cost.tokens:,}"
+    counted = f"in {cost.encoding}" if cost.exact and cost.encoding else "estimate"
+    text = (
+        f"{tokens} tokens of cached prefix lost to {_CAUSES[cost.cause]} = {cost.share:.1%} "
+        f"of the child's prefix ({counted})"
     )
+    if cost.reference_tokens is not None:
+        text += f"; at a {REFERENCE_PARENT_TOKENS:,}-token parent ~{cost.reference_tokens:,} tokens"
+        if cost.reference_usd and cost.model:
+            text += f", ${cost.reference_usd:.4f} a child ({cost.model} prices)"
+    if cost.miss_reason:
+        text += f"; the provider calls it {cost.miss_reason}"
+    return text
+
+
+_CAUSES = {
+    "divergence": "a divergence",
+    "settings": "a changed setting",
+    "boundaries": "the child's cache boundaries",
+}
 
 
 def _window(label: str, window: Window, width: int) -> list[str]:
@@ -141,7 +157,7 @@ def attention_lines(outcomes: Outcomes, *, verbose: bool = False) -> list[str]:
             lines += [
                 f"  {MARKS['warning']} "
                 + printable(f"{r.dialect} · {r.scenario_id} · {f.rule}: {f.message}")
-                + (f" — cost {f.cost.lost_bytes:,} bytes" if f.cost is not None else "")
+                + (f" — cost {f.cost.tokens:,} tokens" if f.cost is not None else "")
                 for r, f in found
             ]
     if skipped:

@@ -8,20 +8,20 @@ has cached; the scenario is the reference only for content (``_content``), never
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate
 
 import orjson
 
 from ..dialects import CacheScope, Dialect
 from ..model import Message
-from ..prefix import Divergence, locate
+from ..prefix import CacheSimulator, Divergence, PrefixCache, Priced, judge_pair, locate
 from ..protocol import Outcome
 from ..scenarios import CAPTURED, Scenario, completed_prefix
-from ._body import Body, message_frames, read_body
+from ._body import Body, message_starts, read_body
 from ._continuation import resolve
-from ._report import Cost
+from ._report import REFERENCE_PARENT_TOKENS, Cost, CostCause, RequestUsage
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
 
@@ -57,6 +57,9 @@ class Context:
     parent_next: Body | None = None
     problems: tuple[tuple[str, str], ...] = ()
     """(label, why) of each body that does not parse."""
+    strict: bool = False
+    """The prefix rules compare bytes as sent (``--strict-bytes``), not the rendered prefix."""
+    _judged: dict[str, PrefixCache] = field(default_factory=dict, repr=False)
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
     """Each body's ``inherited_count``, by label."""
@@ -64,8 +67,11 @@ class Context:
     """Each body's ``message_starts``, by label."""
 
     @classmethod
-    def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
-        """Read every body of ``outcome``; those that do not parse become ``problems``."""
+    def read(
+        cls, scenario: Scenario, dialect: Dialect, outcome: Outcome, *, strict: bool = False
+    ) -> Context:
+        """Read every body of ``outcome``; those that do not parse become ``problems``.
+        ``strict``: the prefix rules compare the bytes as sent (``--strict-bytes``)."""
         problems: list[tuple[str, str]] = []
 
         def one(
@@ -73,10 +79,13 @@ class Context:
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect)
+            body: Body | str = read_body(label, raw, dialect, strict=strict)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
-                body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
+                if isinstance(judged, bytes):
+                    body = read_body(label, judged, dialect, strict=strict)
+                else:
+                    body = judged
             if isinstance(body, str):
                 problems.append((label, body))
                 return None
@@ -97,6 +106,7 @@ class Context:
             tuple(b for b in follow_ups if b is not None),
             parent_next,
             tuple(problems),
+            strict,
         )
 
     # --- the scenario's side ---------------------------------------------------------------
@@ -155,8 +165,7 @@ class Context:
         index past the last message's frames (not cut to the body's frames): counted once per
         body (``message_frames``), since several rules map messages to frames."""
         if body.label not in self._starts:
-            counts = message_frames(self.dialect, body.request.history)
-            self._starts[body.label] = tuple(accumulate(counts, initial=body.history_start))
+            self._starts[body.label] = message_starts(self.dialect, body)
         return self._starts[body.label]
 
     def message_span(self, body: Body, k: int) -> tuple[int, int]:
@@ -180,27 +189,51 @@ class Context:
             self._divergences[body.label] = locate(self.parent.stream, body.stream)
         return self._divergences[body.label]
 
-    def cost(self, body: Body) -> Cost:
-        """The parent's prefix bytes ``body`` could reuse but does not (the parent must be
-        there): up to the shorter of the two streams, so never more than the body's own."""
+    def judged(self, body: Body) -> PrefixCache:
+        """``body`` judged against the parent by the provider's cache: sent just after it
+        (the parent must be there)."""
         assert self.parent is not None
-        d = self.divergence(body)
-        reusable = min(self.parent.stream.length, body.stream.length)
-        shared = reusable if d is None else min(d.offset, reusable)
-        return Cost(reusable - shared, body.stream.length, lost_from=shared)
+        if body.label not in self._judged:
+            self._judged[body.label] = judge_pair(self.parent.priced, body.priced)
+        return self._judged[body.label]
 
-    def cost_from(self, body: Body, scope: CacheScope) -> Cost:
-        """What ``body`` loses when a setting that invalidates ``scope`` differs from the
-        parent's: the parent's prefix from the first segment of that family on."""
-        assert self.parent is not None
-        parent = self.parent
-        if scope == "request":
-            start = 0
-        else:
-            first = next((i for i, f in enumerate(parent.families) if f == scope), None)
-            start = parent.frames[first].start if first is not None else parent.stream.length
-        reusable = min(parent.stream.length, body.stream.length)
-        return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
+    def cost(self, body: Body) -> Cost:
+        """What ``body`` loses of the parent's cached prefix by where it stops repeating the
+        parent (the parent must be there): the parent's entries past that place."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.lost_to_divergence, "divergence")
+
+    def cost_from(self, body: Body, scope: CacheScope | None = None) -> Cost:
+        """What ``body`` loses of the parent's cached prefix to a setting the cache is keyed
+        on (the parent must be there); the simulator knows which settings key what."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.lost_to_settings, "settings")
+
+    def boundary_cost(self, body: Body) -> Cost:
+        """What ``body`` repeats of the parent's cached prefix but cannot read: its own
+        breakpoints or lookup boundaries do not reach the parent's entry."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.lost_to_boundaries, "boundaries")
+
+    def priced_cost(self, before: Body | None, body: Body, tokens: int, cause: CostCause) -> Cost:
+        """A cost of ``tokens`` of ``before``'s prefix lost by ``body``, with its bytes, its
+        size at a reference parent and its price (``before`` must be there)."""
+        assert before is not None
+        return priced_cost(self.dialect, before, body, tokens, cause)
+
+    def span_cost(self, body: Body, start: int, end: int, cause: CostCause) -> Cost:
+        """A cost of the tokens of ``body``'s own prefix stream from byte ``start`` to byte
+        ``end`` (whole units: a cache entry ends at a unit boundary at the finest)."""
+        return priced_cost(self.dialect, body, body, tokens_between(body, start, end), cause)
+
+    def usage(self) -> tuple[RequestUsage, ...]:
+        """What each request of the outcome reads and writes, sent in order through one
+        simulated cache: the parent (after its conversation's earlier turns), the children,
+        the follow-ups and the parent's next request. Minimum lengths are not applied (as in
+        the verdicts); ``RequestUsage.below_minimum`` says where the provider would cache
+        nothing at this size."""
+        bodies = [self.parent, *self.children, *self.follow_ups, self.parent_next]
+        return simulate_usage(self.dialect, [b for b in bodies if b is not None])
 
     def prefix_unexpected(self) -> str | None:
         """Why no prefix is shared with a parent body here; None when one should be."""
@@ -211,6 +244,91 @@ class Context:
         if self.parent is None:
             return "no parent body: the inherited span has no model message, or none was given"
         return None
+
+
+def priced_cost(dialect: Dialect, before: Body, body: Body, tokens: int, cause: CostCause) -> Cost:
+    """A cost of ``tokens`` of ``before``'s prefix lost by ``body`` (``Context.priced_cost``),
+    usable where there is no context (a conversation's turns)."""
+    parent, child = before.priced, body.priced
+    view = parent.view
+    shared = _shared_bytes(before, body)
+    reference = None
+    usd = None
+    if parent.total:
+        reference = round(tokens * REFERENCE_PARENT_TOKENS / parent.total)
+        usd = view.model.prices.saved(reference)
+    reason = dialect.facts.miss_reason(cause) if cause != "divergence" else None
+    return Cost(
+        tokens=tokens,
+        prefix_tokens=child.total,
+        cause=cause,
+        exact=parent.exact,
+        encoding=view.model.encoding if parent.exact else None,
+        lost_bytes=max(0, min(before.stream.length, body.stream.length) - shared),
+        child_bytes=body.stream.length,
+        reference_tokens=reference,
+        reference_usd=usd,
+        model=view.model.label,
+        miss_reason=reason,
+    )
+
+
+def tokens_between(body: Body, start: int, end: int) -> int:
+    """The tokens of the units of ``body``'s prefix stream from the one holding byte
+    ``start`` to the one holding byte ``end`` (exclusive); in the byte view, whose frames are
+    not units, an estimate at the model's characters per token."""
+    if end <= start:
+        return 0
+    priced = body.priced
+    if body.strict or len(body.frames) != len(priced.view.units):
+        return math.ceil((end - start) / priced.view.model.chars_per_token)
+    first = _frame_at(body, start)
+    last = _frame_at(body, end)
+    return priced.tokens[last] - priced.tokens[first]
+
+
+def _frame_at(body: Body, offset: int) -> int:
+    """The index of the frame holding byte ``offset`` (the frame count past the end)."""
+    return next((i for i, f in enumerate(body.frames) if offset < f.end), len(body.frames))
+
+
+def _shared_bytes(before: Body, body: Body) -> int:
+    """The bytes of prefix stream the two bodies share."""
+    d = locate(before.stream, body.stream)
+    return min(before.stream.length, body.stream.length) if d is None else d.offset
+
+
+def simulate_usage(dialect: Dialect, bodies: list[Body]) -> tuple[RequestUsage, ...]:
+    """Each body sent in order through one simulated cache (the first after its
+    conversation's earlier turns), with its usage in the provider's own fields."""
+    sim = CacheSimulator(minimums=False)
+    sized = CacheSimulator(minimums=True)
+    out = []
+    for i, body in enumerate(bodies):
+        p: Priced = body.priced
+        plan = p.view.plan
+        if i == 0:
+            sim.prime(p.data, p.tokens, plan)
+            sized.prime(p.data, p.tokens, plan)
+        used = sim.send(p.data, p.tokens, plan)
+        at_size = sized.send(p.data, p.tokens, plan)
+        fields = dialect.usage_fields(used.total, used.read, used.written, body.parsed.body)
+        out.append(
+            RequestUsage(
+                body=body.label,
+                total=used.total,
+                read=used.read,
+                written=used.written,
+                exact=p.exact,
+                fields=fields,
+                below_minimum=at_size.read < used.read or at_size.below_minimum > 0,
+                minimum=p.view.model.minimum_tokens,
+                model=p.view.model.label,
+                caching=plan.caching,
+                notes=plan.notes,
+            )
+        )
+    return tuple(out)
 
 
 def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> int:

@@ -12,12 +12,12 @@ from itertools import pairwise
 
 import orjson
 
-from ..prefix import compare_settings, locate
+from ..prefix import compare_settings, judge_pair, locate
 from ..scenarios import SEND_MESSAGE, has_send_message
 from ._body import Body
-from ._context import Context, encoded
+from ._context import Context, encoded, priced_cost
 from ._evidence import at, from_divergence, occurrences
-from ._report import Cost, Evidence, Finding, Status, combine
+from ._report import Evidence, Finding, Status, combine, loses_cache
 
 __all__ = ["CHECKS", "extends"]
 
@@ -75,12 +75,14 @@ def append_only(ctx: Context) -> Finding:
 
 def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     """append-only for one pair: ``after`` starts with ``before``'s whole prefix stream
-    (else a failure with offset and cost) and keeps its settings (else ``settings``)."""
+    (else a failure with offset and cost, a warning where the difference costs no cached
+    prefix) and keeps its settings (else ``settings``)."""
     rule = "append-only"
     d = locate(before.stream, after.stream)
     _, changes = compare_settings(before.parsed.settings, after.parsed.settings)
     if d is None and not changes:
-        message = f"{after.label} extends {before.label} ({before.stream.length:,} bytes kept)"
+        kept = before.priced.total
+        message = f"{after.label} extends {before.label} ({_tokens(before, kept)} kept)"
         return Finding(rule, "pass", message)
     if d is None:
         names = ", ".join(c.name for c in changes)
@@ -90,13 +92,25 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     evidence = from_divergence(
         d, body=after.label, against=before.label, frames=after.frames, against_frames=before.frames
     )
-    message = (
-        f"{after.label} rewrites {before.label} at byte {d.offset:,} "
-        f"({evidence.segment or evidence.against_segment}): {d.reason}"
+    where = evidence.segment or evidence.against_segment
+    judged = judge_pair(before.priced, after.priced)
+    cost = priced_cost(
+        before.parsed.dialect, before, after, judged.lost_to_divergence, "divergence"
     )
-    reusable = min(before.stream.length, after.stream.length)  # never more than it holds
-    cost = Cost(max(0, reusable - d.offset), after.stream.length)
+    if not loses_cache(cost):
+        message = (
+            f"{after.label} differs from {before.label} at byte {d.offset:,} ({where}), past "
+            f"every entry {before.label} leaves in the cache: {d.reason} (no cached prefix is "
+            "lost by it)"
+        )
+        return Finding(rule, "warning", message, evidence)
+    message = f"{after.label} rewrites {before.label} at byte {d.offset:,} ({where}): {d.reason}"
     return Finding(rule, "fail", message, evidence, cost)
+
+
+def _tokens(body: Body, count: int) -> str:
+    """``count`` tokens, said as an estimate where they are one."""
+    return f"{count:,} tokens" if body.priced.exact else f"~{count:,} tokens"
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

@@ -15,7 +15,7 @@ from ._accepted import accepted_head
 from ._body import Body
 from ._context import Context, encoded
 from ._evidence import at, from_divergence, json_start
-from ._report import Cost, Finding, combine
+from ._report import Finding, combine
 
 __all__ = ["CHECKS"]
 
@@ -298,7 +298,7 @@ def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child:
         if d is not None
         else at(None, mine, body=child.label, reason=reason, against=first.label)
     )
-    cost = Cost(mine - min(shared, mine), child.stream.length)
+    cost = ctx.span_cost(child, min(shared, mine), mine, "divergence")
     return Finding(rule, "fail", message, evidence, cost)
 
 

@@ -128,7 +128,7 @@ def _settings(ctx: Context, child: Body) -> Finding:
     costs = [ctx.cost_from(child, scope) for _, scope in keyed]
     if segments is not None:
         costs.append(ctx.cost(child))
-    cost = max(costs, key=lambda c: c.lost_bytes, default=None)
+    cost = max(costs, key=lambda c: c.tokens, default=None)
     if segments is not None:
         evidence = replace(segments, diff=lines + segments.diff)
     else:

@@ -48,6 +48,17 @@ class AnthropicDialect(Dialect):
     ) -> CachePlan:
         return _cache.plan(units, body, model)
 
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """Anthropic's ``usage``: the input after the last breakpoint, what was written and
+        what was read (the three add up to the prompt)."""
+        return {
+            "input_tokens": max(0, total - read - written),
+            "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": read,
+        }
+
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)
 

@@ -65,6 +65,15 @@ class GeminiDialect(Dialect):
     ) -> CachePlan:
         return _cache.plan(units, body, model)
 
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """Gemini's ``usageMetadata``: the prompt (cached tokens included) and the cached part."""
+        return {
+            "usageMetadata.promptTokenCount": total,
+            "usageMetadata.cachedContentTokenCount": read,
+        }
+
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)
 

@@ -52,6 +52,18 @@ class OpenAIChat(Dialect):
             return DEEPSEEK_CACHE, model, known
         return super().model_facts(body)
 
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """Chat completions' ``usage`` (DeepSeek's hit and miss counts for a DeepSeek model)."""
+        if is_deepseek(body.get("model")):
+            return {"prompt_cache_hit_tokens": read, "prompt_cache_miss_tokens": total - read}
+        return {
+            "prompt_tokens": total,
+            "prompt_tokens_details.cached_tokens": read,
+            "prompt_tokens_details.cache_write_tokens": written,
+        }
+
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)
 

@@ -73,6 +73,16 @@ class OpenAIResponses(Dialect):
             return DEEPSEEK_CACHE, model, known
         return super().model_facts(body)
 
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """The Responses API's ``usage``."""
+        return {
+            "input_tokens": total,
+            "input_tokens_details.cached_tokens": read,
+            "input_tokens_details.cache_write_tokens": written,
+        }
+
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)
 
