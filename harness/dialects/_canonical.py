@@ -10,12 +10,22 @@ from typing import Any
 __all__ = ["canonical", "without"]
 
 
+_FIRST = {"type": 0, "role": 1, "name": 2, "id": 3}
+"""Keys that come first, in this order, so that a difference reads as a report would say
+it (a tool's name before its description); every other key after them, sorted."""
+
+
+def _order(key: str) -> tuple[int, str]:
+    return (_FIRST.get(key, len(_FIRST)), key)
+
+
 def canonical(value: Any, keep: Collection[str] = ()) -> Any:
-    """``value`` with every object's keys sorted, except the values of keys named in
-    ``keep`` (at any depth), which are kept as sent."""
+    """``value`` with every object's keys in one order (``_FIRST``, then sorted), except the
+    values of keys named in ``keep`` (at any depth), which are kept as sent."""
     if isinstance(value, dict):
         return {
-            key: value[key] if key in keep else canonical(value[key], keep) for key in sorted(value)
+            key: value[key] if key in keep else canonical(value[key], keep)
+            for key in sorted(value, key=_order)
         }
     if isinstance(value, list):
         return [canonical(item, keep) for item in value]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..dialects import CacheView
+from ..dialects import CacheView, Write
 from ._count import count_units
 from ._simulate import CacheSimulator, Usage
 
@@ -82,19 +82,18 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
     entries = tuple(sorted({*plan.assumed, *(w.position for w in plan.writes)} - {0}))
     deepest = len(parent.view.units) if structural else max(entries, default=0)
     reachable = max((p for p in (*entries, deepest) if p <= common), default=0)
+    _, at_size = _simulate(parent, child, minimums=True)  # as the provider would bill it
+    if structural:  # as if both cached every prefix, their keyed settings as they are
+        parent, child = _structural(parent), _structural(child)
     usage_parent, usage_child = _simulate(parent, child, minimums=False)
     same_settings = replace(child.view, plan=replace(child.view.plan, keyed=plan.keyed))
     _, usage_same = _simulate(parent, replace(child, view=same_settings), minimums=False)
-    _, at_size = _simulate(parent, child, minimums=True)
     tokens = parent.tokens
     lost_divergence = tokens[deepest] - tokens[reachable]
-    if structural:
-        lost_settings = lost_boundaries = 0
-    else:
-        # by position, in the parent's tokens: a child of another model counts its own
-        same, actual = _at(tokens, usage_same.hit), _at(tokens, usage_child.hit)
-        lost_boundaries = max(0, tokens[reachable] - same)
-        lost_settings = max(0, same - actual)
+    # by position, in the parent's tokens: a child of another model counts its own
+    same, actual = _at(tokens, usage_same.hit), _at(tokens, usage_child.hit)
+    lost_boundaries = 0 if structural else max(0, tokens[reachable] - same)
+    lost_settings = max(0, same - actual)
     return PrefixCache(
         common=common,
         entries=entries,
@@ -108,6 +107,21 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
         child=usage_child,
         at_size=at_size,
     )
+
+
+def _structural(request: Priced) -> Priced:
+    """``request`` as if it wrote its whole prefix and looked up every prefix of it: the
+    plan a structural judgement assumes (its keyed settings kept)."""
+    count = len(request.view.units)
+    every = tuple(range(count, 0, -1))
+    plan = replace(
+        request.view.plan,
+        writes=(Write(count),) if count else (),
+        lookups=(every,) if every else (),
+        assumed=(),
+        caching=True,
+    )
+    return replace(request, view=replace(request.view, plan=plan))
 
 
 def _at(tokens: tuple[int, ...], hit: int | None) -> int:

@@ -11,10 +11,15 @@ def test_keys_are_sorted_at_every_depth() -> None:
     assert list(canonical(value)["a"][0]) == ["c", "d"]
 
 
+def test_type_role_name_and_id_come_first() -> None:
+    value = {"input_schema": {}, "description": "d", "name": "n", "id": "i", "type": "t"}
+    assert list(canonical(value)) == ["type", "name", "id", "description", "input_schema"]
+
+
 def test_kept_keys_keep_the_order_they_were_sent_in() -> None:
     value = {"type": "tool_use", "input": {"z": 1, "a": {"y": 2, "b": 3}}}
     out = canonical(value, keep={"input"})
-    assert list(out) == ["input", "type"]
+    assert list(out) == ["type", "input"]
     assert list(out["input"]) == ["z", "a"]
     assert list(out["input"]["a"]) == ["y", "b"]
 
