@@ -6,13 +6,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
+import orjson
+
 from ..model import FunctionCall, FunctionResponse, Message, Request, dumps, json_kind
 from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
-from ._cache_plan import CachePlan
+from ._cache_plan import CachePlan, Keyed
 from ._cache_view import CacheView
 from ._facts import CacheScope, Facts, Family
 from ._unit import Unit
@@ -249,11 +251,28 @@ class Dialect(ABC):
         names."""
         return {"input_tokens": total, "cached_tokens": read, "cache_write_tokens": written}
 
+    def keyed(self, units: Sequence[Unit], body: Mapping[str, Any]) -> tuple[Keyed, ...]:
+        """The settings the body's cache entries are keyed on (``Facts.cache_keys``), each
+        from the first unit of the family it invalidates (a ``request`` setting from the
+        start), compared by value."""
+        firsts: dict[str, int] = {}
+        for i, unit in enumerate(units):
+            firsts.setdefault(unit.family, i)
+        out = []
+        for name, value in self.settings(body).items():
+            scope = self.cache_scope(name)
+            if scope is None:
+                continue
+            position = 0 if scope == "request" else firsts.get(scope, len(units))
+            out.append(Keyed(name, _by_value(value), position))
+        return tuple(out)
+
     def cache_view(self, body: Mapping[str, Any]) -> CacheView:
-        """The body as its provider's cache sees it (``ParsedBody.cache``)."""
+        """The body as its provider's cache sees it (``ParsedBody.cache``): its units, the
+        dialect's plan for them keyed on the settings the cache is keyed on."""
         units = self.units(body)
         facts, model, known = self.model_facts(body)
-        plan = self.cache_plan(units, body, model)
+        plan = replace(self.cache_plan(units, body, model), keyed=self.keyed(units, body))
         return CacheView(units, plan, model, known, facts, self.facts)
 
     def calls_answered(
@@ -308,6 +327,14 @@ class Dialect(ABC):
             return read(body)
         except RecursionError:
             raise DialectError("the body is nested too deeply to read") from None
+
+
+def _by_value(value: Any) -> bytes:
+    """A setting's value as compared for the cache: by value, key order aside."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return dumps(value)
 
 
 _NEUTRAL = CacheFacts(

@@ -25,10 +25,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import orjson
-
 from ._cache_facts import ModelFacts
-from ._cache_plan import CachePlan, Keyed, Write
+from ._cache_plan import CachePlan, Write
 from ._unit import Unit
 
 __all__ = ["deepseek_plan", "legacy_model", "openai_plan"]
@@ -39,17 +37,6 @@ _LATEST_EXPLICIT: Final = 50
 _EARLIER_ENDINGS: Final = 20
 _TTL: Final = 1800.0
 _LEGACY_BLOCK: Final = 128
-_REQUEST_KEYS: Final = (
-    "model",
-    "prompt_cache_key",
-    "service_tier",
-    "parallel_tool_calls",
-    "reasoning_effort",
-    "verbosity",
-    "reasoning.effort",
-    "text.verbosity",
-    "context_management",
-)
 _LEGACY: Final = re.compile(r"^(gpt-[34]|gpt-5(\.[0-5])?(-|$)|o[134](-|$)|chatgpt-)")
 """Models before GPT-5.6: implicit caching at model-dependent intervals only."""
 
@@ -62,13 +49,11 @@ def legacy_model(name: object) -> bool:
 
 def openai_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
     """The cache plan of an OpenAI request (either OpenAI dialect) read into ``units``."""
-    keyed = _keyed(body)
     if legacy_model(body.get("model")):
         every = tuple(range(len(units), 0, -1))
         return CachePlan(
             writes=(Write(len(units), _TTL),) if units else (),
             lookups=(every,),
-            keyed=keyed,
             assumed=every,
             minimum=model.minimum_tokens,
             rounding=_LEGACY_BLOCK,
@@ -97,7 +82,6 @@ def openai_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFact
     return CachePlan(
         writes=tuple(Write(p, _TTL) for p in sorted(set(writes))),
         lookups=(tuple(sorted(boundaries, reverse=True)),) if boundaries else (),
-        keyed=keyed,
         assumed=tuple(assumed),
         minimum=model.minimum_tokens,
         caching=bool(writes),
@@ -114,7 +98,6 @@ def deepseek_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFa
     return CachePlan(
         writes=(Write(everything),) if everything else (),
         lookups=(tuple(candidates),) if candidates else (),
-        keyed=tuple(k for k in _keyed(body) if k.name == "model"),
         assumed=tuple(e for e in ends if e < everything),
         minimum=model.minimum_tokens,
         notes=("DeepSeek: whole prefix units, at message ends",),
@@ -131,25 +114,3 @@ def _initial_developer_end(units: Sequence[Unit]) -> int | None:
             break
         end = i + 1
     return end
-
-
-def _keyed(body: Mapping[str, Any]) -> tuple[Keyed, ...]:
-    out = []
-    for name in _REQUEST_KEYS:
-        head, _, rest = name.partition(".")
-        value = body.get(head)
-        if rest:
-            value = value.get(rest) if isinstance(value, dict) else None
-            if value is None:
-                continue
-        elif head not in body:
-            continue
-        out.append(Keyed(name, _json(value)))
-    return tuple(out)
-
-
-def _json(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value).encode()

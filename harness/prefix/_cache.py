@@ -64,7 +64,8 @@ class PrefixCache:
     reachable: int
     """The parent's deepest entry within what the child repeats (0: none)."""
     structural: bool
-    """The parent asks for no caching: judged as if it had cached its whole prefix."""
+    """The parent asks for no caching: judged as if every prefix of it were cached (what
+    caching turned on later would serve), so a loss is what lies past the first change."""
     lost_to_divergence: int
     lost_to_settings: int
     lost_to_boundaries: int
@@ -79,8 +80,11 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
     common = _common(parent, child)
     plan = parent.view.plan
     structural = not plan.caching
-    entries = tuple(sorted({*plan.assumed, *(w.position for w in plan.writes)} - {0}))
-    deepest = len(parent.view.units) if structural else max(entries, default=0)
+    if structural:  # as if every prefix of it were cached: a loss is what lies past a change
+        entries = tuple(range(1, len(parent.view.units) + 1))
+    else:
+        entries = tuple(sorted({*plan.assumed, *(w.position for w in plan.writes)} - {0}))
+    deepest = max(entries, default=0)
     reachable = max((p for p in (*entries, deepest) if p <= common), default=0)
     _, at_size = _simulate(parent, child, minimums=True)  # as the provider would bill it
     if structural:  # as if both cached every prefix, their keyed settings as they are
@@ -118,7 +122,7 @@ def _structural(request: Priced) -> Priced:
         request.view.plan,
         writes=(Write(count),) if count else (),
         lookups=(every,) if every else (),
-        assumed=(),
+        assumed=every[1:],
         caching=True,
     )
     return replace(request, view=replace(request.view, plan=plan))

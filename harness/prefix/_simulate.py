@@ -49,11 +49,11 @@ def prefix_digests(units: Sequence[bytes], plan: CachePlan) -> list[bytes]:
     j = 0
     out = []
     for i in range(len(units) + 1):
-        while j < len(keyed) and keyed[j].position <= i:
+        out.append(digest.digest())
+        while j < len(keyed) and keyed[j].position <= i:  # keys the units from ``i`` on
             k = keyed[j]
             digest.update(b"K%d:%s=%s\n" % (len(k.value), k.name.encode(), k.value))
             j += 1
-        out.append(digest.digest())
         if i < len(units):
             digest.update(b"U%d:" % len(units[i]))
             digest.update(units[i])

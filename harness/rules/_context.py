@@ -14,7 +14,7 @@ from functools import cached_property
 
 import orjson
 
-from ..dialects import CacheScope, Dialect
+from ..dialects import Dialect
 from ..model import Message
 from ..prefix import CacheSimulator, Divergence, PrefixCache, Priced, judge_pair, locate
 from ..protocol import Outcome
@@ -203,11 +203,24 @@ class Context:
         judged = self.judged(body)
         return self.priced_cost(self.parent, body, judged.lost_to_divergence, "divergence")
 
-    def cost_from(self, body: Body, scope: CacheScope | None = None) -> Cost:
+    def cost_from(self, body: Body, setting: str | None = None) -> Cost:
         """What ``body`` loses of the parent's cached prefix to a setting the cache is keyed
-        on (the parent must be there); the simulator knows which settings key what."""
+        on (the parent must be there); the simulator knows which settings key what.
+        ``setting`` names the one changed, for the provider's name of such a miss."""
         judged = self.judged(body)
-        return self.priced_cost(self.parent, body, judged.lost_to_settings, "settings")
+        assert self.parent is not None
+        return priced_cost(
+            self.dialect, self.parent, body, judged.lost_to_settings, "settings", setting
+        )
+
+    def total_cost(self, body: Body) -> Cost:
+        """What ``body`` loses of the parent's cached prefix by what it sends, wherever the
+        loss shows: past where it stops repeating the parent, and where its boundaries do not
+        reach what it repeats (a task written into the parent's last message has both)."""
+        judged = self.judged(body)
+        lost = judged.lost_to_divergence + judged.lost_to_boundaries
+        cause: CostCause = "divergence" if judged.lost_to_divergence else "boundaries"
+        return self.priced_cost(self.parent, body, lost, cause)
 
     def boundary_cost(self, body: Body) -> Cost:
         """What ``body`` repeats of the parent's cached prefix but cannot read: its own
@@ -246,7 +259,14 @@ class Context:
         return None
 
 
-def priced_cost(dialect: Dialect, before: Body, body: Body, tokens: int, cause: CostCause) -> Cost:
+def priced_cost(
+    dialect: Dialect,
+    before: Body,
+    body: Body,
+    tokens: int,
+    cause: CostCause,
+    setting: str | None = None,
+) -> Cost:
     """A cost of ``tokens`` of ``before``'s prefix lost by ``body`` (``Context.priced_cost``),
     usable where there is no context (a conversation's turns)."""
     parent, child = before.priced, body.priced
@@ -257,7 +277,7 @@ def priced_cost(dialect: Dialect, before: Body, body: Body, tokens: int, cause: 
     if parent.total:
         reference = round(tokens * REFERENCE_PARENT_TOKENS / parent.total)
         usd = view.model.prices.saved(reference)
-    reason = dialect.facts.miss_reason(cause) if cause != "divergence" else None
+    reason = _miss_reason(dialect, before, body, cause, setting)
     return Cost(
         tokens=tokens,
         prefix_tokens=child.total,
@@ -271,6 +291,28 @@ def priced_cost(dialect: Dialect, before: Body, body: Body, tokens: int, cause: 
         model=view.model.label,
         miss_reason=reason,
     )
+
+
+def _miss_reason(
+    dialect: Dialect, before: Body, body: Body, cause: CostCause, setting: str | None
+) -> str | None:
+    """The provider's own name for the miss: by the changed setting, else by the family of
+    the first unit the child does not repeat (none for a boundary miss: the prefix is the
+    same)."""
+    if cause == "settings":
+        return dialect.facts.miss_reason(setting) if setting else None
+    if cause == "boundaries":
+        return None
+    d = locate(before.stream, body.stream)
+    if d is None:
+        return None
+    index = next((i for i, f in enumerate(body.frames) if d.offset < f.end), None)
+    if index is None:
+        index = next((i for i, f in enumerate(before.frames) if d.offset < f.end), None)
+        families = before.families
+    else:
+        families = body.families
+    return None if index is None else dialect.facts.miss_reason(families[index])
 
 
 def tokens_between(body: Body, start: int, end: int) -> int:

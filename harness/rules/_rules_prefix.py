@@ -204,7 +204,7 @@ def _task(ctx: Context, index: int, child: Body, known: list[str]) -> Finding:
     boundary = f"the end of the inherited prefix (byte {ctx.inherited_offset(child):,})"
     frame, offset, where = _misplaced(ctx, child, task, known)
     if where:
-        cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
+        cost = ctx.total_cost(child) if ctx.prefix_unexpected() is None else None
         reason = f"{where}, before {boundary}"
         evidence = at(frame, offset, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.dialects import CachePlan, ModelFacts, Prices, Source, Unit
+from dataclasses import replace
+
+from harness.dialects import CachePlan, Keyed, ModelFacts, Prices, Source, Unit
 from harness.prefix._simulate import CacheSimulator, Usage
 
 _SOURCE = Source("https://example.org/guide", "a guide", "2026-12-01")
@@ -38,3 +40,14 @@ def blocks(count: int, *, marked: tuple[int, ...] = (), text: str = "b") -> list
 def send(sim: CacheSimulator, units: list[Unit], plan: CachePlan, per_unit: int = 100) -> Usage:
     tokens = [per_unit * i for i in range(len(units) + 1)]
     return sim.send([u.data for u in units], tokens, plan)
+
+
+def keyed(plan: CachePlan, **settings: str) -> CachePlan:
+    """``plan`` keyed on ``settings`` for the whole request (as a model or a routing key is);
+    ``tool_choice`` from the first unit on, as Anthropic keys it from the messages (the
+    units here are all messages)."""
+    out = tuple(
+        Keyed(name, f'"{value}"'.encode(), 1 if name == "tool_choice" else 0)
+        for name, value in settings.items()
+    )
+    return replace(plan, keyed=out)

@@ -68,8 +68,9 @@ def test_without_markers_the_prefix_is_judged_as_if_the_parent_cached_its_end() 
     child = anthropic(turns(3, text="other"))
     judged = judge_pair(parent, child)
     assert judged.structural
-    assert judged.child.read == 0
-    assert judged.lost_to_divergence > 0
+    assert judged.at_size.read == 0  # as it stands, Anthropic caches nothing for it
+    assert judged.child.read == parent.tokens[judged.common]  # as if it cached every prefix
+    assert judged.lost_to_divergence == parent.total - parent.tokens[judged.common]
     assert judged.lost_to_boundaries == 0
 
 

@@ -16,7 +16,7 @@ from harness.dialects._openai_cache import deepseek_plan, openai_plan
 from harness.dialects.anthropic._cache import plan as anthropic_plan
 from harness.dialects.gemini._cache import plan as gemini_plan
 from harness.prefix._simulate import CacheSimulator, prefix_digests
-from tests.dialects.cache_support import blocks, facts, send
+from tests.dialects.cache_support import blocks, facts, keyed, send
 
 
 def test_the_guides_worked_example_misses_an_entry_20_blocks_back() -> None:
@@ -52,15 +52,16 @@ def test_a_second_breakpoint_bridges_a_long_gap() -> None:
 
 def test_a_changed_model_or_tool_choice_reads_nothing() -> None:
     parent = blocks(4, marked=(3,))
-    for body in ({"model": "m2"}, {"model": "m1", "tool_choice": {"type": "any"}}):
+    first = keyed(anthropic_plan(parent, {}, facts()), model="m1")
+    for settings in ({"model": "m2"}, {"model": "m1", "tool_choice": "any"}):
         sim = CacheSimulator()
-        send(sim, parent, anthropic_plan(parent, {"model": "m1"}, facts()))
+        send(sim, parent, first)
         child = blocks(6, marked=(5,))
-        assert send(sim, child, anthropic_plan(child, body, facts())).read == 0
+        assert send(sim, child, keyed(anthropic_plan(child, {}, facts()), **settings)).read == 0
     sim = CacheSimulator()
-    send(sim, parent, anthropic_plan(parent, {"model": "m1"}, facts()))
+    send(sim, parent, first)
     child = blocks(6, marked=(5,))
-    assert send(sim, child, anthropic_plan(child, {"model": "m1"}, facts())).read == 400
+    assert send(sim, child, keyed(anthropic_plan(child, {}, facts()), model="m1")).read == 400
 
 
 def test_an_entry_below_the_minimum_is_not_written_unless_minimums_are_off() -> None:
@@ -86,11 +87,11 @@ def _fields(unit: Unit) -> dict[str, Any]:
 def test_digests_fold_keyed_settings_in_from_their_position() -> None:
     units = blocks(3)
     plain = prefix_digests([u.data for u in units], anthropic_plan(units, {}, facts()))
-    keyed = prefix_digests(
-        [u.data for u in units], anthropic_plan(units, {"tool_choice": {"type": "auto"}}, facts())
+    other = prefix_digests(
+        [u.data for u in units], keyed(anthropic_plan(units, {}, facts()), tool_choice="auto")
     )
-    assert plain[0] == keyed[0] or plain[1] != keyed[1]  # keyed from the first message on
-    assert plain[3] != keyed[3]
+    assert plain[:2] == other[:2]  # keyed from unit 1 on: the prefixes up to it are the same
+    assert plain[2:] != other[2:]
 
 
 def test_openai_reads_an_earlier_eligible_end_when_the_last_message_grew() -> None:
@@ -113,10 +114,12 @@ def test_openai_reads_an_earlier_eligible_end_when_the_last_message_grew() -> No
 def test_openai_keeps_caches_apart_by_routing_key() -> None:
     parent = blocks(3)
     sim = CacheSimulator()
-    send(sim, parent, openai_plan(parent, {"prompt_cache_key": "a"}, facts()))
+    send(sim, parent, keyed(openai_plan(parent, {}, facts()), prompt_cache_key="a"))
     child = blocks(5)
-    assert send(sim, child, openai_plan(child, {"prompt_cache_key": "b"}, facts())).read == 0
-    assert send(sim, child, openai_plan(child, {"prompt_cache_key": "a"}, facts())).read == 300
+    other = keyed(openai_plan(child, {}, facts()), prompt_cache_key="b")
+    assert send(sim, child, other).read == 0
+    same = keyed(openai_plan(child, {}, facts()), prompt_cache_key="a")
+    assert send(sim, child, same).read == 300
 
 
 def test_legacy_openai_reads_whole_128_token_blocks() -> None:

@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import orjson
-
 from .._cache_facts import ModelFacts
-from .._cache_plan import CachePlan, Keyed, Write
+from .._cache_plan import CachePlan, Write
 from .._unit import Unit
 
 __all__ = ["LOOKBACK", "MARKER_LIMIT", "plan"]
@@ -28,11 +26,6 @@ LOOKBACK: Final = 20
 """Positions a breakpoint checks, itself included."""
 MARKER_LIMIT: Final = 4
 _TTL: Final = {"5m": 300.0, "1h": 3600.0}
-_REQUEST_KEYS: Final = ("model", "output_format")
-"""Keyed for the whole request: the cache is per model, and a changed output format
-invalidates the conversation's cache (an extra system prompt explains it)."""
-_MESSAGE_KEYS: Final = ("tool_choice", "thinking")
-"""Keyed from the first message block on."""
 _NOT_CACHEABLE: Final = frozenset({"thinking", "redacted_thinking"})
 
 
@@ -53,7 +46,6 @@ def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> C
     if not breakpoints:
         notes.append("no cache_control anywhere: Anthropic caches nothing for this request")
         return CachePlan(
-            keyed=_keyed(units, body),
             minimum=model.minimum_tokens,
             caching=False,
             notes=tuple(notes),
@@ -64,7 +56,6 @@ def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> C
     return CachePlan(
         writes=writes,
         lookups=lookups,
-        keyed=_keyed(units, body),
         minimum=model.minimum_tokens,
         notes=tuple(notes),
     )
@@ -101,23 +92,3 @@ def _last_cacheable(units: Sequence[Unit]) -> int | None:
 def _ttl(marker: Any) -> float:
     ttl = marker.get("ttl") if isinstance(marker, dict) else None
     return _TTL.get(ttl, _TTL["5m"]) if isinstance(ttl, str) else _TTL["5m"]
-
-
-def _keyed(units: Sequence[Unit], body: Mapping[str, Any]) -> tuple[Keyed, ...]:
-    first_message = next((i for i, u in enumerate(units) if u.family == "history"), len(units))
-    out = [Keyed(k, _json(body[k])) for k in _REQUEST_KEYS if k in body]
-    output = body.get("output_config")
-    if isinstance(output, dict):
-        if "format" in output:
-            out.append(Keyed("output_config.format", _json(output["format"])))
-        if "effort" in output:
-            out.append(Keyed("output_config.effort", _json(output["effort"]), first_message))
-    out += [Keyed(k, _json(body[k]), first_message) for k in _MESSAGE_KEYS if k in body]
-    return tuple(out)
-
-
-def _json(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value).encode()

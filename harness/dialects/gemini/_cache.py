@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
 from .._cache_facts import ModelFacts
-from .._cache_plan import CachePlan, Keyed, Write
+from .._cache_plan import CachePlan, Write
 from .._unit import Unit
 
 __all__ = ["plan"]
@@ -27,13 +25,9 @@ def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> C
     notes = ["implicit caching: no boundary is documented, any unit boundary is taken as one"]
     if isinstance(body.get("cachedContent"), str):
         notes.append(f"reads the explicit cache {body['cachedContent']}, not simulated")
-    keyed: tuple[Keyed, ...] = ()
-    if "model" in body:
-        keyed = (Keyed("model", orjson.dumps(body["model"], option=orjson.OPT_SORT_KEYS)),)
     return CachePlan(
         writes=(Write(len(units)),) if units else (),
         lookups=(every,) if every else (),
-        keyed=keyed,
         assumed=every[1:],
         minimum=model.minimum_tokens,
         notes=tuple(notes),
