@@ -142,6 +142,13 @@ def _lookback(ctx: Context) -> str:
     return "come before it or are not lookup boundaries"
 
 
+def _window(ctx: Context) -> str:
+    markers = ctx.dialect.facts.markers
+    if markers is None or markers.lookback is None:
+        return "(no lookback limit)"
+    return f"within the {markers.lookback}-position lookback window"
+
+
 def _where(unit: Unit) -> str:
     return unit.name if unit.block is None else f"{unit.name} at block {unit.block}"
 
@@ -159,6 +166,17 @@ def _placement(ctx: Context, child: Body, marked: list[int]) -> Finding:
         message = (
             f"{child.label} marks {units[good[0]].name}, at or after the end of the inherited "
             f"prefix ({count})"
+        )
+        return Finding(RULE, "pass", message)
+    judged = ctx.judged(child)
+    parent_units = ctx.parent.priced.view.units if ctx.parent is not None else ()
+    reads_last = judged.child.hit is not None and judged.child.hit >= judged.deepest
+    if last in marked and not judged.structural and reads_last:
+        # its only marker is on the task, but that marker reads the parent's last entry
+        entry = parent_units[judged.deepest - 1].name if judged.deepest else "the start"
+        message = (
+            f"{child.label}'s marker on {units[last].name} reads the parent's entry on "
+            f"{entry} {_window(ctx)}"
         )
         return Finding(RULE, "pass", message)
     boundary = units[end].name if end >= 0 else "the start"

@@ -29,8 +29,14 @@ _TTL: Final = {"5m": 300.0, "1h": 3600.0}
 _NOT_CACHEABLE: Final = frozenset({"thinking", "redacted_thinking"})
 
 
-def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
-    """The cache plan of an Anthropic request read into ``units``."""
+def plan(
+    units: Sequence[Unit],
+    body: Mapping[str, Any],
+    model: ModelFacts,
+    lookback: int | None = LOOKBACK,
+) -> CachePlan:
+    """The cache plan of an Anthropic request read into ``units``; ``lookback`` the
+    positions a breakpoint checks (the dialect's facts say 20; None: no limit)."""
     positions = _block_positions(units)
     breakpoints = [(i + 1, u.marker) for i, u in enumerate(units) if u.marker is not None]
     notes: list[str] = []
@@ -52,7 +58,7 @@ def plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> C
         )
     breakpoints.sort(key=lambda b: b[0])
     writes = tuple(Write(p, _ttl(marker)) for p, marker in breakpoints)
-    lookups = tuple(_walk(units, p, positions) for p, _ in breakpoints)
+    lookups = tuple(_walk(units, p, positions, lookback) for p, _ in breakpoints)
     return CachePlan(
         writes=writes,
         lookups=lookups,
@@ -66,13 +72,17 @@ def _block_positions(units: Sequence[Unit]) -> dict[int, int]:
     return {u.block: i + 1 for i, u in enumerate(units) if u.block is not None}
 
 
-def _walk(units: Sequence[Unit], position: int, blocks: dict[int, int]) -> tuple[int, ...]:
-    """The positions a breakpoint at ``position`` checks: its block's and those of the 19
-    blocks before it, longest first."""
+def _walk(
+    units: Sequence[Unit], position: int, blocks: dict[int, int], lookback: int | None
+) -> tuple[int, ...]:
+    """The positions a breakpoint at ``position`` checks: its block's and those of the
+    blocks before it, ``lookback`` in all (every block before it without a limit), longest
+    first."""
     block = units[position - 1].block
     if block is None:
         return (position,)
-    return tuple(blocks[b] for b in range(block, max(block - LOOKBACK, -1), -1) if b in blocks)
+    stop = -1 if lookback is None else max(block - lookback, -1)
+    return tuple(blocks[b] for b in range(block, stop, -1) if b in blocks)
 
 
 def _last_cacheable(units: Sequence[Unit]) -> int | None:

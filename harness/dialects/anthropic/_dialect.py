@@ -46,7 +46,9 @@ class AnthropicDialect(Dialect):
     def cache_plan(
         self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
     ) -> CachePlan:
-        return _cache.plan(units, body, model)
+        markers = self.facts.markers
+        lookback = _cache.LOOKBACK if markers is None else markers.lookback
+        return _cache.plan(units, body, model, lookback)
 
     def usage_fields(
         self, total: int, read: int, written: int, body: Mapping[str, Any]
