@@ -3,9 +3,9 @@ documents its prompt.
 
 - Cache order: chat completions, tools, the output format, messages; Responses,
   instructions, tools, the output format, input items.
-- Envelope objects (a message, a part, an item, a tool's declaration) compare with their keys
-  in one order (inferred: the API reads them by field name); a tool's ``parameters`` and an
-  output ``schema`` keep the order they were sent in; a call's ``arguments`` is a string and
+- Envelope objects (a message, a part, an item) compare with their keys in one order
+  (inferred: the API reads them by field name); a tool's declaration and an output
+  ``schema`` keep the order they were sent in; a call's ``arguments`` is a string and
   is compared as sent, whitespace and key order included.
 - ``prompt_cache_breakpoint`` markers are not content (inferred): they are kept on the unit.
 - Responses items' ``id`` and ``status`` are left out (inferred: they refer to stored items
@@ -49,7 +49,7 @@ EQUIVALENCES: Final = (
     ),
     Equivalence(
         "envelope-key-order",
-        "the key order of a message, a part, an item or a tool declaration",
+        "the key order of a message, a part or an item",
         "inferred",
         "the API reads these objects by field name; a tool's parameters and an output "
         "schema keep their key order",
@@ -151,7 +151,8 @@ def unit(
     """A unit: its marker taken off, its envelope in canonical order."""
     marker = item.get(_MARKER) if isinstance(item, dict) else None
     bare = without(item, _MARKER) if isinstance(item, dict) else item
-    value = canonical(bare, _KEEP)
+    # a tool declaration is no envelope the provider documents as read by field: kept as sent
+    value = bare if family == "tools" else canonical(bare, _KEEP)
     if marker is not None:
         applied = (*applied, "breakpoint-marker")
     if dumps(value) != dumps(bare):

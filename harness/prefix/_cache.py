@@ -69,6 +69,11 @@ class PrefixCache:
     lost_to_divergence: int
     lost_to_settings: int
     lost_to_boundaries: int
+    read_same: int
+    """Where the child would read with the parent's settings (the boundaries' loss lies
+    between it and ``reachable``)."""
+    read_at: int
+    """Where the child reads (the settings' loss lies between it and ``read_same``)."""
     parent: Usage
     child: Usage
     at_size: Usage
@@ -95,9 +100,12 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
     tokens = parent.tokens
     lost_divergence = tokens[deepest] - tokens[reachable]
     # by position, in the parent's tokens: a child of another model counts its own
-    same, actual = _at(tokens, usage_same.hit), _at(tokens, usage_child.hit)
-    lost_boundaries = 0 if structural else max(0, tokens[reachable] - same)
-    lost_settings = max(0, same - actual)
+    same_at = _position(tokens, usage_same.hit, reachable)
+    read_at = min(_position(tokens, usage_child.hit, reachable), same_at)
+    if structural:
+        same_at = reachable  # as if cached: no boundary of its own loses anything
+    lost_boundaries = tokens[reachable] - tokens[same_at]
+    lost_settings = tokens[same_at] - tokens[read_at]
     return PrefixCache(
         common=common,
         entries=entries,
@@ -107,6 +115,8 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
         lost_to_divergence=lost_divergence,
         lost_to_settings=lost_settings,
         lost_to_boundaries=lost_boundaries,
+        read_same=same_at,
+        read_at=read_at,
         parent=usage_parent,
         child=usage_child,
         at_size=at_size,
@@ -128,10 +138,10 @@ def _structural(request: Priced) -> Priced:
     return replace(request, view=replace(request.view, plan=plan))
 
 
-def _at(tokens: tuple[int, ...], hit: int | None) -> int:
-    """The parent's tokens up to a position the child read at (none past the parent's end
-    count: those were never the parent's)."""
-    return 0 if hit is None else tokens[min(hit, len(tokens) - 1)]
+def _position(tokens: tuple[int, ...], hit: int | None, reachable: int) -> int:
+    """Where in the parent a child's read ends: none past what it could reach of the
+    parent (a position of the child's own beyond that was never the parent's)."""
+    return 0 if hit is None else min(hit, reachable, len(tokens) - 1)
 
 
 def _common(parent: Priced, child: Priced) -> int:

@@ -8,7 +8,6 @@ has cached; the scenario is the reference only for content (``_content``), never
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -201,7 +200,7 @@ class Context:
         """What ``body`` loses of the parent's cached prefix by where it stops repeating the
         parent (the parent must be there): the parent's entries past that place."""
         judged = self.judged(body)
-        return self.priced_cost(self.parent, body, judged.lost_to_divergence, "divergence")
+        return self.priced_cost(self.parent, body, judged.reachable, judged.deepest, "divergence")
 
     def cost_from(self, body: Body, setting: str | None = None) -> Cost:
         """What ``body`` loses of the parent's cached prefix to a setting the cache is keyed
@@ -210,34 +209,36 @@ class Context:
         judged = self.judged(body)
         assert self.parent is not None
         return priced_cost(
-            self.dialect, self.parent, body, judged.lost_to_settings, "settings", setting
+            self.dialect, self.parent, body, judged.read_at, judged.read_same, "settings", setting
         )
+
+    def boundary_cost(self, body: Body) -> Cost:
+        """What ``body`` repeats of the parent's cached prefix but cannot read: its own
+        breakpoints or lookup boundaries do not reach the parent's entry."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.read_same, judged.reachable, "boundaries")
 
     def total_cost(self, body: Body) -> Cost:
         """What ``body`` loses of the parent's cached prefix by what it sends, wherever the
         loss shows: past where it stops repeating the parent, and where its boundaries do not
         reach what it repeats (a task written into the parent's last message has both)."""
         judged = self.judged(body)
-        lost = judged.lost_to_divergence + judged.lost_to_boundaries
         cause: CostCause = "divergence" if judged.lost_to_divergence else "boundaries"
-        return self.priced_cost(self.parent, body, lost, cause)
+        return self.priced_cost(self.parent, body, judged.read_same, judged.deepest, cause)
 
-    def boundary_cost(self, body: Body) -> Cost:
-        """What ``body`` repeats of the parent's cached prefix but cannot read: its own
-        breakpoints or lookup boundaries do not reach the parent's entry."""
-        judged = self.judged(body)
-        return self.priced_cost(self.parent, body, judged.lost_to_boundaries, "boundaries")
-
-    def priced_cost(self, before: Body | None, body: Body, tokens: int, cause: CostCause) -> Cost:
-        """A cost of ``tokens`` of ``before``'s prefix lost by ``body``, with its bytes, its
-        size at a reference parent and its price (``before`` must be there)."""
+    def priced_cost(
+        self, before: Body | None, body: Body, start: int, end: int, cause: CostCause
+    ) -> Cost:
+        """A cost of ``before``'s units ``start`` to ``end`` (positions in its rendered
+        prefix) lost by ``body`` (``before`` must be there)."""
         assert before is not None
-        return priced_cost(self.dialect, before, body, tokens, cause)
+        return priced_cost(self.dialect, before, body, start, end, cause)
 
     def span_cost(self, body: Body, start: int, end: int, cause: CostCause) -> Cost:
-        """A cost of the tokens of ``body``'s own prefix stream from byte ``start`` to byte
-        ``end`` (whole units: a cache entry ends at a unit boundary at the finest)."""
-        return priced_cost(self.dialect, body, body, tokens_between(body, start, end), cause)
+        """A cost of ``body``'s own prefix stream from byte ``start`` to byte ``end``, in
+        whole units (a cache entry ends at a unit boundary at the finest)."""
+        first, last = unit_at(body, start), unit_at(body, end)
+        return priced_cost(self.dialect, body, body, first, max(first, last), cause)
 
     def usage(self) -> tuple[RequestUsage, ...]:
         """What each request of the outcome reads and writes, sent in order through one
@@ -263,33 +264,59 @@ def priced_cost(
     dialect: Dialect,
     before: Body,
     body: Body,
-    tokens: int,
+    start: int,
+    end: int,
     cause: CostCause,
     setting: str | None = None,
 ) -> Cost:
-    """A cost of ``tokens`` of ``before``'s prefix lost by ``body`` (``Context.priced_cost``),
-    usable where there is no context (a conversation's turns)."""
-    parent, child = before.priced, body.priced
+    """A cost of ``before``'s units ``start`` to ``end`` (positions in its rendered prefix)
+    lost by ``body``: their tokens and bytes, the same loss at a reference parent and its
+    price, and the provider's name for the miss (``Context.priced_cost``; usable where there
+    is no context, a conversation's turns)."""
+    parent = before.priced
     view = parent.view
-    shared = _shared_bytes(before, body)
+    end = max(start, end)
+    tokens = parent.tokens[end] - parent.tokens[start]
+    lost_bytes = sum(len(u.name.encode()) + len(u.data) + 2 for u in view.units[start:end])
     reference = None
     usd = None
     if parent.total:
         reference = round(tokens * REFERENCE_PARENT_TOKENS / parent.total)
         usd = view.model.prices.saved(reference)
-    reason = _miss_reason(dialect, before, body, cause, setting)
     return Cost(
         tokens=tokens,
-        prefix_tokens=child.total,
+        prefix_tokens=body.priced.total,
         cause=cause,
         exact=parent.exact,
         encoding=view.model.encoding if parent.exact else None,
-        lost_bytes=max(0, min(before.stream.length, body.stream.length) - shared),
-        child_bytes=body.stream.length,
+        lost_bytes=lost_bytes,
+        child_bytes=_rendered_bytes(body),
         reference_tokens=reference,
         reference_usd=usd,
         model=view.model.label,
-        miss_reason=reason,
+        miss_reason=_miss_reason(dialect, before, body, cause, setting),
+    )
+
+
+def _rendered_bytes(body: Body) -> int:
+    """The length of ``body``'s rendered prefix stream (its frames' in the default view)."""
+    return sum(len(u.name.encode()) + len(u.data) + 2 for u in body.priced.view.units)
+
+
+def unit_at(body: Body, offset: int) -> int:
+    """The position (units before it) of the unit holding byte ``offset`` of ``body``'s
+    stream; in the byte view, whose frames are segments, the first unit read from the
+    segment holding it."""
+    index = next((i for i, f in enumerate(body.frames) if offset < f.end), len(body.frames))
+    if not body.strict:
+        return index
+    units = body.priced.view.units
+    if index >= len(body.frames):
+        return len(units)
+    name = body.frames[index].name
+    return next(
+        (i for i, u in enumerate(units) if u.path == name or u.path.startswith(name + ".")),
+        len(units),
     )
 
 
@@ -313,31 +340,6 @@ def _miss_reason(
     else:
         families = body.families
     return None if index is None else dialect.facts.miss_reason(families[index])
-
-
-def tokens_between(body: Body, start: int, end: int) -> int:
-    """The tokens of the units of ``body``'s prefix stream from the one holding byte
-    ``start`` to the one holding byte ``end`` (exclusive); in the byte view, whose frames are
-    not units, an estimate at the model's characters per token."""
-    if end <= start:
-        return 0
-    priced = body.priced
-    if body.strict or len(body.frames) != len(priced.view.units):
-        return math.ceil((end - start) / priced.view.model.chars_per_token)
-    first = _frame_at(body, start)
-    last = _frame_at(body, end)
-    return priced.tokens[last] - priced.tokens[first]
-
-
-def _frame_at(body: Body, offset: int) -> int:
-    """The index of the frame holding byte ``offset`` (the frame count past the end)."""
-    return next((i for i, f in enumerate(body.frames) if offset < f.end), len(body.frames))
-
-
-def _shared_bytes(before: Body, body: Body) -> int:
-    """The bytes of prefix stream the two bodies share."""
-    d = locate(before.stream, body.stream)
-    return min(before.stream.length, body.stream.length) if d is None else d.offset
 
 
 def simulate_usage(dialect: Dialect, bodies: list[Body]) -> tuple[RequestUsage, ...]:

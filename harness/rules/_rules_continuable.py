@@ -94,9 +94,8 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     )
     where = evidence.segment or evidence.against_segment
     judged = judge_pair(before.priced, after.priced)
-    cost = priced_cost(
-        before.parsed.dialect, before, after, judged.lost_to_divergence, "divergence"
-    )
+    dialect = before.parsed.dialect
+    cost = priced_cost(dialect, before, after, judged.reachable, judged.deepest, "divergence")
     if not loses_cache(cost):
         message = (
             f"{after.label} differs from {before.label} at byte {d.offset:,} ({where}), past "

@@ -23,10 +23,11 @@ EQUIVALENCES: Final = (
     ),
     Equivalence(
         "envelope-key-order",
-        "the key order of a message, a block or a tool declaration",
+        "the key order of a message or a content block",
         "inferred",
         "the API reads these objects by field name and renders them in a template of its "
-        "own; a tool's input_schema and a tool_use input keep their key order",
+        "own; a tool declaration (its input_schema above all) and a tool_use input keep "
+        "their key order",
         MESSAGES_REFERENCE,
     ),
     Equivalence(

@@ -7,9 +7,9 @@
   in two renders as the same prompt as the turn whole.
 - ``cache_control`` markers are not content: they are kept on the unit (``marker``) for the
   cache model, never in its bytes.
-- Envelope objects (a message, a block, a tool's declaration) compare with their keys in one
-  order; a tool's ``input_schema`` and a ``tool_use`` block's ``input`` keep the order they
-  were sent in (the model reads them as JSON).
+- Envelope objects (a message, a block) compare with their keys in one order; a tool's
+  declaration (its ``input_schema`` above all) and a ``tool_use`` block's ``input`` keep
+  the order they were sent in (the model reads them as JSON).
 
 Each unit that is a block counts one position for the cache's lookback: one per tool, one per
 system block, one per top-level content block.
@@ -105,7 +105,8 @@ def _block(
     """A block: its marker taken off, its envelope in canonical order."""
     marker = item.get(_MARKER) if isinstance(item, dict) else None
     bare = without(item, _MARKER) if isinstance(item, dict) else item
-    value = canonical(bare, _KEEP)
+    # a tool declaration is no envelope the provider documents as read by field: kept as sent
+    value = bare if family == "tools" else canonical(bare, _KEEP)
     if marker is not None:
         applied = (*applied, "cache-control")
     if dumps(value) != dumps(bare):

@@ -22,7 +22,7 @@ EQUIVALENCES: Final = (
     ),
     Equivalence(
         "envelope-key-order",
-        "the key order of a content, a part or a declaration",
+        "the key order of a content or a part",
         "inferred",
         "the API reads these objects by field name; parameters, args and responses keep "
         "their key order",

@@ -2,9 +2,9 @@
 
 - Cache order: the system instruction, the function declarations, the tool configuration,
   the contents.
-- Envelope objects (a content, a part, a declaration) compare with their keys in one order
-  (inferred); a declaration's parameters, a call's ``args`` and a response's ``response``
-  keep the order they were sent in.
+- Envelope objects (a content, a part) compare with their keys in one order (inferred); a
+  function declaration, a call's ``args`` and a response's ``response`` keep the order they
+  were sent in.
 - A call without ``args`` and one with empty ``args``, a content without ``role`` and one
   with ``"user"``, stay apart: Gemini documents neither as the same.
 """
@@ -71,7 +71,8 @@ def _unit(
     message: int | None = None,
     role: str | None = None,
 ) -> Unit:
-    value = canonical(item, _KEEP)
+    # a tool declaration is no envelope the provider documents as read by field: kept as sent
+    value = item if family == "tools" else canonical(item, _KEEP)
     applied = ("envelope-key-order",) if dumps(value) != dumps(item) else ()
     return Unit(
         name, path, family, value, dumps(value), message=message, role=role, applied=applied
