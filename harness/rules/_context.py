@@ -276,8 +276,13 @@ def priced_cost(
     parent = before.priced
     view = parent.view
     end = max(start, end)
-    tokens = parent.tokens[end] - parent.tokens[start]
-    lost_bytes = sum(len(u.name.encode()) + len(u.data) + 2 for u in view.units[start:end])
+    # never more than the child's own prefix: a later request shorter than what it drops of
+    # the one before could have read no more than it holds
+    own_bytes = _rendered_bytes(body)
+    tokens = min(parent.tokens[end] - parent.tokens[start], body.priced.total)
+    lost_bytes = min(
+        sum(len(u.name.encode()) + len(u.data) + 2 for u in view.units[start:end]), own_bytes
+    )
     reference = None
     usd = None
     if parent.total:
@@ -290,7 +295,7 @@ def priced_cost(
         exact=parent.exact,
         encoding=view.model.encoding if parent.exact else None,
         lost_bytes=lost_bytes,
-        child_bytes=_rendered_bytes(body),
+        child_bytes=own_bytes,
         reference_tokens=reference,
         reference_usd=usd,
         model=view.model.label,
