@@ -68,12 +68,16 @@ class PrefixCache:
     caching turned on later would serve), so a loss is what lies past the first change."""
     lost_to_divergence: int
     lost_to_settings: int
+    """What the child's settings alone lose (``settings_at``): counted apart from the
+    divergence, which may lose the same entries for its own reason."""
     lost_to_boundaries: int
     read_same: int
     """Where the child would read with the parent's settings (the boundaries' loss lies
     between it and ``reachable``)."""
-    read_at: int
-    """Where the child reads (the settings' loss lies between it and ``read_same``)."""
+    settings_at: int
+    """Where the parent's own request reads with the child's settings: the settings' loss
+    lies between it and ``deepest``, whatever else the child changes (so a changed model is
+    said even after an accepted divergence of the head)."""
     parent: Usage
     child: Usage
     at_size: Usage
@@ -97,15 +101,19 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
     usage_parent, usage_child = _simulate(parent, child, minimums=False)
     same_settings = replace(child.view, plan=replace(child.view.plan, keyed=plan.keyed))
     _, usage_same = _simulate(parent, replace(child, view=same_settings), minimums=False)
+    # the settings alone: the parent's own request sent again with the child's settings
+    # reads what a child that changed nothing else would (whatever else it changes)
+    probe = replace(parent.view, plan=replace(parent.view.plan, keyed=child.view.plan.keyed))
+    _, usage_probe = _simulate(parent, replace(parent, view=probe), minimums=False)
     tokens = parent.tokens
     lost_divergence = tokens[deepest] - tokens[reachable]
     # by position, in the parent's tokens: a child of another model counts its own
     same_at = _position(tokens, usage_same.hit, reachable)
-    read_at = min(_position(tokens, usage_child.hit, reachable), same_at)
     if structural:
         same_at = reachable  # as if cached: no boundary of its own loses anything
+    settings_at = _position(tokens, usage_probe.hit, deepest)
     lost_boundaries = tokens[reachable] - tokens[same_at]
-    lost_settings = tokens[same_at] - tokens[read_at]
+    lost_settings = tokens[deepest] - tokens[settings_at]
     return PrefixCache(
         common=common,
         entries=entries,
@@ -116,7 +124,7 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
         lost_to_settings=lost_settings,
         lost_to_boundaries=lost_boundaries,
         read_same=same_at,
-        read_at=read_at,
+        settings_at=settings_at,
         parent=usage_parent,
         child=usage_child,
         at_size=at_size,

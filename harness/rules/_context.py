@@ -209,7 +209,7 @@ class Context:
         judged = self.judged(body)
         assert self.parent is not None
         return priced_cost(
-            self.dialect, self.parent, body, judged.read_at, judged.read_same, "settings", setting
+            self.dialect, self.parent, body, judged.settings_at, judged.deepest, "settings", setting
         )
 
     def boundary_cost(self, body: Body) -> Cost:
