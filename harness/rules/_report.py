@@ -174,7 +174,15 @@ def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
         first = worst(findings)
         same = sum(f.status == first.status for f in findings)
         which = "all" if same == len(findings) else f"{same} of"
+    # of bodies judged alike, one that names an equivalence it was judged by says more
+    noted = [f for f in findings if f.status == first.status and EQUIVALENCE_NOTE in f.message]
+    if noted and EQUIVALENCE_NOTE not in first.message:
+        first = noted[0]
     return _with_message(first, f"{first.message} ({which} {len(findings)} bodies)")
+
+
+EQUIVALENCE_NOTE = "same to the cache"
+"""How a finding names the documented equivalence it was judged by (``Equivalence``)."""
 
 
 _RANKS = frozenset(STATUSES)

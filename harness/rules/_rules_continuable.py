@@ -12,10 +12,12 @@ from itertools import pairwise
 
 import orjson
 
-from ..prefix import compare_settings, judge_pair, locate
+from ..dialects import Dialect, Unit
+from ..prefix import Frame, compare_settings, judge_pair, locate
 from ..scenarios import SEND_MESSAGE, has_send_message
 from ._body import Body
 from ._context import Context, encoded, priced_cost
+from ._equivalent import candidate_note, equivalence_note
 from ._evidence import at, from_divergence, occurrences
 from ._report import Evidence, Finding, Status, combine, loses_cache
 
@@ -83,7 +85,9 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     if d is None and not changes:
         kept = before.priced.total
         message = f"{after.label} extends {before.label} ({_tokens(before, kept)} kept)"
-        return Finding(rule, "pass", message)
+        count = len(before.priced.view.units)
+        same = None if after.strict else equivalence_note(dialect_of(before), before, after, count)
+        return Finding(rule, "pass", message + (f"; {same}" if same else ""))
     if d is None:
         names = ", ".join(c.name for c in changes)
         reason = f"{after.label} changes the settings {names} of {before.label}"
@@ -104,7 +108,21 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
         )
         return Finding(rule, "warning", message, evidence)
     message = f"{after.label} rewrites {before.label} at byte {d.offset:,} ({where}): {d.reason}"
-    return Finding(rule, "fail", message, evidence, cost)
+    note = candidate_note(dialect, _unit(before, d.parent_frame), _unit(after, d.fork_frame))
+    return Finding(rule, "fail", message + (f"; {note}" if note else ""), evidence, cost)
+
+
+def _unit(body: Body, frame: Frame | None) -> Unit | None:
+    """The rendered unit a frame shows (None in the byte view, where frames are segments)."""
+    if frame is None or body.strict:
+        return None
+    index = body.frame_index(frame.name)
+    units = body.priced.view.units
+    return units[index] if index is not None and index < len(units) else None
+
+
+def dialect_of(body: Body) -> Dialect:
+    return body.parsed.dialect
 
 
 def _tokens(body: Body, count: int) -> str:
