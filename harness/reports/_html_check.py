@@ -153,7 +153,7 @@ def cost_bar(label: str, cost: Cost) -> str:
     return (
         f'<div class="barline cost" data-body="{esc(label)}">'
         f'<div class="what">{esc(label)}</div>'
-        f"<div>{bar([('kept', kept), ('lost', cost.tokens)], whole, title=what)}"
+        f"<div>{bar([('kept', kept), ('lost', cost.tokens)], whole, title=what, unit='tokens')}"
         f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'
         f" — {esc(what)}</div></div></div>"
     )

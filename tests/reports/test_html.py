@@ -92,7 +92,7 @@ def test_the_matrix_has_every_rule_and_each_state(check_dom: Node) -> None:
     assert _cell(check_dom, "tools-identical").attrs["data-status"] == "fail"
     assert _cell(check_dom, "byte-prefix").attrs["data-status"] == "expected"
     assert _cell(check_dom, "well-formed").attrs["data-status"] == "pass"
-    assert _cell(check_dom, "cache-markers").attrs["data-status"] == "na"  # not in openai
+    assert _cell(check_dom, "cache-markers").attrs["data-status"] == "pass"  # implicit caching
 
 
 def test_a_failing_cell_links_to_its_failures(check_dom: Node) -> None:
@@ -126,8 +126,8 @@ def test_each_failure_shows_both_sides_and_a_bar_from_its_cost(
         cost = finding.cost
         assert cost is not None
         kept, lost = card.find("div", class_="bar").find_all("span")
-        assert int(lost.attrs["data-bytes"]) == cost.lost_bytes
-        assert int(kept.attrs["data-bytes"]) == cost.child_bytes - cost.lost_bytes
+        assert int(lost.attrs["data-tokens"]) == cost.tokens
+        assert int(kept.attrs["data-tokens"]) == max(cost.prefix_tokens, cost.tokens) - cost.tokens
         widths = [float((s.style("width") or "").rstrip("%")) for s in (kept, lost)]
         assert sum(widths) <= 100.0
         assert widths[1] == pytest.approx(100 * cost.share, abs=0.01)

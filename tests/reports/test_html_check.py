@@ -128,4 +128,8 @@ def test_the_cost_bar_is_shared_then_lost() -> None:
     kept, lost = bar.find("div", class_="bar").find_all("span")
     assert (kept.attrs["class"], kept.style("width")) == ("kept", "35.55%")
     assert (lost.attrs["class"], lost.style("width")) == ("lost", "64.45%")
-    assert "610 of 1,716 bytes of prefix shared (35.5%), 1,106 lost (~277 tokens" in bar.text()
+    assert (kept.attrs["data-tokens"], lost.attrs["data-tokens"]) == ("610", "1106")
+    assert "~610 of ~1,716 tokens of prefix kept (35.5%), ~1,106 lost (estimate)" in bar.text()
+    exact = parse(cost_bar("c", Cost(10, 40, exact=True, encoding="o200k_base"))).text()
+    assert "30 of 40 tokens of prefix kept (75.0%), 10 lost" in exact
+    assert "estimate" not in exact

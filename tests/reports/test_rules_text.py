@@ -63,8 +63,24 @@ def test_details_without_windows_or_cost() -> None:
     )
     assert finding_details(finding) == ["body     children[0]"]
     assert cost_text(Cost(4000, 8000)) == (
-        "4,000 bytes of inherited prefix lost = 50.0% of the child's prefix "
-        "(~1,000 tokens at ~4 bytes/token)"
+        "~4,000 tokens of cached prefix lost to a divergence = 50.0% of the child's prefix "
+        "(estimate)"
+    )
+    priced = Cost(
+        100,
+        400,
+        cause="settings",
+        exact=True,
+        encoding="o200k_base",
+        reference_tokens=12_500,
+        reference_usd=0.0225,
+        model="GPT-5.6 Terra",
+        miss_reason="model_changed",
+    )
+    assert cost_text(priced) == (
+        "100 tokens of cached prefix lost to a changed setting = 25.0% of the child's prefix "
+        "(in o200k_base); at a 50,000-token parent ~12,500 tokens, $0.0225 a child "
+        "(GPT-5.6 Terra prices); the provider calls it model_changed"
     )
     empty = rules_text([ScenarioReport("s", "openai", "x", ())])
     assert empty.endswith("1 scenario runs, 0 failed; findings: none\n")
@@ -129,7 +145,7 @@ def test_attention_lines_count_and_verbose_lists_escaped() -> None:
     assert attention_lines(outcomes, verbose=True) == [
         "also: 1 accepted divergence, 1 warning, 1 skipped scenario",
         "accepted divergences (1):",
-        "  ! openai · fork\\u202e · byte-prefix: accepted divergence: a persona — cost 7 bytes",
+        "  ! openai · fork\\u202e · byte-prefix: accepted divergence: a persona — cost 7 tokens",
         "warnings (1):",
         "  ! openai · fork\\u202e · call-args-kept: args \\x1b[2J redacted",
         "skipped scenarios (1):",
