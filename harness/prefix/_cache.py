@@ -113,6 +113,10 @@ def judge_pair(parent: Priced, child: Priced) -> PrefixCache:
         same_at = reachable  # as if cached: no boundary of its own loses anything
     settings_at = _position(tokens, usage_probe.hit, deepest)
     lost_boundaries = tokens[reachable] - tokens[same_at]
+    if reachable == common < deepest:
+        # the child leaves the parent right where its read would end: whether a boundary of
+        # its own falls there depends on what it sends next, so the divergence decides it
+        lost_divergence, lost_boundaries = tokens[deepest] - tokens[same_at], 0
     lost_settings = tokens[deepest] - tokens[settings_at]
     return PrefixCache(
         common=common,

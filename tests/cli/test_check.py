@@ -613,7 +613,7 @@ def test_json_reports_follow_the_schema(
         capsys, "--subject", "python:tests.cli.check_subjects:tool_order", *QUICK
     )
     assert validated_reports == [document]
-    assert (code, document["format_version"], document["command"]) == (1, 1, "check")
+    assert (code, document["format_version"], document["command"]) == (1, 2, "check")
     assert_valid_report(document)
 
 

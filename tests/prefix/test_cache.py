@@ -137,3 +137,22 @@ def test_openai_routing_key_is_a_settings_loss() -> None:
     )
     judged = judge_pair(parent, child)
     assert judged.lost_to_settings == parent.total
+
+
+def test_openai_a_child_leaving_the_parent_right_after_an_entry_loses_it_to_the_divergence() -> (
+    None
+):
+    """A system message inserted after the parent's first one moves the end of the initial
+    developer block: the child has no boundary where the parent's entry ends because of what
+    it sends next, so the loss is the divergence's, not the boundaries'."""
+    system = {"role": "system", "content": "rules " * 300}
+    ask = {"role": "user", "content": "ask " * 300}
+    parent = openai([system, ask])
+    child = openai([system, {"role": "system", "content": "Today is 2026-01-01."}, ask])
+    judged = judge_pair(parent, child)
+    assert judged.reachable == judged.common < judged.deepest
+    assert judged.lost_to_boundaries == 0
+    assert (
+        judged.lost_to_divergence == parent.tokens[judged.deepest] - parent.tokens[judged.read_same]
+    )
+    assert judged.lost_to_divergence == parent.total
