@@ -10,6 +10,7 @@ at most warn on the second, so a correct implementation with its own rendering c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,7 +78,11 @@ def _snippet(text: str, limit: int = 48) -> str:
 
 
 def _canonical(value: Any) -> str:
-    return orjson.dumps(thaw(value), option=orjson.OPT_SORT_KEYS).decode()
+    value = thaw(value)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # nested past orjson's 254 levels (its reader takes 1,024)
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _result(value: Any) -> str:

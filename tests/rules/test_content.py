@@ -134,3 +134,17 @@ def test_one_parts_item_is_that_of_the_part_alone_in_a_message() -> None:
         assert [content_item(role, part)] == alone or (
             alone == [] and content_item(role, part) is None
         )
+
+
+def test_call_arguments_nested_past_orjsons_depth_are_compared_not_raised() -> None:
+    """A mutated log once nested a call's argument 300 lists deep: readable (orjson reads
+    1,024 levels), but orjson writes 254 at most; the comparison falls back to json."""
+    deep: object = "A: list the files"
+    for _ in range(300):
+        deep = [deep]
+    nested = Message("model", (FunctionCall("fork", freeze({"directive": deep}), id="c1"),))
+    flat = Message("model", (FunctionCall("fork", freeze({"directive": "x"}), id="c1"),))
+    assert content_lost((nested,), (nested,)) is None
+    loss = content_lost((nested,), (flat,))
+    assert loss is not None
+    assert loss.expected.kind == "call"
