@@ -185,6 +185,7 @@ def check_log(
     fork_tool: str | None = None,
     parent_mark: str = "parent",
     parent_id: str | None = None,
+    strict_bytes: bool = False,
 ) -> CheckResult:
     """``prefix-harness check-log``: group the requests of a JSON-lines log (a record of
     ``capture``, or minimal ``{"body": ...}`` lines) into conversations and check each group.
@@ -200,7 +201,7 @@ def check_log(
     try:
         requests, ignored = read_log(log, dialect=dialect)
         name = subject or os.path.basename(os.fspath(log))
-        return check_requests(requests, ignored, options=options, subject=name)
+        return check_requests(requests, ignored, options=options, subject=name, strict=strict_bytes)
     except LogError as e:
         raise InputError(str(e)) from e
 
