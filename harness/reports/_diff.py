@@ -45,12 +45,13 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
     guess = " (guessed: pass --dialect to choose)" if subjects.dialect_guessed else ""
     width = max(len(subjects.parent), len(subjects.fork))
     view = "bytes as sent (--strict-bytes)" if c.strict else "rendered prefix"
+    pieces = "segments" if c.strict else "units"
     lines = [
         f"dialect: {c.dialect}{guess}",
         f"compared: {view}",
-        f"parent:  {subjects.parent:<{width}}  {len(c.parent.segments)} segments,"
+        f"parent:  {subjects.parent:<{width}}  {len(c.parent.segments)} {pieces},"
         f" {_n(c.parent.length)} bytes of prefix",
-        f"fork:    {subjects.fork:<{width}}  {len(c.fork.segments)} segments,"
+        f"fork:    {subjects.fork:<{width}}  {len(c.fork.segments)} {pieces},"
         f" {_n(c.fork.length)} bytes of prefix",
         "",
     ]
@@ -67,7 +68,6 @@ def diff_text(comparison: PrefixComparison, subjects: DiffSubjects, *, context: 
         p_win = byte_window(d.parent_frame, d.offset, context=context)
         f_win = byte_window(d.fork_frame, d.offset, context=context)
         lines += [
-            f"  at       byte {_n(d.offset)} of the prefix stream",
             f"  segment  {printable(segment)}",
             f"  path     {printable(str(d.path))}",
             f"  why      {printable(d.reason)}",
