@@ -354,7 +354,5 @@ def test_a_lines_reported_usage_is_read_through_its_dialect(tmp_path: Path) -> N
     reported = [u.reported for u in used]
     assert [getattr(r, "read", None) for r in reported[:2]] == [1200, 1200]
     assert reported[0] == reported[1]
-    assert reported[2] == (
-        "\"cache_read_input_tokens\" is a string ('1200'), not a token count"
-    )
+    assert reported[2] == ("\"cache_read_input_tokens\" is a string ('1200'), not a token count")
     assert reported[3:] == [None, None]

@@ -67,7 +67,7 @@ def test_gemini_leaves_out_a_cached_count_of_zero() -> None:
 def test_openai_usage_without_the_cached_count_is_not_compared() -> None:
     """A chat usage with no ``prompt_tokens_details.cached_tokens`` (an OpenAI-compatible
     server that reports none) says nothing of the cache: an error, not a read of 0."""
-    with pytest.raises(UsageError, match='no "prompt_tokens_details.cached_tokens"'):
+    with pytest.raises(UsageError, match=r'no "prompt_tokens_details\.cached_tokens"'):
         get_dialect("openai").reported_usage({"prompt_tokens": 10}, {"model": "gpt-5"})
 
 
@@ -93,5 +93,5 @@ def test_count_field_reads_dotted_names_and_whole_floats() -> None:
     assert count_field(usage, "a.b") == 4
     assert count_field(usage, "c") is None
     assert count_field(usage, "x.y") is None
-    with pytest.raises(UsageError, match='"d.e" is not readable'):
+    with pytest.raises(UsageError, match=r'"d\.e" is not readable'):
         count_field(usage, "d.e")
