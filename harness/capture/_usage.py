@@ -41,6 +41,10 @@ TOLERANCE_TOKENS = 32
 """... plus this many tokens (a few tokens of framing the rendering does not count). A
 count of 0 against one above 0 always disagrees: one says the cache was hit, the other not."""
 
+SCALES = (0.5, 2.0)
+"""How far an estimated prompt may be from the reported one and still be scaled to it;
+beyond, the two prompts differ for another reason, and the counts are compared as they are."""
+
 
 @dataclass(frozen=True, slots=True)
 class UsageRow:
@@ -160,6 +164,8 @@ def _judged(row: UsageRow, reported: ReportedUsage) -> UsageRow:
     scale = None
     if not row.exact and reported.total and row.predicted.total:
         scale = reported.total / row.predicted.total
+        if not SCALES[0] <= scale <= SCALES[1]:  # no estimate is that far off: compare as is
+            scale = None
     row = replace(row, reported=reported, scale=scale)
     found = [_differs("read", row.scaled(row.predicted.read), reported.read)]
     if reported.written is not None:

@@ -223,3 +223,21 @@ def test_a_log_without_usage_compares_nothing(tmp_path: Path) -> None:
 def test_the_tolerance(predicted: int, reported: int, same: bool) -> None:
     assert agrees(predicted, reported) is same
     assert agrees(reported, predicted) is same
+
+
+def test_an_estimate_is_scaled_only_within_reason(tmp_path: Path) -> None:
+    """An estimated prompt is scaled to the reported one; one reported at a tenth of the
+    prediction is no estimate's error, and the counts are compared as they are."""
+    found = compared(
+        tmp_path,
+        {"body": anthropic("hello"), "usage": claude_usage(0, 1600, 5)},
+        {"body": anthropic("hello", "hi", "x"), "usage": claude_usage(0, 0, 200)},
+    )
+    assert found is not None
+    first, second = found.rows
+    assert first.scale is not None
+    assert 0.5 <= first.scale <= 2.0
+    assert second.scale is None
+    assert second.disagreements == (
+        f"{second.predicted.read:,} tokens read predicted, none reported",
+    )
