@@ -280,9 +280,9 @@ def claude(*turns: str) -> dict[str, Any]:
     return {"model": "claude-sonnet-4-5", "max_tokens": 64, "system": [block], "messages": messages}
 
 
-def reported(read: int, written: int) -> dict[str, int]:
+def reported(read: int, written: int, uncached: int = 12) -> dict[str, int]:
     return {
-        "input_tokens": 12,
+        "input_tokens": uncached,
         "cache_creation_input_tokens": written,
         "cache_read_input_tokens": read,
     }
@@ -296,7 +296,7 @@ def usage_log(tmp_path: Path) -> str:
         [
             {"body": claude("hello"), "usage": reported(0, 1600)},
             {"body": claude("hello", "hi", "more"), "response": {"usage": reported(1600, 0)}},
-            {"body": claude("hello", "hi", "more", "ok", "again"), "usage": reported(0, 0)},
+            {"body": claude("hello", "hi", "more", "ok", "again"), "usage": reported(0, 0, 1624)},
             {"body": claude("hello", "hi", "more", "ok", "last"), "usage": reported(-5, 0)},
         ],
     )
