@@ -30,6 +30,7 @@ from ._registry import (
 )
 from ._reply import Reply, ToolCall, reply_from_json
 from ._unit import Unit
+from ._usage import ReportedUsage, UsageError
 from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
 
 for _builtin in (anthropic, gemini, openai, openai_responses):
@@ -54,6 +55,7 @@ __all__ = [
     "ParsedBody",
     "Prices",
     "Reply",
+    "ReportedUsage",
     "Route",
     "Segment",
     "Source",
@@ -61,6 +63,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "Unit",
+    "UsageError",
     "Wire",
     "Write",
     "all_dialects",
