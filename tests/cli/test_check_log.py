@@ -293,6 +293,8 @@ def test_strict_bytes_flag(tmp_path: Path, capfd: pytest.CaptureFixture[str]) ->
     assert check_log(log, "--strict-bytes") == 1
     out, _ = capfd.readouterr()
     assert "✗ byte-prefix" in out
+
+
 USAGE_SYSTEM = "You are a careful assistant who reads every file before answering. " * 120
 
 
