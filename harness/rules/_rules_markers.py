@@ -171,13 +171,22 @@ def _placement(ctx: Context, child: Body, marked: list[int]) -> Finding:
     judged = ctx.judged(child)
     parent_units = ctx.parent.priced.view.units if ctx.parent is not None else ()
     reads_last = judged.child.hit is not None and judged.child.hit >= judged.deepest
-    if last in marked and not judged.structural and reads_last:
-        # its only marker is on the task, but that marker reads the parent's last entry
+    lookups = child.priced.view.plan.lookups
+    # a child that leaves the parent before its entry reads nothing of it, wherever it marks:
+    # the loss is the divergence's; what counts here is whether its marker would reach it
+    entry_name = parent_units[judged.deepest - 1].name if judged.deepest else None
+    same = next((i + 1 for i, u in enumerate(units) if u.name == entry_name), None)
+    diverged = judged.common < judged.deepest and any(same in lk for lk in lookups)
+    if last in marked and not judged.structural and (reads_last or diverged):
+        # its only marker is on the task, but that marker reaches the parent's last entry
         entry = parent_units[judged.deepest - 1].name if judged.deepest else "the start"
+        verb = "reads" if reads_last else "reaches"
         message = (
-            f"{child.label}'s marker on {units[last].name} reads the parent's entry on "
+            f"{child.label}'s marker on {units[last].name} {verb} the parent's entry on "
             f"{entry} {_window(ctx)}"
         )
+        if not reads_last:
+            message += "; the child leaves the parent before it (its loss is the divergence's)"
         return Finding(RULE, "pass", message)
     boundary = units[end].name if end >= 0 else "the start"
     if last in marked:

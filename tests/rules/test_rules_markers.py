@@ -114,6 +114,31 @@ def test_a_trailing_marker_reads_the_parents_entry_within_the_lookback_window() 
     )
 
 
+def test_a_trailing_marker_of_a_child_that_left_the_parent_first_is_not_blamed() -> None:
+    """A child whose system prompt differs reads nothing of the parent wherever it marks:
+    byte-prefix charges that loss; its marker on the task still reaches the parent's entry
+    (as Claude Code's children mark theirs), so cache-markers passes and says so."""
+
+    def dated(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        outcome = _marked(EPHEMERAL, EPHEMERAL).outcome(outcome, scenario, dialect)  # type: ignore[misc]
+        children = []
+        for raw in outcome.children:
+            body = orjson.loads(raw)
+            body["system"] = f"{body.get('system') or ''} Today is 2026-01-01."
+            children.append(orjson.dumps(body))
+        return replace(outcome, children=tuple(children))
+
+    subject = edited("dated-and-marked", outcome=dated)
+    found = finding(subject, "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "pass", found.message
+    assert found.message == (
+        "children[0]'s marker on messages[6].content[0] reaches the parent's entry on "
+        "messages[2].content[1] within the 20-position lookback window; the child leaves the "
+        "parent before it (its loss is the divergence's)"
+    )
+    assert finding(subject, "fork-model-calls", "anthropic", "byte-prefix").status == "fail"
+
+
 def test_a_trailing_marker_without_a_parent_entry_still_fails() -> None:
     found = finding(_marked(None, EPHEMERAL), "fork-model-calls", "anthropic", "cache-markers")
     assert found.status == "fail"
