@@ -432,9 +432,15 @@ def assert_conforms(
 
 
 def assert_prefix_preserved(
-    parent: Body | ParsedBody, fork: Body | ParsedBody, *, dialect: str | None = None
+    parent: Body | ParsedBody,
+    fork: Body | ParsedBody,
+    *,
+    dialect: str | None = None,
+    strict_bytes: bool = False,
 ) -> PrefixComparison:
-    """Assert that ``fork``'s prefix stream starts with ``parent``'s whole prefix stream.
+    """Assert that ``fork``, sent right after ``parent``, loses none of the parent's cached
+    prefix (``strict_bytes``: that its bytes as sent start with the parent's whole prefix),
+    as ``prefix-harness diff`` judges it.
 
     Each body is the bytes as POSTed, its JSON text (``str``), its decoded JSON (a ``dict``,
     as ``json.loads`` gives it), a ``pathlib.Path`` of a file holding it, or a
@@ -442,7 +448,7 @@ def assert_prefix_preserved(
     object a ``BodyError`` naming the side. The dialect is ``dialect``, else that of a
     parsed body, else detected from the bodies. On failure the ``AssertionError`` message is
     the divergence report of ``prefix-harness diff``: where the two part, why, both sides in
-    context. Settings are listed, not judged.
+    context, what the cache reads. Settings the cache is not keyed on are listed, not judged.
     """
     __tracebackhide__ = True
     bodies = {"parent": parent, "fork": fork}
@@ -460,7 +466,7 @@ def assert_prefix_preserved(
         if p.dialect.name != chosen.name:
             raise ValueError(f"the {k} was parsed as {p.dialect.name}, not {chosen.name}")
     sides = {**{k: parse_body(chosen, v, source=k) for k, v in raw.items()}, **parsed}
-    comparison = compare(sides["parent"], sides["fork"])
+    comparison = compare(sides["parent"], sides["fork"], strict=strict_bytes)
     if not comparison.preserved:
         subjects = DiffSubjects("parent", "fork", guessed, "pass dialect=")
         raise AssertionError(diff_text(comparison, subjects))

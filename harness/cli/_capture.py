@@ -248,7 +248,9 @@ def _report(
         return fail(_never_called(outcome, *command), code=EXIT_SUBJECT)
     print("", file=info, flush=True)
     options = group_options(args, fork_tag=script.fork_tag)
-    result = check_records(records, options=options, subject=args.subject or "capture")
+    result = check_records(
+        records, options=options, subject=args.subject or "capture", strict=args.strict_bytes
+    )
     overriding = EXIT_SUBJECT if isinstance(outcome, str) else None
     problem = outcome if isinstance(outcome, str) else None
     code = report(result, args, expected, command="capture", overriding=overriding, problem=problem)

@@ -18,6 +18,7 @@ from ._common import (
     EXIT_INCONCLUSIVE,
     EXIT_OK,
     add_report_options,
+    add_strict_bytes,
     fail,
     finish_reports,
     output_problems,
@@ -39,9 +40,10 @@ Group the requests of a JSON-lines log into conversations (parent, fork children
 spawned children, follow-ups) and check each group against the rules, without calling any
 provider. A line is a record of `prefix-harness capture`, or a minimal object
 {"body": <request JSON, object or text>, "path": ..., "dialect": ..., "mark": ...} where only
-"body" is required (docs/capture.md). Exit 0 when every rule passes, 1 when one fails, 2 on
-bad usage or input, 4 when the check is inconclusive (nothing checked, or requests left out
-without a failure to show for it).
+"body" is required (docs/capture.md); "response" (the provider's response JSON) or "usage"
+(its usage) beside it shows the predicted cache usage against the reported one. Exit 0 when
+every rule passes, 1 when one fails, 2 on bad usage or input, 4 when the check is
+inconclusive (nothing checked, or requests left out without a failure to show for it).
 """
 
 
@@ -72,6 +74,7 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
     """The report and grouping options of ``check-log`` and ``capture``."""
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_report_options(parser)
+    add_strict_bytes(parser)
     parser.add_argument(
         "--junit-xml", metavar="FILE", help="also write the report as JUnit XML to FILE"
     )
@@ -310,7 +313,13 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     subject = args.subject or Path(args.file).name
     started()  # start-up and the log's index live until the end: no collection walks them
     try:  # bodies are read back from the file as they are needed
-        result = check_requests(requests, ignored, options=group_options(args), subject=subject)
+        result = check_requests(
+            requests,
+            ignored,
+            options=group_options(args),
+            subject=subject,
+            strict=args.strict_bytes,
+        )
     except LogError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     return report(result, args, expected)

@@ -65,13 +65,14 @@ def seen_in(entries: tuple[SeenIn, ...]) -> str:
 
 def explanation(info: RuleInfo) -> str:
     """The whole catalog entry of one rule, its explanation wrapped for a terminal, the
-    marker facts of its dialects when it is about markers, then the public bugs it was seen
-    in."""
-    from ..rules import WITH_MARKERS
+    cache facts of every dialect when it is about the cache's boundaries (cache-markers),
+    then the public bugs it was seen in."""
+    from ..dialects import all_dialects
 
     dialects = "all" if info.dialects is None else ", ".join(info.dialects)
     body = textwrap.fill(info.explanation, width=WIDTH, break_on_hyphens=False)
-    facts = marker_facts(info.dialects or ()) if info.dialect_scope == WITH_MARKERS else ""
+    names = info.dialects or tuple(all_dialects())
+    facts = cache_facts(names) if info.id == "cache-markers" else ""
     seen = seen_in(info.seen_in)
     return (
         f"{info.id} ({info.severity}): {info.title}\n"
@@ -81,26 +82,43 @@ def explanation(info: RuleInfo) -> str:
     )
 
 
-def marker_facts(names: tuple[str, ...]) -> str:
-    """How each dialect's cache reads markers (``Facts.markers``), with the page it is
-    documented on."""
+def cache_facts(names: tuple[str, ...]) -> str:
+    """Each dialect's cache facts: how it reads markers (``Facts.markers``), and per model
+    the minimum cacheable prefix and the prices a cost is stated at, each with the date the
+    provider's page was read (docs/cache-model.md)."""
     from ..dialects import get_dialect
 
-    lines = ["marker facts:"]
+    lines = ["cache facts:"]
     for name in names:
         facts = get_dialect(name).facts
         markers = facts.markers
-        if markers is None:
-            continue
-        lookback = (
-            "no lookback limit"
-            if markers.lookback is None
-            else f"a read looks back {markers.lookback} blocks"
-        )
-        lines.append(
-            f"  {name}: at most {markers.limit} a request, {lookback},"
-            f" ttl {markers.default_ttl} unless named"
-        )
+        if markers is not None:
+            lookback = (
+                "no lookback limit"
+                if markers.lookback is None
+                else f"a read checks {markers.lookback} positions back"
+            )
+            lines.append(
+                _wrapped(
+                    f"{name}: markers: at most {markers.limit} a request, {lookback},"
+                    f" ttl {markers.default_ttl} unless named",
+                    "  ",
+                )
+            )
+        else:
+            lines.append(f"  {name}: no markers")
+        cache = facts.cache
+        if cache is not None:
+            for model in cache.models:
+                lines.append(
+                    _wrapped(
+                        f"{model.label}: at least {model.minimum_tokens:,} tokens; "
+                        f"${model.prices.uncached:g} uncached, ${model.prices.cached:g} cached "
+                        f"per MTok (read {model.source.as_of})",
+                        "    ",
+                    )
+                )
+            lines.append(f"    an unknown model: as {cache.reference.label}")
         if facts.cache_guide:
             lines.append(f"    {facts.cache_guide}")
     return "\n".join(lines) + "\n"

@@ -14,6 +14,10 @@ from ._base import (
     Segment,
     answered_one_to_one,
 )
+from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
+from ._cache_plan import CachePlan, Keyed, Write
+from ._cache_view import CacheView
+from ._equivalence import Equivalence
 from ._facts import CacheScope, ConsecutiveTurns, Facts, Family, Link, Markers
 from ._registry import (
     all_dialects,
@@ -25,6 +29,8 @@ from ._registry import (
     wires,
 )
 from ._reply import Reply, ToolCall, reply_from_json
+from ._unit import Unit
+from ._usage import ReportedUsage, UsageError
 from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
 
 for _builtin in (anthropic, gemini, openai, openai_responses):
@@ -32,23 +38,35 @@ for _builtin in (anthropic, gemini, openai, openai_responses):
 
 __all__ = [
     "FAKE_MODEL",
+    "CacheFacts",
     "CacheMarker",
+    "CachePlan",
     "CacheScope",
+    "CacheView",
     "ConsecutiveTurns",
     "Dialect",
     "DialectError",
+    "Equivalence",
     "Facts",
     "Family",
+    "Keyed",
     "Link",
     "Markers",
+    "ModelFacts",
     "ParsedBody",
+    "Prices",
     "Reply",
+    "ReportedUsage",
     "Route",
     "Segment",
+    "Source",
     "Stream",
     "ToolCall",
     "Turn",
+    "Unit",
+    "UsageError",
     "Wire",
+    "Write",
     "all_dialects",
     "answered_one_to_one",
     "args_json",

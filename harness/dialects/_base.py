@@ -6,12 +6,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
-from ..model import FunctionCall, FunctionResponse, Message, Request, json_kind
+import orjson
+
+from ..model import FunctionCall, FunctionResponse, Message, Request, dumps, json_kind
+from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
+from ._cache_plan import CachePlan, Keyed
+from ._cache_view import CacheView
 from ._facts import CacheScope, Facts, Family
+from ._unit import Unit
+from ._usage import ReportedUsage, count_field, reported_fields, required_field
 from ._wire import Wire
 
 __all__ = [
@@ -101,6 +108,12 @@ class ParsedBody:
     def request(self) -> Request:
         """The body in the neutral model; raises ``DialectError`` if a part is malformed."""
         return self.dialect.guarded(self.dialect.to_request, self.body)
+
+    @cached_property
+    def cache(self) -> CacheView:
+        """The body as its provider's cache sees it: its rendered units, the facts of its
+        model and where it writes and reads entries (docs/cache-model.md)."""
+        return self.dialect.guarded(self.dialect.cache_view, self.body)
 
     def __repr__(self) -> str:
         return f"<ParsedBody {self.dialect.name} segments={len(self.segments)}>"
@@ -204,6 +217,82 @@ class Dialect(ABC):
         source = message.source
         return len(source.items) if source is not None and source.dialect == self.name else None
 
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        """The body's rendered prefix: the units the provider renders, in cache order, each
+        in the canonical form its documented equivalences give (docs/cache-model.md).
+
+        By default the prefix segments as sent, one unit each: a dialect that states no
+        equivalence compares its bodies as sent."""
+        families = self.families(self.segments(body))
+        return tuple(
+            Unit(s.name, s.name, family, s.value, dumps(s.value))
+            for s, family in zip(self.segments(body), families, strict=True)
+        )
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        """Where the body writes and reads cache entries, by the provider's rules. By
+        default none: a dialect without a cache model is judged by structure alone."""
+        return CachePlan(caching=False, notes=(f"the {self.name} dialect states no cache model",))
+
+    def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
+        """The cache facts that apply to the body, its model's row and whether the facts
+        know the model (else the reference model's row). A dialect stating no cache facts
+        gets neutral ones: no minimum, about 4 characters a token, no prices."""
+        facts = self.facts.cache or _NEUTRAL
+        model, known = facts.model(body.get("model"))
+        return facts, model, known
+
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """A request's predicted cache usage in the provider's own usage fields (dotted
+        names for nested ones), as its response would report it; by default neutral
+        names."""
+        return {_INPUT: total, _CACHED: read, _WRITTEN: written}
+
+    usage_key: ClassVar[str] = "usage"
+    """Where the provider's response carries its usage object."""
+
+    def response_usage(self, response: Mapping[str, Any]) -> Any:
+        """The usage object of a provider's whole response (``usage_key``), or None."""
+        return response.get(self.usage_key)
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """A reported usage object (the one ``response_usage`` finds) read in the names
+        ``usage_fields`` writes: the inverse of it. ``UsageError`` (harness.dialects) when
+        a value is no token count or the cached tokens are not there."""
+        total, read = count_field(usage, _INPUT), required_field(usage, _CACHED)
+        written = count_field(usage, _WRITTEN)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_INPUT, _CACHED, _WRITTEN))
+        )
+
+    def keyed(self, units: Sequence[Unit], body: Mapping[str, Any]) -> tuple[Keyed, ...]:
+        """The settings the body's cache entries are keyed on (``Facts.cache_keys``), each
+        from the first unit of the family it invalidates (a ``request`` setting from the
+        start), compared by value."""
+        firsts: dict[str, int] = {}
+        for i, unit in enumerate(units):
+            firsts.setdefault(unit.family, i)
+        out = []
+        for name, value in self.settings(body).items():
+            scope = self.cache_scope(name)
+            if scope is None:
+                continue
+            position = 0 if scope == "request" else firsts.get(scope, len(units))
+            out.append(Keyed(name, _by_value(value), position))
+        return tuple(out)
+
+    def cache_view(self, body: Mapping[str, Any]) -> CacheView:
+        """The body as its provider's cache sees it (``ParsedBody.cache``): its units, the
+        dialect's plan for them keyed on the settings the cache is keyed on."""
+        units = self.units(body)
+        facts, model, known = self.model_facts(body)
+        plan = replace(self.cache_plan(units, body, model), keyed=self.keyed(units, body))
+        return CacheView(units, plan, model, known, facts, self.facts)
+
     def calls_answered(
         self, calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
     ) -> bool:
@@ -258,6 +347,28 @@ class Dialect(ABC):
             raise DialectError("the body is nested too deeply to read") from None
 
 
+def _by_value(value: Any) -> bytes:
+    """A setting's value as compared for the cache: by value, key order aside."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return dumps(value)
+
+
+_NEUTRAL = CacheFacts(
+    provider="",
+    models=(),
+    reference=ModelFacts(
+        "",
+        "a model of unknown cache facts",
+        0,
+        4.0,
+        Prices(0.0, 0.0),
+        Source("", "no cache facts stated", ""),
+    ),
+)
+
+
 def answered_one_to_one(
     calls: Sequence[FunctionCall], responses: Sequence[FunctionResponse]
 ) -> bool:
@@ -280,3 +391,7 @@ def _guess_family(root: str) -> Family:
 
 def _role(value: Any) -> Any:
     return value.get("role") if isinstance(value, dict) else None
+
+
+_INPUT, _CACHED, _WRITTEN = "input_tokens", "cached_tokens", "cache_write_tokens"
+"""The neutral usage names of a dialect that states none."""

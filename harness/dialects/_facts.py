@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from ._cache_facts import CacheFacts
+from ._equivalence import Equivalence
+
 __all__ = ["CacheScope", "ConsecutiveTurns", "Facts", "Family", "Link", "Markers"]
 
 Family: TypeAlias = Literal["system", "tools", "settings", "history"]
@@ -82,6 +85,29 @@ class Facts:
     consecutive_turns: ConsecutiveTurns = "alternate"
     """What the provider does with consecutive turns of one role (``ConsecutiveTurns``),
     from its request reference: what ``alternation`` holds a request to."""
+    cache: CacheFacts | None = None
+    """The provider's cache facts per model (minimums, tokens, prices; docs/cache-model.md);
+    None where the dialect states none: its prefix is then judged by structure alone."""
+    equivalences: tuple[Equivalence, ...] = ()
+    """The spellings the rendered prefix takes as one (documented or inferred), and the
+    candidates it keeps apart (undocumented)."""
+    miss_reasons: Mapping[str, str] = field(default_factory=dict)
+    """The provider's own name for a cache miss (its diagnostics' vocabulary), by the family
+    of the first unit that differs (``tools``, ``system``, ``history``, ``settings``) or the
+    name of a keyed setting (``model``); ``"*"`` for any other keyed setting."""
+
+    def equivalence(self, id: str) -> Equivalence | None:
+        """The equivalence called ``id``, if the dialect states it."""
+        return next((e for e in self.equivalences if e.id == id), None)
+
+    def miss_reason(self, key: str) -> str | None:
+        """The provider's name for a miss caused by ``key`` (a family or a setting)."""
+        head = key.split(".", 1)[0]
+        for name in (key, head):
+            if name in self.miss_reasons:
+                return self.miss_reasons[name]
+        families = ("tools", "system", "history", "settings")
+        return None if key in families else self.miss_reasons.get("*")
 
     def link(self, topic: str) -> Link | None:
         """The first documentation link about ``topic``, if any."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeAlias
 
-from ..rules import BYTES_PER_TOKEN, Cost, Finding, ScenarioReport
+from ..rules import REFERENCE_PARENT_TOKENS, Cost, Finding, ScenarioReport
 
 __all__ = [
     "DivergenceKey",
@@ -24,7 +24,7 @@ __all__ = [
     "cost_markdown",
     "cost_text",
     "divergence_key",
-    "lost_bytes",
+    "lost_tokens",
     "per_divergence",
     "shared_bytes",
 ]
@@ -34,12 +34,8 @@ DivergenceKey: TypeAlias = tuple[str, str, str, str, int]
 
 
 def shared_bytes(finding: Finding) -> int | None:
-    """Where the child leaves what it is compared with: the bytes of its prefix stream that
-    the cache can still serve. That is where its cost is counted from (``Cost.lost_from``:
-    a rule may point its evidence at the segment that holds the difference, before it),
-    else the evidence's offset; None when the finding says neither."""
-    if finding.cost is not None and finding.cost.lost_from is not None:
-        return finding.cost.lost_from
+    """Where the child leaves what it is compared with: the bytes of its prefix stream up
+    to the evidence's offset; None when the finding says none."""
     if finding.evidence is not None and finding.evidence.offset is not None:
         return finding.evidence.offset
     return None
@@ -66,29 +62,48 @@ def per_divergence(
         yield report, finding, (None if earlier is finding else earlier)
 
 
-def lost_bytes(found: Iterable[tuple[ScenarioReport, Finding]]) -> int:
-    """The inherited prefix lost by the findings with a cost, each divergence counted once."""
+def lost_tokens(found: Iterable[tuple[ScenarioReport, Finding]]) -> int:
+    """The cached tokens lost by the findings with a cost, each divergence counted once."""
     return sum(
-        f.cost.lost_bytes
+        f.cost.tokens
         for _, f, earlier in per_divergence(found)
         if f.cost is not None and earlier is None
     )
 
 
+_CAUSES = {
+    "divergence": "a divergence",
+    "settings": "a changed setting",
+    "boundaries": "the child's cache boundaries",
+}
+
+
+def _tokens(cost: Cost, count: int) -> str:
+    return f"{count:,}" if cost.exact else f"~{count:,}"
+
+
 def cost_text(cost: Cost) -> str:
-    """``1,234 bytes of inherited prefix lost = 35.0% of the child's prefix (~309 tokens at
-    ~4 bytes/token)``, and the real count where the tokens extra made one
-    (``; 287 tokens in o200k_base``)."""
-    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
-    return (
-        f"{cost.lost_bytes:,} bytes of inherited prefix lost = {cost.share:.1%} of the "
-        f"child's prefix (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token{real})"
+    """``~1,234 tokens of cached prefix lost to a divergence = 35.0% of the child's prefix
+    (estimate); at a 50,000-token parent ~20,000 tokens, $0.0540 a child (Claude Sonnet 5
+    prices); the provider calls it tools_changed``."""
+    counted = f"in {cost.encoding}" if cost.exact and cost.encoding else "estimate"
+    text = (
+        f"{_tokens(cost, cost.tokens)} tokens of cached prefix lost to {_CAUSES[cost.cause]}"
+        f" = {cost.share:.1%} of the child's prefix ({counted})"
     )
+    if cost.reference_tokens is not None:
+        text += f"; at a {REFERENCE_PARENT_TOKENS:,}-token parent ~{cost.reference_tokens:,} tokens"
+        if cost.reference_usd and cost.model:
+            text += f", ${cost.reference_usd:.4f} a child ({cost.model} prices)"
+    if cost.miss_reason:
+        text += f"; the provider calls it {cost.miss_reason}"
+    return text
 
 
 def cost_markdown(cost: Cost) -> str:
-    """A Markdown table cell: ``1,074 (49.7%)``, the bytes lost and their share."""
-    return f"{cost.lost_bytes:,} ({cost.share:.1%})"
+    """A Markdown table cell: ``~1,074 tokens (49.7%)``, the cached tokens lost and their
+    share of the child's prefix."""
+    return f"{_tokens(cost, cost.tokens)} tokens ({cost.share:.1%})"
 
 
 def cost_json(cost: Cost | None) -> dict[str, Any] | None:
@@ -96,35 +111,41 @@ def cost_json(cost: Cost | None) -> dict[str, Any] | None:
     if cost is None:
         return None
     return {
+        "cause": cost.cause,
+        "tokens": cost.tokens,
+        "tokens_exact": cost.exact,
+        "tokens_encoding": cost.encoding,  # null where the tokens are an estimate
+        "prefix_tokens": cost.prefix_tokens,
+        "share_of_child": round(cost.share, 6),
         "lost_bytes": cost.lost_bytes,
         "child_bytes": cost.child_bytes,
-        "share_of_child": round(cost.share, 6),
-        "tokens_estimate": cost.tokens,
-        "bytes_per_token": BYTES_PER_TOKEN,
-        "tokens_real": cost.real_tokens,  # null without the tokens extra or outside OpenAI
-        "tokens_encoding": cost.encoding,
+        "reference_parent_tokens": REFERENCE_PARENT_TOKENS,
+        "reference_tokens": cost.reference_tokens,
+        "reference_usd": None if cost.reference_usd is None else round(cost.reference_usd, 6),
+        "model": cost.model,
+        "miss_reason": cost.miss_reason,
     }
 
 
 def cost_html(label: str, finding: Finding) -> str:
     """The child's prefix as a bar: the bytes the cache still serves (up to the divergence),
     the inherited bytes lost, and the child's own bytes after them, which no cache held;
-    with the same figures in words. Empty when the finding has no cost."""
+    with the same figures in words, the loss in cached tokens. Empty when the finding has no
+    cost."""
     from ._html_page import bar, esc, percent  # the page's modules, loaded for a page only
 
     cost = finding.cost
     if cost is None:
         return ""
-    whole = cost.child_bytes
+    whole = max(cost.child_bytes, cost.lost_bytes)
     shared = shared_bytes(finding)
-    real = "" if cost.real_tokens is None else f"; {cost.real_tokens:,} tokens in {cost.encoding}"
     lost = (
-        f"{cost.lost_bytes:,} lost (~{cost.tokens:,} tokens at ~{BYTES_PER_TOKEN} bytes/token"
-        f"{real})"
+        f"{cost.lost_bytes:,} lost ({_tokens(cost, cost.tokens)} cached tokens to"
+        f" {_CAUSES[cost.cause]}{'' if cost.exact else ', an estimate'})"
     )
     if shared is None:
         pieces = [("lost", cost.lost_bytes)]
-        what = f"{lost} of {whole:,} bytes of prefix ({cost.share:.1%})"
+        what = f"{lost} of {whole:,} bytes of prefix ({cost.share:.1%} of its tokens)"
     else:
         shared = min(shared, whole)
         own = max(0, whole - shared - cost.lost_bytes)

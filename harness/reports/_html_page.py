@@ -128,15 +128,18 @@ def percent(part: int, whole: int) -> float:
     return round(min(100.0, max(0.0, 100.0 * part / whole)), 2)
 
 
-def bar(pieces: Iterable[tuple[str, int]], whole: int, *, title: str = "") -> str:
-    """A horizontal bar of ``pieces`` (css class, bytes) out of ``whole`` bytes; each piece's
-    width is its share of ``whole`` and the widths together never pass 100%."""
+def bar(
+    pieces: Iterable[tuple[str, int]], whole: int, *, title: str = "", unit: str = "bytes"
+) -> str:
+    """A horizontal bar of ``pieces`` (css class, size) out of ``whole``, sizes in ``unit``
+    (``bytes`` or ``tokens``, the data attribute they are kept in); each piece's width is its
+    share of ``whole`` and the widths together never pass 100%."""
     spans = []
     left = 100.0
     for kind, size in pieces:
         width = min(left, percent(size, whole))
         left = round(left - width, 2)
-        spans.append(f'<span class="{kind}" data-bytes="{size}" style="width:{width:g}%"></span>')
+        spans.append(f'<span class="{kind}" data-{unit}="{size}" style="width:{width:g}%"></span>')
     return f'<div class="bar" title="{esc(title)}">{"".join(spans)}</div>'
 
 

@@ -112,8 +112,8 @@ def outcomes_markdown(outcomes: Outcomes) -> str:
         f" · {len(outcomes.expected_failures)} expected failures"
         f" · {len(outcomes.unexpected_passes)} unexpected passes"
         f" · {len(outcomes.accepted)} accepted divergences · {len(outcomes.warnings)} warnings"
-        f" · {len(outcomes.skipped)} skipped · {outcomes.lost_bytes:,} bytes of prefix lost"
-        " (each divergence counted once)",
+        f" · {len(outcomes.skipped)} skipped · {outcomes.lost_tokens:,} tokens of cached prefix"
+        " lost (each divergence counted once)",
     ]
     if outcomes.failed_on_warning is not None:
         lines += ["", md_text(outcomes.failed_on_warning)]

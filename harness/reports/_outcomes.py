@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..check import Expectations, KnownFailure
 from ..rules import Finding, ScenarioReport
-from ._cost import lost_bytes
+from ._cost import lost_tokens
 
 if TYPE_CHECKING:  # a check-log's report names no check run: the generators stay unloaded
     from ..check import CheckRun
@@ -134,10 +134,10 @@ class Outcomes:
         return self._warnings(False)
 
     @property
-    def lost_bytes(self) -> int:
-        """Inherited prefix lost, in bytes, summed over every finding with a cost, each
+    def lost_tokens(self) -> int:
+        """Cached tokens of inherited prefix lost, summed over every finding with a cost, each
         divergence counted once (several rules may find one; ``_cost.per_divergence``)."""
-        return lost_bytes((r, f) for r in self.reports for f in r.findings)
+        return lost_tokens((r, f) for r in self.reports for f in r.findings)
 
 
 def _failure(report: ScenarioReport, finding: Finding, reason: str | None = None) -> Entry:

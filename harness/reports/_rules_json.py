@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from ..prefix import Window
-from ..rules import BYTES_PER_TOKEN, STATUSES, Cost, Evidence, Finding, ScenarioReport, rule_info
+from ..rules import (
+    STATUSES,
+    Evidence,
+    Finding,
+    RequestUsage,
+    ScenarioReport,
+    rule_info,
+)
+from ._cost import cost_json
 
 if TYPE_CHECKING:
     from ._outcomes import Outcomes
@@ -31,7 +39,7 @@ __all__ = [
     "rules_json",
 ]
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 """The version of the JSON reports' shape: raised when a key is removed, renamed or changes
 meaning; a new key does not raise it."""
 
@@ -57,17 +65,20 @@ def _evidence(e: Evidence | None) -> dict[str, Any] | None:
     }
 
 
-def _cost(c: Cost | None) -> dict[str, Any] | None:
-    if c is None:
-        return None
+def _usage(u: RequestUsage) -> dict[str, Any]:
     return {
-        "lost_bytes": c.lost_bytes,
-        "child_bytes": c.child_bytes,
-        "share_of_child": round(c.share, 6),
-        "tokens_estimate": c.tokens,
-        "bytes_per_token": BYTES_PER_TOKEN,
-        "tokens_real": c.real_tokens,  # null without the tokens extra or outside OpenAI
-        "tokens_encoding": c.encoding,
+        "body": u.body,
+        "total": u.total,
+        "read": u.read,
+        "written": u.written,
+        "uncached": u.uncached,
+        "tokens_exact": u.exact,
+        "fields": dict(u.fields),
+        "caching": u.caching,
+        "below_minimum": u.below_minimum,
+        "minimum": u.minimum,
+        "model": u.model,
+        "notes": list(u.notes),
     }
 
 
@@ -78,7 +89,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "status": f.status,
         "message": f.message,
         "evidence": _evidence(f.evidence),
-        "cost": _cost(f.cost),
+        "cost": cost_json(f.cost),
         "expected": False,
         "expected_reason": None,
     }
@@ -125,6 +136,7 @@ def rules_document(reports: Sequence[ScenarioReport]) -> dict[str, Any]:
                 "failed": r.failed,
                 "counts": r.counts,
                 "findings": [_finding(f) for f in r.findings],
+                "usage": [_usage(u) for u in r.usage],
             }
             for r in reports
         ],
@@ -152,7 +164,7 @@ def outcomes_json(outcomes: Outcomes, document: dict[str, Any]) -> bytes:
         accepted_divergences=len(outcomes.accepted),
         warnings=len(outcomes.warnings),
         skipped=len(outcomes.skipped),
-        lost_bytes=outcomes.lost_bytes,
+        lost_tokens=outcomes.lost_tokens,
     )
     head = {
         "format_version": FORMAT_VERSION,

@@ -8,24 +8,29 @@ from ._catalog import LIFECYCLES, WITH_MARKERS, RuleInfo, SeenIn, Severity, cata
 from ._conversation import evaluate_conversation
 from ._engine import EvaluationError, evaluate, run_subject
 from ._report import (
-    BYTES_PER_TOKEN,
+    REFERENCE_PARENT_TOKENS,
     STATUSES,
     Cost,
+    CostCause,
     Evidence,
     Finding,
+    RequestUsage,
     ScenarioReport,
     Status,
+    loses_cache,
 )
 
 __all__ = [
-    "BYTES_PER_TOKEN",
     "LIFECYCLES",
+    "REFERENCE_PARENT_TOKENS",
     "STATUSES",
     "WITH_MARKERS",
     "Cost",
+    "CostCause",
     "EvaluationError",
     "Evidence",
     "Finding",
+    "RequestUsage",
     "RuleInfo",
     "ScenarioReport",
     "SeenIn",
@@ -34,6 +39,7 @@ __all__ = [
     "catalog",
     "evaluate",
     "evaluate_conversation",
+    "loses_cache",
     "rule_info",
     "run_subject",
 ]

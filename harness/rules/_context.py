@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate
 
 import orjson
 
-from ..dialects import CacheScope, Dialect
+from ..dialects import Dialect
 from ..model import Message
-from ..prefix import Divergence, locate
+from ..prefix import CacheSimulator, Divergence, PrefixCache, Priced, judge_pair, locate
 from ..protocol import Outcome
 from ..scenarios import CAPTURED, Scenario, completed_prefix
-from ._body import Body, message_frames, read_body
+from ._body import Body, message_starts, read_body
 from ._continuation import resolve
-from ._report import Cost
+from ._report import REFERENCE_PARENT_TOKENS, Cost, CostCause, RequestUsage
 
 __all__ = ["Context", "encoded", "inherited_span", "parent_span"]
 
@@ -57,6 +56,9 @@ class Context:
     parent_next: Body | None = None
     problems: tuple[tuple[str, str], ...] = ()
     """(label, why) of each body that does not parse."""
+    strict: bool = False
+    """The prefix rules compare bytes as sent (``--strict-bytes``), not the rendered prefix."""
+    _judged: dict[str, PrefixCache] = field(default_factory=dict, repr=False)
     _divergences: dict[str, Divergence | None] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
     """Each body's ``inherited_count``, by label."""
@@ -64,8 +66,11 @@ class Context:
     """Each body's ``message_starts``, by label."""
 
     @classmethod
-    def read(cls, scenario: Scenario, dialect: Dialect, outcome: Outcome) -> Context:
-        """Read every body of ``outcome``; those that do not parse become ``problems``."""
+    def read(
+        cls, scenario: Scenario, dialect: Dialect, outcome: Outcome, *, strict: bool = False
+    ) -> Context:
+        """Read every body of ``outcome``; those that do not parse become ``problems``.
+        ``strict``: the prefix rules compare the bytes as sent (``--strict-bytes``)."""
         problems: list[tuple[str, str]] = []
 
         def one(
@@ -73,10 +78,13 @@ class Context:
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect)
+            body: Body | str = read_body(label, raw, dialect, strict=strict)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
-                body = read_body(label, judged, dialect) if isinstance(judged, bytes) else judged
+                if isinstance(judged, bytes):
+                    body = read_body(label, judged, dialect, strict=strict)
+                else:
+                    body = judged
             if isinstance(body, str):
                 problems.append((label, body))
                 return None
@@ -97,6 +105,7 @@ class Context:
             tuple(b for b in follow_ups if b is not None),
             parent_next,
             tuple(problems),
+            strict,
         )
 
     # --- the scenario's side ---------------------------------------------------------------
@@ -155,8 +164,7 @@ class Context:
         index past the last message's frames (not cut to the body's frames): counted once per
         body (``message_frames``), since several rules map messages to frames."""
         if body.label not in self._starts:
-            counts = message_frames(self.dialect, body.request.history)
-            self._starts[body.label] = tuple(accumulate(counts, initial=body.history_start))
+            self._starts[body.label] = message_starts(self.dialect, body)
         return self._starts[body.label]
 
     def message_span(self, body: Body, k: int) -> tuple[int, int]:
@@ -180,27 +188,66 @@ class Context:
             self._divergences[body.label] = locate(self.parent.stream, body.stream)
         return self._divergences[body.label]
 
-    def cost(self, body: Body) -> Cost:
-        """The parent's prefix bytes ``body`` could reuse but does not (the parent must be
-        there): up to the shorter of the two streams, so never more than the body's own."""
+    def judged(self, body: Body) -> PrefixCache:
+        """``body`` judged against the parent by the provider's cache: sent just after it
+        (the parent must be there)."""
         assert self.parent is not None
-        d = self.divergence(body)
-        reusable = min(self.parent.stream.length, body.stream.length)
-        shared = reusable if d is None else min(d.offset, reusable)
-        return Cost(reusable - shared, body.stream.length, lost_from=shared)
+        if body.label not in self._judged:
+            self._judged[body.label] = judge_pair(self.parent.priced, body.priced)
+        return self._judged[body.label]
 
-    def cost_from(self, body: Body, scope: CacheScope) -> Cost:
-        """What ``body`` loses when a setting that invalidates ``scope`` differs from the
-        parent's: the parent's prefix from the first segment of that family on."""
+    def cost(self, body: Body) -> Cost:
+        """What ``body`` loses of the parent's cached prefix by where it stops repeating the
+        parent (the parent must be there): the parent's entries past that place."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.reachable, judged.deepest, "divergence")
+
+    def cost_from(self, body: Body, setting: str | None = None) -> Cost:
+        """What ``body`` loses of the parent's cached prefix to a setting the cache is keyed
+        on (the parent must be there); the simulator knows which settings key what.
+        ``setting`` names the one changed, for the provider's name of such a miss."""
+        judged = self.judged(body)
         assert self.parent is not None
-        parent = self.parent
-        if scope == "request":
-            start = 0
-        else:
-            first = next((i for i, f in enumerate(parent.families) if f == scope), None)
-            start = parent.frames[first].start if first is not None else parent.stream.length
-        reusable = min(parent.stream.length, body.stream.length)
-        return Cost(max(0, reusable - start), body.stream.length, lost_from=start)
+        return priced_cost(
+            self.dialect, self.parent, body, judged.settings_at, judged.deepest, "settings", setting
+        )
+
+    def boundary_cost(self, body: Body) -> Cost:
+        """What ``body`` repeats of the parent's cached prefix but cannot read: its own
+        breakpoints or lookup boundaries do not reach the parent's entry."""
+        judged = self.judged(body)
+        return self.priced_cost(self.parent, body, judged.read_same, judged.reachable, "boundaries")
+
+    def total_cost(self, body: Body) -> Cost:
+        """What ``body`` loses of the parent's cached prefix by what it sends, wherever the
+        loss shows: past where it stops repeating the parent, and where its boundaries do not
+        reach what it repeats (a task written into the parent's last message has both)."""
+        judged = self.judged(body)
+        cause: CostCause = "divergence" if judged.lost_to_divergence else "boundaries"
+        return self.priced_cost(self.parent, body, judged.read_same, judged.deepest, cause)
+
+    def priced_cost(
+        self, before: Body | None, body: Body, start: int, end: int, cause: CostCause
+    ) -> Cost:
+        """A cost of ``before``'s units ``start`` to ``end`` (positions in its rendered
+        prefix) lost by ``body`` (``before`` must be there)."""
+        assert before is not None
+        return priced_cost(self.dialect, before, body, start, end, cause)
+
+    def span_cost(self, body: Body, start: int, end: int, cause: CostCause) -> Cost:
+        """A cost of ``body``'s own prefix stream from byte ``start`` to byte ``end``, in
+        whole units (a cache entry ends at a unit boundary at the finest)."""
+        first, last = unit_at(body, start), unit_at(body, end)
+        return priced_cost(self.dialect, body, body, first, max(first, last), cause)
+
+    def usage(self) -> tuple[RequestUsage, ...]:
+        """What each request of the outcome reads and writes, sent in order through one
+        simulated cache: the parent (after its conversation's earlier turns), the children,
+        the follow-ups and the parent's next request. Minimum lengths are not applied (as in
+        the verdicts); ``RequestUsage.below_minimum`` says where the provider would cache
+        nothing at this size."""
+        bodies = [self.parent, *self.children, *self.follow_ups, self.parent_next]
+        return simulate_usage(self.dialect, [b for b in bodies if b is not None])
 
     def prefix_unexpected(self) -> str | None:
         """Why no prefix is shared with a parent body here; None when one should be. A
@@ -225,6 +272,126 @@ class Context:
         if self.parent is None:
             return "no parent body: the inherited span has no model message, or none was given"
         return None
+
+
+def priced_cost(
+    dialect: Dialect,
+    before: Body,
+    body: Body,
+    start: int,
+    end: int,
+    cause: CostCause,
+    setting: str | None = None,
+) -> Cost:
+    """A cost of ``before``'s units ``start`` to ``end`` (positions in its rendered prefix)
+    lost by ``body``: their tokens and bytes, the same loss at a reference parent and its
+    price, and the provider's name for the miss (``Context.priced_cost``; usable where there
+    is no context, a conversation's turns)."""
+    parent = before.priced
+    view = parent.view
+    end = max(start, end)
+    # never more than the child's own prefix: a later request shorter than what it drops of
+    # the one before could have read no more than it holds
+    own_bytes = _rendered_bytes(body)
+    tokens = min(parent.tokens[end] - parent.tokens[start], body.priced.total)
+    lost_bytes = min(
+        sum(len(u.name.encode()) + len(u.data) + 2 for u in view.units[start:end]), own_bytes
+    )
+    reference = None
+    usd = None
+    if parent.total:
+        reference = round(tokens * REFERENCE_PARENT_TOKENS / parent.total)
+        usd = view.model.prices.saved(reference)
+    return Cost(
+        tokens=tokens,
+        prefix_tokens=body.priced.total,
+        cause=cause,
+        exact=parent.exact,
+        encoding=view.model.encoding if parent.exact else None,
+        lost_bytes=lost_bytes,
+        child_bytes=own_bytes,
+        reference_tokens=reference,
+        reference_usd=usd,
+        model=view.model.label,
+        miss_reason=_miss_reason(dialect, before, body, cause, setting),
+    )
+
+
+def _rendered_bytes(body: Body) -> int:
+    """The length of ``body``'s rendered prefix stream (its frames' in the default view)."""
+    return sum(len(u.name.encode()) + len(u.data) + 2 for u in body.priced.view.units)
+
+
+def unit_at(body: Body, offset: int) -> int:
+    """The position (units before it) of the unit holding byte ``offset`` of ``body``'s
+    stream; in the byte view, whose frames are segments, the first unit read from the
+    segment holding it."""
+    index = next((i for i, f in enumerate(body.frames) if offset < f.end), len(body.frames))
+    if not body.strict:
+        return index
+    units = body.priced.view.units
+    if index >= len(body.frames):
+        return len(units)
+    name = body.frames[index].name
+    return next(
+        (i for i, u in enumerate(units) if u.path == name or u.path.startswith(name + ".")),
+        len(units),
+    )
+
+
+def _miss_reason(
+    dialect: Dialect, before: Body, body: Body, cause: CostCause, setting: str | None
+) -> str | None:
+    """The provider's own name for the miss: by the changed setting, else by the family of
+    the first unit the child does not repeat (none for a boundary miss: the prefix is the
+    same)."""
+    if cause == "settings":
+        return dialect.facts.miss_reason(setting) if setting else None
+    if cause == "boundaries":
+        return None
+    d = locate(before.stream, body.stream)
+    if d is None:
+        return None
+    index = next((i for i, f in enumerate(body.frames) if d.offset < f.end), None)
+    if index is None:
+        index = next((i for i, f in enumerate(before.frames) if d.offset < f.end), None)
+        families = before.families
+    else:
+        families = body.families
+    return None if index is None else dialect.facts.miss_reason(families[index])
+
+
+def simulate_usage(dialect: Dialect, bodies: list[Body]) -> tuple[RequestUsage, ...]:
+    """Each body sent in order through one simulated cache (the first after its
+    conversation's earlier turns), with its usage in the provider's own fields."""
+    sim = CacheSimulator(minimums=False)
+    sized = CacheSimulator(minimums=True)
+    out = []
+    for i, body in enumerate(bodies):
+        p: Priced = body.priced
+        plan = p.view.plan
+        if i == 0:
+            sim.prime(p.data, p.tokens, plan)
+            sized.prime(p.data, p.tokens, plan)
+        used = sim.send(p.data, p.tokens, plan)
+        at_size = sized.send(p.data, p.tokens, plan)
+        fields = dialect.usage_fields(used.total, used.read, used.written, body.parsed.body)
+        out.append(
+            RequestUsage(
+                body=body.label,
+                total=used.total,
+                read=used.read,
+                written=used.written,
+                exact=p.exact,
+                fields=fields,
+                below_minimum=at_size.read < used.read or at_size.below_minimum > 0,
+                minimum=p.view.model.minimum_tokens,
+                model=p.view.model.label,
+                caching=plan.caching,
+                notes=plan.notes,
+            )
+        )
+    return tuple(out)
 
 
 def _kept(span: tuple[Message, ...], history: tuple[Message, ...]) -> int:

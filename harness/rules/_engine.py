@@ -23,8 +23,7 @@ from ..scenarios import Lifecycle, Scenario
 from ._catalog import catalog
 from ._checks import CHECKS
 from ._context import Context
-from ._report import Finding, ScenarioReport
-from ._tokens import counted
+from ._report import Finding, ScenarioReport, loses_cache
 
 __all__ = ["EvaluationError", "evaluate", "run_subject"]
 
@@ -47,9 +46,16 @@ def _all_not_applicable(scenario: Scenario, dialect: str, subject: str, why: str
 
 
 def evaluate(
-    scenario: Scenario, dialect: str, outcome: Outcome, *, subject: str = "subject"
+    scenario: Scenario,
+    dialect: str,
+    outcome: Outcome,
+    *,
+    subject: str = "subject",
+    strict: bool = False,
 ) -> ScenarioReport:
-    """Every catalog rule's finding for ``outcome``, what ``subject`` gave for ``scenario``.
+    """Every catalog rule's finding for ``outcome``, what ``subject`` gave for ``scenario``,
+    with each request's predicted cache usage. ``strict``: the prefix rules compare the
+    bytes as sent (``--strict-bytes``), not the rendered prefix (docs/cache-model.md).
 
     ``EvaluationError`` when reading the bodies or a rule raised."""
     if outcome.status == "skipped":
@@ -62,7 +68,7 @@ def evaluate(
         only = ("subject-error", "the subject errored; see subject-error")
     else:
         try:
-            ctx = Context.read(scenario, d, outcome)
+            ctx = Context.read(scenario, d, outcome, strict=strict)
         except Exception as e:  # a body no reader foresaw: the outcome cannot be judged
             raise EvaluationError("reading the bodies", e) from e
         if ctx.problems:
@@ -76,10 +82,16 @@ def evaluate(
             findings.append(Finding(info.id, "not-applicable", only[1]))
         else:
             try:
-                findings.append(_counted(by_cost(CHECKS[info.id](ctx)), ctx))
+                found = CHECKS[info.id](ctx)
+                # the byte view pins byte identity: a difference is one, whatever it costs
+                findings.append(found if strict else by_cost(found))
             except Exception as e:  # a check that tripped on what the subject sent
                 raise EvaluationError(f"rule {info.id}", e) from e
-    return ScenarioReport(scenario.id, dialect, subject, tuple(findings))
+    try:
+        usage = () if only is not None else ctx.usage()
+    except Exception as e:  # the same bodies the rules read: not expected to raise
+        raise EvaluationError("predicting the cache usage", e) from e
+    return ScenarioReport(scenario.id, dialect, subject, tuple(findings), usage)
 
 
 @cache
@@ -94,19 +106,10 @@ def by_cost(finding: Finding) -> Finding:
     cost the child no cached prefix (it is shorter than its parent, or the difference lies
     after everything the parent sent). It stays visible as a warning."""
     cost = finding.cost
-    if finding.status != "fail" or cost is None or cost.lost_bytes > 0:
+    if finding.status != "fail" or cost is None or loses_cache(cost):
         return finding
     message = f"{finding.message} (no cached prefix is lost by it)"
     return replace(finding, status="warning", message=message, cost=None)
-
-
-def _counted(finding: Finding, ctx: Context) -> Finding:
-    """A failure's cost with its real token count, where the ``tokens`` extra can count it;
-    other findings keep the estimate alone (counting is slow, and they are seldom shown)."""
-    cost = finding.cost
-    if finding.status != "fail" or cost is None or cost.lost_from is None or ctx.parent is None:
-        return finding
-    return replace(finding, cost=counted(cost, ctx.parent, cost.lost_from, ctx.dialect.name))
 
 
 def _assemble(subject: Subject, scenario: Scenario, dialect: str) -> Outcome:

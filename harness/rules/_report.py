@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
 
 __all__ = [
-    "BYTES_PER_TOKEN",
+    "REFERENCE_PARENT_TOKENS",
     "STATUSES",
     "Cost",
+    "CostCause",
     "Evidence",
     "Finding",
+    "RequestUsage",
     "ScenarioReport",
     "Status",
     "combine",
@@ -25,8 +27,9 @@ Status: TypeAlias = Literal["fail", "warning", "note", "pass", "not-applicable"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 """Every status, worst first."""
 
-BYTES_PER_TOKEN = 4
-"""The token estimate's divisor: ~4 bytes of prefix stream (compact JSON) per token."""
+REFERENCE_PARENT_TOKENS = 50_000
+"""The parent size a cost is also stated at: scenarios are far smaller than any provider's
+minimum cacheable prefix, so their own size says little of what a divergence costs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,40 +55,90 @@ class Evidence:
     diff: tuple[str, ...] = ()
 
 
+CostCause: TypeAlias = Literal["divergence", "settings", "boundaries"]
+
+
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """Cached prefix lost: ``lost_bytes`` of the inherited prefix stream the child cannot reuse,
-    out of the child's ``child_bytes`` of prefix stream. ``real_tokens`` is those bytes counted
-    in the OpenAI ``encoding`` when the ``tokens`` extra can (``harness.rules._tokens``); they
-    are counted for failures only, by the engine, from ``lost_from`` in the parent's stream
-    (counting costs ~0.3 s a megabyte: a conforming run's accepted divergences must not pay)."""
+    """Cached prefix lost, by one cause, as the provider's cache model predicts it
+    (docs/cache-model.md).
 
-    lost_bytes: int
-    child_bytes: int
-    real_tokens: int | None = None
+    ``tokens`` of the parent's cached prefix the child does not read, out of the child's
+    ``prefix_tokens``: counted by the provider's tokenizer where ``exact`` (its ``encoding``),
+    else estimated. ``cause`` says why: the child stops repeating the parent (``divergence``),
+    a setting the cache is keyed on changed (``settings``), or the child's own breakpoints or
+    lookup boundaries cannot reach the parent's entry (``boundaries``). ``lost_bytes`` of the
+    child's ``child_bytes`` of prefix stream lie from the place it parts on. The same loss at a
+    parent of ``REFERENCE_PARENT_TOKENS`` is ``reference_tokens``, at ``reference_usd`` for
+    each such child at the prices of ``model``. ``miss_reason`` is the provider's own name for
+    such a miss (its diagnostics' vocabulary), where it has one."""
+
+    tokens: int
+    prefix_tokens: int
+    cause: CostCause = "divergence"
+    exact: bool = False
     encoding: str | None = None
-    lost_from: int | None = field(default=None, compare=False)
+    lost_bytes: int = 0
+    child_bytes: int = 0
+    reference_tokens: int | None = None
+    reference_usd: float | None = None
+    model: str | None = None
+    miss_reason: str | None = None
 
     def __post_init__(self) -> None:
-        if not 0 <= self.lost_bytes <= self.child_bytes:
+        if self.tokens < 0 or self.prefix_tokens < 0:
+            raise ValueError(f"a cost of {self.tokens} tokens out of {self.prefix_tokens}")
+        if not 0 <= self.lost_bytes <= max(self.child_bytes, self.lost_bytes):
             raise ValueError(f"a cost of {self.lost_bytes} bytes out of {self.child_bytes}")
 
     @property
     def share(self) -> float:
-        """The lost bytes as a share of the child's prefix stream: at most 1."""
-        return self.lost_bytes / self.child_bytes if self.child_bytes else 0.0
+        """The lost tokens as a share of the child's prefix: at most 1."""
+        if not self.prefix_tokens:
+            return 0.0
+        return min(1.0, self.tokens / self.prefix_tokens)
 
     @property
-    def tokens(self) -> int:
-        """An estimate at ``BYTES_PER_TOKEN`` bytes per token, rounded up."""
-        return -(-self.lost_bytes // BYTES_PER_TOKEN)
+    def real_tokens(self) -> int | None:
+        """The tokens lost where a tokenizer counted them (None: an estimate)."""
+        return self.tokens if self.exact else None
+
+    @property
+    def loses_cache(self) -> bool:
+        """Whether any cached prefix is lost."""
+        return self.tokens > 0
+
+
+@dataclass(frozen=True, slots=True)
+class RequestUsage:
+    """What one request of an outcome reads from and writes to the provider's cache, as its
+    cache model predicts (minimum lengths not applied: ``below_minimum`` says where the
+    provider would cache nothing at this size, ``minimum`` being the model's).
+
+    ``fields`` is the same in the provider's own usage fields (``cache_read_input_tokens``,
+    ``prompt_tokens_details.cached_tokens``, ...), dotted names for nested ones."""
+
+    body: str
+    total: int
+    read: int
+    written: int
+    exact: bool
+    fields: Mapping[str, int]
+    below_minimum: bool = False
+    minimum: int = 0
+    model: str | None = None
+    caching: bool = True
+    notes: tuple[str, ...] = ()
+
+    @property
+    def uncached(self) -> int:
+        return max(0, self.total - self.read - self.written)
 
 
 def loses_cache(cost: Cost | None) -> bool:
-    """Whether a finding's cost loses cached prefix: the one test a rule's severity reads
-    from its cost. A finding that loses none (no cost, or none of the parent's prefix lost)
-    is a warning with its reason, not an error."""
-    return cost is not None and cost.lost_bytes > 0
+    """Whether a finding's cost loses cached prefix: a finding that loses none is at most a
+    warning (docs/cache-model.md)."""
+    return cost is not None and cost.loses_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +174,15 @@ def combine(rule: str, findings: Sequence[Finding], *, none: str) -> Finding:
         first = worst(findings)
         same = sum(f.status == first.status for f in findings)
         which = "all" if same == len(findings) else f"{same} of"
+    # of bodies judged alike, one that names an equivalence it was judged by says more
+    noted = [f for f in findings if f.status == first.status and EQUIVALENCE_NOTE in f.message]
+    if noted and EQUIVALENCE_NOTE not in first.message:
+        first = noted[0]
     return _with_message(first, f"{first.message} ({which} {len(findings)} bodies)")
+
+
+EQUIVALENCE_NOTE = "same to the cache"
+"""How a finding names the documented equivalence it was judged by (``Equivalence``)."""
 
 
 _RANKS = frozenset(STATUSES)
@@ -148,6 +209,9 @@ class ScenarioReport:
     dialect: str
     subject: str
     findings: tuple[Finding, ...]
+    usage: tuple[RequestUsage, ...] = ()
+    """Each request's predicted cache usage (``Context.usage``); none where the bodies
+    were not read."""
 
     @property
     def failed(self) -> bool:

@@ -15,12 +15,14 @@ from json import JSONDecoder
 
 import orjson
 
-from ..prefix import compare_settings, locate
+from ..dialects import Dialect, Unit
+from ..prefix import Frame, compare_settings, judge_pair, locate
 from ..scenarios import SEND_MESSAGE, has_send_message
 from ._body import Body
-from ._context import Context, encoded
+from ._context import Context, encoded, priced_cost
+from ._equivalent import candidate_note, equivalence_note
 from ._evidence import at, from_divergence, occurrences
-from ._report import Cost, Evidence, Finding, Status, combine
+from ._report import Evidence, Finding, Status, combine, loses_cache
 
 __all__ = ["CHECKS", "extends", "names_id"]
 
@@ -101,13 +103,17 @@ def append_only(ctx: Context) -> Finding:
 
 def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     """append-only for one pair: ``after`` starts with ``before``'s whole prefix stream
-    (else a failure with offset and cost) and keeps its settings (else ``settings``)."""
+    (else a failure with offset and cost, a warning where the difference costs no cached
+    prefix) and keeps its settings (else ``settings``)."""
     rule = "append-only"
     d = locate(before.stream, after.stream)
     _, changes = compare_settings(before.parsed.settings, after.parsed.settings)
     if d is None and not changes:
-        message = f"{after.label} extends {before.label} ({before.stream.length:,} bytes kept)"
-        return Finding(rule, "pass", message)
+        kept = before.priced.total
+        message = f"{after.label} extends {before.label} ({_tokens(before, kept)} kept)"
+        count = len(before.priced.view.units)
+        same = None if after.strict else equivalence_note(dialect_of(before), before, after, count)
+        return Finding(rule, "pass", message + (f"; {same}" if same else ""))
     if d is None:
         names = ", ".join(c.name for c in changes)
         reason = f"{after.label} changes the settings {names} of {before.label}"
@@ -116,13 +122,38 @@ def extends(before: Body, after: Body, *, settings: Status = "fail") -> Finding:
     evidence = from_divergence(
         d, body=after.label, against=before.label, frames=after.frames, against_frames=before.frames
     )
-    message = (
-        f"{after.label} rewrites {before.label} at byte {d.offset:,} "
-        f"({evidence.segment or evidence.against_segment}): {d.reason}"
-    )
-    reusable = min(before.stream.length, after.stream.length)  # never more than it holds
-    cost = Cost(max(0, reusable - d.offset), after.stream.length)
-    return Finding(rule, "fail", message, evidence, cost)
+    where = evidence.segment or evidence.against_segment
+    judged = judge_pair(before.priced, after.priced)
+    dialect = before.parsed.dialect
+    cost = priced_cost(dialect, before, after, judged.reachable, judged.deepest, "divergence")
+    if not loses_cache(cost):
+        message = (
+            f"{after.label} differs from {before.label} at byte {d.offset:,} ({where}), past "
+            f"every entry {before.label} leaves in the cache: {d.reason} (no cached prefix is "
+            "lost by it)"
+        )
+        return Finding(rule, "warning", message, evidence)
+    message = f"{after.label} rewrites {before.label} at byte {d.offset:,} ({where}): {d.reason}"
+    note = candidate_note(dialect, _unit(before, d.parent_frame), _unit(after, d.fork_frame))
+    return Finding(rule, "fail", message + (f"; {note}" if note else ""), evidence, cost)
+
+
+def _unit(body: Body, frame: Frame | None) -> Unit | None:
+    """The rendered unit a frame shows (None in the byte view, where frames are segments)."""
+    if frame is None or body.strict:
+        return None
+    index = body.frame_index(frame.name)
+    units = body.priced.view.units
+    return units[index] if index is not None and index < len(units) else None
+
+
+def dialect_of(body: Body) -> Dialect:
+    return body.parsed.dialect
+
+
+def _tokens(body: Body, count: int) -> str:
+    """``count`` tokens, said as an estimate where they are one."""
+    return f"{count:,} tokens" if body.priced.exact else f"~{count:,} tokens"
 
 
 CHECKS: dict[str, Callable[[Context], Finding]] = {

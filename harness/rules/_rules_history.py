@@ -19,7 +19,7 @@ from ._body import Body
 from ._content import content_lost
 from ._context import Context
 from ._evidence import at, between
-from ._report import Cost, Evidence, Finding, combine, loses_cache
+from ._report import Evidence, Finding, combine, loses_cache
 
 __all__ = ["CHECKS"]
 
@@ -102,7 +102,7 @@ def _inherited(ctx: Context, child: Body) -> Finding:
             last = child.frames[-1] if child.frames else None
             evidence = at(last, last.end if last else None, body=child.label, reason=message)
             cost = ctx.cost(child)  # none when the child is a mere prefix: content is lost
-            return Finding(rule, "fail", message, evidence, cost if cost.lost_bytes else None)
+            return Finding(rule, "fail", message, evidence, cost if loses_cache(cost) else None)
         got = actual[k]
         if got is want or got == want or _unredacted(got, want) == want:
             continue
@@ -206,7 +206,7 @@ def _args(ctx: Context, child: Body) -> Finding:
         reason = f"the arguments of call {redacted.name} are emptied to {{}}"
         evidence = at(frame, frame.start if frame else None, body=child.label, reason=reason)
         start = frame.start if frame else ctx.inherited_offset(child)
-        cost = Cost(max(0, ctx.inherited_offset(child) - start), child.stream.length)
+        cost = ctx.span_cost(child, start, ctx.inherited_offset(child), "divergence")
         message = (
             f"{child.label} redacts the arguments of call {redacted.name} ({redacted.id}) in "
             f"inherited message {k} to {{}}: it parts from the parent's continuation there"

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..dialects import Unit
 from ..model import Message, Text
 from ..prefix import Divergence, Frame, locate
 from ..scenarios import parent_preset
 from ._accepted import accepted_head
 from ._body import Body
 from ._context import Context, encoded
+from ._equivalent import candidate_note, equivalence_note
 from ._evidence import at, from_divergence, json_start
-from ._report import Cost, Finding, combine
+from ._report import Finding, combine
 
 __all__ = ["CHECKS"]
 
@@ -42,13 +44,16 @@ def _prefix(ctx: Context, child: Body) -> Finding:
     assert ctx.parent is not None
     rule, d = "byte-prefix", ctx.divergence(child)
     if d is None:  # no cost to state: a pass
-        length = ctx.parent.stream.length
-        share = length / child.stream.length if child.stream.length else 1.0
+        parent = ctx.parent.priced
+        approx = "" if parent.exact else "~"
+        share = parent.total / child.priced.total if child.priced.total else 1.0
         message = (
             f"{child.label} starts with the parent's whole prefix "
-            f"({length:,} bytes = {share:.1%} of its own)"
+            f"({approx}{parent.total:,} tokens = {share:.1%} of its own)"
         )
-        return Finding(rule, "pass", message)
+        count = len(parent.view.units)
+        same = None if ctx.strict else equivalence_note(ctx.dialect, ctx.parent, child, count)
+        return Finding(rule, "pass", message + (f"; {same}" if same else ""))
     cost = ctx.cost(child)
     evidence = from_divergence(
         d, body=child.label, against="parent", frames=child.frames, against_frames=ctx.parent.frames
@@ -62,7 +67,19 @@ def _prefix(ctx: Context, child: Body) -> Finding:
         )
         return Finding(rule, "warning", message, evidence, cost)
     message = f"{child.label} leaves the parent's prefix at byte {d.offset:,} ({where}): {d.reason}"
-    return Finding(rule, "fail", message, evidence, cost)
+    note = candidate_note(
+        ctx.dialect, _unit(ctx.parent, d.parent_frame), _unit(child, d.fork_frame)
+    )
+    return Finding(rule, "fail", message + (f"; {note}" if note else ""), evidence, cost)
+
+
+def _unit(body: Body, frame: Frame | None) -> Unit | None:
+    """The rendered unit a frame shows (None in the byte view, where frames are segments)."""
+    if frame is None or body.strict:
+        return None
+    index = body.frame_index(frame.name)
+    units = body.priced.view.units
+    return units[index] if index is not None and index < len(units) else None
 
 
 def task_after_prefix(ctx: Context) -> Finding:
@@ -204,7 +221,7 @@ def _task(ctx: Context, index: int, child: Body, known: list[str]) -> Finding:
     boundary = f"the end of the inherited prefix (byte {ctx.inherited_offset(child):,})"
     frame, offset, where = _misplaced(ctx, child, task, known)
     if where:
-        cost = ctx.cost(child) if ctx.prefix_unexpected() is None else None
+        cost = ctx.total_cost(child) if ctx.prefix_unexpected() is None else None
         reason = f"{where}, before {boundary}"
         evidence = at(frame, offset, body=child.label, reason=reason)
         return Finding(rule, "fail", f"{child.label}: {reason}", evidence, cost)
@@ -298,7 +315,7 @@ def _sibling(ctx: Context, first: Body, at_first: int | None, index: int, child:
         if d is not None
         else at(None, mine, body=child.label, reason=reason, against=first.label)
     )
-    cost = Cost(mine - min(shared, mine), child.stream.length)
+    cost = ctx.span_cost(child, min(shared, mine), mine, "divergence")
     return Finding(rule, "fail", message, evidence, cost)
 
 

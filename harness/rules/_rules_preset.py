@@ -125,10 +125,10 @@ def _settings(ctx: Context, child: Body) -> Finding:
         + ("" if dialect.cache_scope(c.name) else "  (no cache effect)")
         for c in changes
     )
-    costs = [ctx.cost_from(child, scope) for _, scope in keyed]
+    costs = [ctx.cost_from(child, keyed[0][0].name)] if keyed else []
     if segments is not None:
         costs.append(ctx.cost(child))
-    cost = max(costs, key=lambda c: c.lost_bytes, default=None)
+    cost = max(costs, key=lambda c: c.tokens, default=None)
     if segments is not None:
         evidence = replace(segments, diff=lines + segments.diff)
     else:

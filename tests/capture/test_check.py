@@ -428,8 +428,6 @@ def test_a_conversation_whose_turns_extend_each_other_passes() -> None:
     [
         ("a block turned into a string", lambda b: b["messages"][1].update(
             content=[{"type": "text", "text": b["messages"][1]["content"]}])),
-        ("an old message's key order", lambda b: b["messages"].__setitem__(
-            1, dict(reversed(list(b["messages"][1].items()))))),
         ("white space in an old message", lambda b: b["messages"][1].update(
             content=b["messages"][1]["content"] + " ")),
         ("a call id renumbered", lambda b: b["messages"][2]["tool_calls"][0].update(
@@ -455,6 +453,37 @@ def test_a_turn_that_rerenders_an_old_one_fails_append_only_with_its_cost(
     assert finding.cost is not None
     assert 0 < finding.cost.lost_bytes <= finding.cost.child_bytes
     assert result.failed
+
+
+def test_a_turn_that_reorders_an_old_messages_keys_loses_nothing_and_says_why() -> None:
+    """The provider reads a message by its fields: the order they were sent in is not part
+    of the prompt, so the turn still extends the one before (inferred, and said so)."""
+    rt = Runtime()
+    three_turns(rt)
+    rerendered(
+        rt, 2, lambda b: b["messages"].__setitem__(1, dict(reversed(b["messages"][1].items())))
+    )
+    (turns,) = check_records(rt.records).turns
+    finding = turns.report.finding("append-only")
+    assert finding.status == "pass", finding.message
+    assert "same to the cache (inferred): the key order of a message" in finding.message
+
+
+def test_an_openai_string_turned_into_one_text_part_is_said_possibly_the_same() -> None:
+    rt = Runtime()
+    three_turns(rt)
+    rerendered(
+        rt,
+        2,
+        lambda b: b["messages"][1].update(
+            content=[{"type": "text", "text": b["messages"][1]["content"]}]
+        ),
+    )
+    (turns,) = check_records(rt.records).turns
+    finding = turns.report.finding("append-only")
+    assert finding.status == "fail"
+    assert "possibly the same to the cache" in finding.message
+    assert "undocumented" in finding.message
 
 
 # --- system-role messages between turns (current claude-code) ---------------------------------

@@ -124,7 +124,7 @@ def test_expectations_that_can_never_match_are_stale() -> None:
         KnownFailure("fork-ends-user", "tools-identical", "not checked", dialect="gemini"),
         KnownFailure("*", "no-such-rule", "renamed"),
         KnownFailure("no-such-scenario", "tools-identical", "another's", subject="other"),
-        KnownFailure("*", "cache-markers", "fine: every scenario"),
+        KnownFailure("*", "spawn-isolated", "fine: not applicable here"),
     )
     run = run_check(
         REFERENCE,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.protocol import Outcome
 from harness.scenarios import Scenario
 from tests.rules.bad_subjects import CASES, Mutant
@@ -40,3 +42,21 @@ class _Skipper:
 def skipper() -> _Skipper:
     """Skips every scenario: a run of it checked nothing."""
     return _Skipper()
+
+
+def envelope_respelled() -> Mutant:
+    """Children send every history object with its keys in reverse order: the same prompt to
+    the provider (it reads them by field name), another byte stream."""
+    return Mutant("envelope-respelled", body=_respell)
+
+
+_HISTORY = {"gemini": "contents", "openai-responses": "input"}
+
+
+def _respell(body: dict[str, Any], scenario: Scenario, dialect: str, i: int) -> dict[str, Any]:
+    key = _HISTORY.get(dialect, "messages")
+    items = body.get(key)
+    if not isinstance(items, list):
+        return body
+    respelled = [dict(reversed(list(m.items()))) if isinstance(m, dict) else m for m in items]
+    return {**body, key: respelled}

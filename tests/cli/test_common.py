@@ -29,7 +29,7 @@ def test_check_log_json_has_the_shared_entries(
     assert run(["check-log", log, "--json"]) == 1
     document = json.loads(capfd.readouterr().out)
     assert validated_reports == [document]
-    assert (document["format_version"], document["command"]) == (1, "check-log")
+    assert (document["format_version"], document["command"]) == (2, "check-log")
     assert document["subject"] == "planted.jsonl"
     failures = document["unexpected_failures"]
     assert {(e["scenario"], e["rule"]) for e in failures} >= {("fork-1", "system-identical")}

@@ -109,3 +109,12 @@ def test_families_are_by_root_name_with_a_leading_run_of_system_roles(dialect: s
     for segments in [*(d.segments(body) for body in bodies), made, made[::-1], made[4:], mixed]:
         assert d.families(segments) == _families_read_afresh(d, segments)
         assert d.families(segments) == _families_read_afresh(d, segments)
+
+
+def test_a_dialect_without_a_cache_model_is_judged_by_structure() -> None:
+    from harness.dialects import get_dialect
+
+    view = get_dialect("anthropic").cache_view({"messages": [{"role": "user", "content": "x"}]})
+    assert not view.plan.caching  # no marker: Anthropic caches nothing
+    assert view.model.label == view.cache.reference.label
+    assert not view.known_model

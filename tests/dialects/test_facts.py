@@ -44,3 +44,18 @@ def test_the_marker_facts_of_the_dialects_with_markers() -> None:
         "anthropic": Markers(limit=4, lookback=20, default_ttl="5m"),
         "openai-responses": Markers(limit=4, lookback=None, default_ttl="30m"),
     }
+
+
+def test_miss_reasons_by_family_and_by_setting() -> None:
+    from harness.dialects import get_dialect
+
+    anthropic = get_dialect("anthropic").facts
+    assert anthropic.miss_reason("tools") == "tools_changed"
+    assert anthropic.miss_reason("history") == "messages_changed"
+    assert anthropic.miss_reason("model") == "model_changed"
+    assert anthropic.miss_reason("tool_choice") == "unavailable"
+    responses = get_dialect("openai-responses").facts
+    assert responses.miss_reason("reasoning.effort") == "reasoning_effort_changed"
+    assert responses.miss_reason("text.format") == "text_format_changed"
+    assert responses.miss_reason("system") == "input_changed"
+    assert get_dialect("gemini").facts.miss_reason("tools") is None

@@ -69,7 +69,7 @@ def test_failures_expectations_warnings_and_skips() -> None:
         Skipped("openai", "fork-c", f"{RULES[0]} not-applicable"),
         Skipped(None, "spawn at 3", "no request"),
     )
-    assert outcomes.lost_bytes == 30
+    assert outcomes.lost_tokens == 30
     assert (outcomes.exit_code, outcomes.verdict, outcomes.expectations) == (
         1,
         "not conforming",

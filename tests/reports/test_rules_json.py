@@ -35,6 +35,22 @@ EVIDENCE_KEYS = [
 ]
 
 
+USAGE_KEYS = [
+    "body",
+    "total",
+    "read",
+    "written",
+    "uncached",
+    "tokens_exact",
+    "fields",
+    "caching",
+    "below_minimum",
+    "minimum",
+    "model",
+    "notes",
+]
+
+
 def test_every_report_and_finding_has_the_same_keys() -> None:
     reports = [
         report(CASES["tool-order"].subject, "fork-model-calls", "openai"),
@@ -42,7 +58,7 @@ def test_every_report_and_finding_has_the_same_keys() -> None:
     ]
     document = orjson.loads(rules_json(reports))
     assert list(document) == ["format_version", "summary", "reports"]
-    assert document["format_version"] == FORMAT_VERSION == 1
+    assert document["format_version"] == FORMAT_VERSION == 2
     summary = document["summary"]
     assert (summary["runs"], summary["failed"]) == (2, 1)
     assert summary["counts"] == {
@@ -51,7 +67,17 @@ def test_every_report_and_finding_has_the_same_keys() -> None:
     }
     assert summary["counts"]["warning"] == 2
     for entry in document["reports"]:
-        assert list(entry) == ["subject", "dialect", "scenario", "failed", "counts", "findings"]
+        assert list(entry) == [
+            "subject",
+            "dialect",
+            "scenario",
+            "failed",
+            "counts",
+            "findings",
+            "usage",
+        ]
+        for usage in entry["usage"]:
+            assert list(usage) == USAGE_KEYS
         for finding in entry["findings"]:
             assert list(finding) == FINDING_KEYS
             assert (finding["expected"], finding["expected_reason"]) == (False, None)
@@ -68,20 +94,34 @@ def test_failure_evidence_and_cost_are_complete() -> None:
     evidence = tools["evidence"]
     assert (evidence["body"], evidence["against"]) == ("children[0]", "parent")
     assert evidence["segment"] == "tools[0]"
-    assert evidence["path"] == "tools[0].function.name"
+    assert evidence["path"] == "tools[0].function.name"  # a declaration keeps its key order
     assert set(evidence["window"]) == {"text", "caret"}
     assert evidence["structural_diff"]
     cost = tools["cost"]
     assert list(cost) == [
+        "cause",
+        "tokens",
+        "tokens_exact",
+        "tokens_encoding",
+        "prefix_tokens",
+        "share_of_child",
         "lost_bytes",
         "child_bytes",
-        "share_of_child",
-        "tokens_estimate",
-        "bytes_per_token",
-        "tokens_real",
-        "tokens_encoding",
+        "reference_parent_tokens",
+        "reference_tokens",
+        "reference_usd",
+        "model",
+        "miss_reason",
     ]
-    assert cost["tokens_estimate"] == -(-cost["lost_bytes"] // 4)
+    assert cost["cause"] == "divergence"
+    assert cost["miss_reason"] == "tools_changed"
+    assert cost["reference_parent_tokens"] == 50_000
+    assert 0 < cost["tokens"] <= cost["prefix_tokens"]
+    assert cost["model"] == "GPT-5.6 Terra"  # the reference model: the scenario's is unknown
+    usage = {u["body"]: u for u in entry["usage"]}
+    assert set(usage) == {"parent", "children[0]"}
+    assert usage["children[0]"]["fields"]["prompt_tokens"] == usage["children[0]"]["total"]
+    assert usage["parent"]["read"] > 0  # the earlier turns' entries: implicit caching
 
 
 def test_the_document_is_deterministic() -> None:
@@ -117,7 +157,7 @@ def test_every_report_of_any_run_follows_the_schema(
     assert len(document["unexpected_failures"]) + len(document["expected_failures"]) == failures
     outcomes = log_outcomes("check-log", "s", reports, [("spawn", "why")], expect, [], 0)
     base = rules_document(reports)
-    base.update(verdict="passed", inconclusive=[], grouping=GROUPING)
+    base.update(verdict="passed", inconclusive=[], grouping=GROUPING, cache_usage=None)
     assert_valid_report(orjson.loads(outcomes_json(outcomes, base)))
 
 

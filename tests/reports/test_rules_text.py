@@ -98,8 +98,24 @@ def test_details_without_windows_or_cost() -> None:
     )
     assert finding_details(finding) == []
     assert cost_text(Cost(4000, 8000)) == (
-        "4,000 bytes of inherited prefix lost = 50.0% of the child's prefix "
-        "(~1,000 tokens at ~4 bytes/token)"
+        "~4,000 tokens of cached prefix lost to a divergence = 50.0% of the child's prefix "
+        "(estimate)"
+    )
+    priced = Cost(
+        100,
+        400,
+        cause="settings",
+        exact=True,
+        encoding="o200k_base",
+        reference_tokens=12_500,
+        reference_usd=0.0225,
+        model="GPT-5.6 Terra",
+        miss_reason="model_changed",
+    )
+    assert cost_text(priced) == (
+        "100 tokens of cached prefix lost to a changed setting = 25.0% of the child's prefix "
+        "(in o200k_base); at a 50,000-token parent ~12,500 tokens, $0.0225 a child "
+        "(GPT-5.6 Terra prices); the provider calls it model_changed"
     )
     empty = rules_text([ScenarioReport("s", "openai", "x", ())])
     assert empty.endswith("1 scenario runs, 0 failed; findings: none (-v lists every rule)\n")

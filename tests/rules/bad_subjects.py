@@ -118,6 +118,9 @@ class Case:
 
 _CALLS = ("fork-model-calls",)
 _THINKING = ThinkingConfig(mode="enabled", budget_tokens=1024, effort="low")
+_ANTHROPIC_ONLY = ("anthropic",)
+"""Dialects where a marker on the trailing block alone costs its siblings and next turn: with
+OpenAI's implicit caching the end of the latest eligible message is a breakpoint anyway."""
 _MARKERS = ("anthropic", "openai-responses")
 """The dialects whose requests carry cache markers."""
 _SYSTEM_ROLE = ("anthropic", "openai", "openai-responses")
@@ -197,10 +200,10 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[2],
         where={
-            "anthropic": ("messages[0]", "messages[0]"),
-            "openai": ("messages[0]", "messages[0]"),
-            "gemini": ("contents[0]", "contents[0]"),
-            "openai-responses": ("input[0]", "input[0]"),
+            "anthropic": ("messages[1].content[2]", "messages[1].content[2].input"),
+            "openai": ("messages[3].tool_calls[0]", "messages[3].tool_calls[0].function.arguments"),
+            "gemini": ("contents[1].parts[2]", "contents[1].parts[2].functionCall.args"),
+            "openai-responses": ("input[4]", "input[4].arguments"),
         },
     ),
     "timestamp": Case(
@@ -215,8 +218,8 @@ CASES: dict[str, Case] = {
         _C[3],
         where={
             "anthropic": ("system[0]", "system[0].text"),
-            "openai": ("messages[0]", "messages[0].content"),
-            "gemini": ("systemInstruction", "systemInstruction.parts[0].text"),
+            "openai": ("messages[0].content", "messages[0].content"),
+            "gemini": ("systemInstruction.parts[0]", "systemInstruction.parts[0].text"),
             "openai-responses": ("instructions", "instructions"),
         },
     ),
@@ -226,10 +229,10 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[4],
         where={
-            "anthropic": ("messages[0]", "messages[0].content"),
-            "openai": ("messages[2]", "messages[2].content"),
-            "gemini": ("contents[0]", "contents[0].parts[0].text"),
-            "openai-responses": ("input[1]", "input[1].content[0].text"),
+            "anthropic": ("messages[0].content[0]", "messages[0].content[0].text"),
+            "openai": ("messages[2].content[0]", "messages[2].content[0]"),
+            "gemini": ("contents[0].parts[0]", "contents[0].parts[0].text"),
+            "openai-responses": ("input[1].content[0]", "input[1].content[0].text"),
         },
     ),
     "memory": Case(
@@ -245,8 +248,8 @@ CASES: dict[str, Case] = {
         where={
             "anthropic": ("system[2]", "system[2]"),
             "openai": ("messages[2]", "messages[2]"),
-            "gemini": ("systemInstruction", "systemInstruction.parts"),
-            "openai-responses": ("input[0]", "input[0].content"),
+            "gemini": ("systemInstruction.parts[2]", "systemInstruction.parts[2]"),
+            "openai-responses": ("input[0].content[1]", "input[0].content[1]"),
         },
     ),
     "byte-drift": Case(
@@ -255,10 +258,10 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[6],
         where={
-            "anthropic": ("messages[0]", "messages[0].content"),
-            "openai": ("messages[2]", "messages[2].content"),
-            "gemini": ("contents[0]", "contents[0].parts[0].text"),
-            "openai-responses": ("input[1]", "input[1].content"),
+            "anthropic": ("messages[0].content[0]", "messages[0].content[0].text"),
+            "openai": ("messages[2].content[0]", "messages[2].content[0]"),
+            "gemini": ("contents[0].parts[0]", "contents[0].parts[0].text"),
+            "openai-responses": ("input[1].content", "input[1].content"),
         },
     ),
     "resume-rebuilt": Case(
@@ -267,9 +270,9 @@ CASES: dict[str, Case] = {
         ("continuable",),
         _C[7],
         where={
-            "anthropic": ("messages[1]", "messages[1].content[2].id"),
-            "openai": ("messages[3]", "messages[3].tool_calls[0].id"),
-            "gemini": ("contents[1]", "contents[1].parts[2].functionCall.id"),
+            "anthropic": ("messages[1].content[2]", "messages[1].content[2].id"),
+            "openai": ("messages[3].tool_calls[0]", "messages[3].tool_calls[0].id"),
+            "gemini": ("contents[1].parts[2]", "contents[1].parts[2].functionCall.id"),
             "openai-responses": ("input[4]", "input[4].call_id"),
         },
     ),
@@ -282,9 +285,9 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[8],
         where={
-            "anthropic": ("system", "system"),
-            "openai": ("messages[0]", "messages[0].content"),
-            "gemini": ("systemInstruction", "systemInstruction.parts[0].text"),
+            "anthropic": ("system[0]", "system[0].text"),
+            "openai": ("messages[0].content", "messages[0].content"),
+            "gemini": ("systemInstruction.parts[0]", "systemInstruction.parts[0].text"),
             "openai-responses": ("instructions", "instructions"),
         },
     ),
@@ -330,9 +333,9 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[11],
         where={
-            "anthropic": ("messages[2]", "messages[2].content[0].content"),
-            "openai": ("messages[4]", "messages[4].content"),
-            "gemini": ("contents[2]", "contents[2].parts[0].functionResponse.response"),
+            "anthropic": ("messages[2].content[0]", "messages[2].content[0].content"),
+            "openai": ("messages[4].content", "messages[4].content"),
+            "gemini": ("contents[2].parts[0]", "contents[2].parts[0].functionResponse.response"),
             "openai-responses": ("input[5]", "input[5].output"),
         },
     ),
@@ -347,9 +350,9 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[12],
         where={
-            "anthropic": ("messages[1]", "messages[1].content[0].type"),
+            "anthropic": ("messages[1].content[0]", "messages[1].content[0].type"),
             "openai": ("messages[3]", "messages[3]"),
-            "gemini": ("contents[1]", "contents[1].parts[0].text"),
+            "gemini": ("contents[1].parts[0]", "contents[1].parts[0].text"),
             "openai-responses": ("input[2]", "input[2].type"),
         },
     ),
@@ -359,10 +362,10 @@ CASES: dict[str, Case] = {
         _CALLS,
         _C[13],
         where={
-            "anthropic": ("messages[2]", "messages[2].content[1].type"),
-            "openai": ("messages[5]", "messages[5].content"),
-            "gemini": ("contents[2]", "contents[2].parts[1]"),
-            "openai-responses": ("input[6]", "input[6].content[0].type"),
+            "anthropic": ("messages[2].content[1]", "messages[2].content[1].type"),
+            "openai": ("messages[5].content", "messages[5].content"),
+            "gemini": ("contents[2].parts[1]", "contents[2].parts[1]"),
+            "openai-responses": ("input[6].content[0]", "input[6].content[0].type"),
         },
     ),
     "volatile-marker": Case(
@@ -370,10 +373,9 @@ CASES: dict[str, Case] = {
         "cache-markers",
         _CALLS,
         _C[14],
-        dialects=_MARKERS,
+        dialects=_ANTHROPIC_ONLY,
         where={
-            "anthropic": ("messages[6]", "messages[6]"),
-            "openai-responses": ("input[12]", "input[12]"),
+            "anthropic": ("messages[6].content[0]", "messages[6].content[0]"),
         },
     ),
     "gateway": Case(
@@ -384,7 +386,7 @@ CASES: dict[str, Case] = {
         where={
             "anthropic": (None, "system[0]"),
             "openai": (None, "messages[0]"),
-            "gemini": (None, "systemInstruction"),
+            "gemini": (None, "systemInstruction.parts[0]"),
             "openai-responses": (None, "instructions"),
         },
     ),
@@ -450,9 +452,12 @@ CASES: dict[str, Case] = {
         ("siblings",),
         _C[17],
         where={
-            "anthropic": ("messages[4]", "messages[4].content[0].content"),
-            "openai": ("messages[7]", "messages[7].content"),
-            "gemini": ("contents[4]", "contents[4].parts[0].functionResponse.response.output"),
+            "anthropic": ("messages[4].content[0]", "messages[4].content[0].content"),
+            "openai": ("messages[7].content", "messages[7].content"),
+            "gemini": (
+                "contents[4].parts[0]",
+                "contents[4].parts[0].functionResponse.response.output",
+            ),
             "openai-responses": ("input[10]", "input[10].output"),
         },
     ),
@@ -463,9 +468,9 @@ CASES: dict[str, Case] = {
         _C[18],
         where={
             "anthropic": ("system[2]", "system[2]"),
-            "openai": ("messages[2]", "messages[2]"),
-            "gemini": ("systemInstruction", "systemInstruction"),
-            "openai-responses": ("input[0]", "input[0]"),
+            "openai": ("messages[2].content", "messages[2].content"),
+            "gemini": ("systemInstruction.parts[2]", "systemInstruction.parts[2]"),
+            "openai-responses": ("input[0].content[1]", "input[0].content[1]"),
         },
     ),
     # --- rules no regression class covers ---
@@ -542,7 +547,7 @@ FIELD_CASES: dict[str, Case] = {
         _CALLS,
         dialects=_MARKERS,
         where={
-            "anthropic": ("messages[3]", "messages[3]"),
+            "anthropic": ("messages[3].content[1]", "messages[3].content[1]"),
             "openai-responses": ("input[8]", "input[8]"),
         },
         field_class=_F[1],
@@ -553,7 +558,7 @@ FIELD_CASES: dict[str, Case] = {
         _CALLS,
         dialects=_MARKERS,
         where={
-            "anthropic": ("messages[3]", "messages[3]"),
+            "anthropic": ("messages[3].content[1]", "messages[3].content[1]"),
             "openai-responses": ("input[8]", "input[8]"),
         },
         field_class=_F[2],
@@ -562,10 +567,9 @@ FIELD_CASES: dict[str, Case] = {
         Mutant("reminder-marked", body=edits.marked_on_trailing_reminder),
         "cache-markers",
         _CALLS,
-        dialects=_MARKERS,
+        dialects=_ANTHROPIC_ONLY,
         where={
-            "anthropic": ("messages[7]", "messages[7]"),
-            "openai-responses": ("input[13]", "input[13]"),
+            "anthropic": ("messages[7].content[0]", "messages[7].content[0]"),
         },
         field_class=_F[3],
         also_passes=("byte-prefix", "history-inherited"),  # the reminder comes after them
@@ -602,7 +606,7 @@ FIELD_CASES: dict[str, Case] = {
         where={
             "anthropic": ("system[2]", "system[2]"),
             "openai": ("messages[2]", "messages[2].role"),
-            "openai-responses": ("input[0]", "input[0].content"),
+            "openai-responses": ("input[0].content[1]", "input[0].content[1]"),
         },
         field_class=_F[6],
     ),

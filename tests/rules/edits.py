@@ -384,13 +384,70 @@ def marked_on_trailing_reminder(
 
 
 def keys_reversed(body: dict[str, Any], scenario: Scenario, dialect: str, i: int) -> dict[str, Any]:
+    """Every call's arguments in the history re-sent with their keys in reverse order: the
+    model reads them as JSON, so this key order is rendered (a message object's own key
+    order is not: ``envelope_keys_reversed``)."""
+    key = _history_key(dialect)
+    return {**body, key: [_call_args_reversed(m) for m in body[key]]}
+
+
+def envelope_keys_reversed(
+    body: dict[str, Any], scenario: Scenario, dialect: str, i: int
+) -> dict[str, Any]:
+    """Every message object of the history re-sent with its keys in reverse order."""
     key = _history_key(dialect)
     return {**body, key: [dict(reversed(m.items())) for m in body[key]]}
 
 
+def _reversed(value: Any) -> Any:
+    return dict(reversed(value.items())) if isinstance(value, dict) else value
+
+
+def _reversed_text(text: Any) -> Any:
+    """A JSON object's text re-encoded with its keys in reverse order."""
+    if not isinstance(text, str):
+        return text
+    return orjson.dumps(_reversed(orjson.loads(text))).decode()
+
+
+def _call_args_reversed(item: dict[str, Any]) -> dict[str, Any]:
+    """One history item with the arguments of its calls' keys reversed, in its dialect's
+    shape (tool_use input, tool_calls arguments, a function_call item, functionCall args)."""
+    out = dict(item)
+    if item.get("type") == "function_call":
+        out["arguments"] = _reversed_text(item.get("arguments"))
+    if isinstance(item.get("tool_calls"), list):
+        out["tool_calls"] = [
+            {
+                **c,
+                "function": {
+                    **c["function"],
+                    "arguments": _reversed_text(c["function"]["arguments"]),
+                },
+            }
+            for c in item["tool_calls"]
+        ]
+    for key in ("content", "parts"):
+        if isinstance(item.get(key), list):
+            out[key] = [_call_part_reversed(p) for p in item[key]]
+    return out
+
+
+def _call_part_reversed(part: Any) -> Any:
+    if not isinstance(part, dict):
+        return part
+    if part.get("type") == "tool_use":
+        return {**part, "input": _reversed(part.get("input"))}
+    call = part.get("functionCall")
+    if isinstance(call, dict):
+        return {**part, "functionCall": {**call, "args": _reversed(call.get("args"))}}
+    return part
+
+
 def block_form(body: dict[str, Any], scenario: Scenario, dialect: str, i: int) -> dict[str, Any]:
-    """The first user message's text re-sent in the other form (gemini has one form only:
-    a trailing space instead)."""
+    """The first user message's text re-sent in the other form where the provider documents
+    no equivalence of the two (OpenAI), with a trailing space where it has one form only
+    (Gemini) or documents the two forms as one prompt (Anthropic)."""
     if dialect == "gemini":
         first = body["contents"][0]
         part = {**first["parts"][0], "text": first["parts"][0]["text"] + " "}
@@ -402,6 +459,9 @@ def block_form(body: dict[str, Any], scenario: Scenario, dialect: str, i: int) -
         return {**body, "input": items}
     messages = list(body["messages"])
     k = next(k for k, m in enumerate(messages) if m["role"] == "user")
+    if dialect == "anthropic":  # one form renders as the other: whitespace drifts instead
+        messages[k] = {**messages[k], "content": messages[k]["content"] + " "}
+        return {**body, "messages": messages}
     messages[k] = {**messages[k], "content": [{"type": "text", "text": messages[k]["content"]}]}
     return {**body, "messages": messages}
 

@@ -196,3 +196,17 @@ def test_json_written_in_a_text_is_read_by_value() -> None:
     text = 'Context: {"zone": "eu", "n": [1, 2]} and [3, {"b": 1, "a": 2}]; not {json} nor [x'
     assert embedded_values(text) == ['{"n":[1,2],"zone":"eu"}', '[3,{"a":2,"b":1}]']
     assert embedded_values("no json here {} []") == []
+
+
+def test_call_arguments_nested_past_orjsons_depth_are_compared_not_raised() -> None:
+    """A mutated log once nested a call's argument 300 lists deep: readable (orjson reads
+    1,024 levels), but orjson writes 254 at most; the comparison writes it piece by piece."""
+    deep: object = "A: list the files"
+    for _ in range(300):
+        deep = [deep]
+    nested = Message("model", (FunctionCall("fork", freeze({"directive": deep}), id="c1"),))
+    flat = Message("model", (FunctionCall("fork", freeze({"directive": "x"}), id="c1"),))
+    assert content_lost((nested,), (nested,)) is None
+    loss = content_lost((nested,), (flat,))
+    assert loss is not None
+    assert loss.expected.kind == "call"

@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -8,7 +9,6 @@ from harness.model import (
     Text,
     Thinking,
 )
-from harness.rules import Cost
 from harness.rules._body import Body, message_frames
 from harness.rules._context import Context, encoded, inherited_span, parent_span
 from harness.scenarios import Scenario
@@ -61,8 +61,8 @@ def test_inherited_end_and_offset_in_a_child() -> None:
     ctx = context(REFERENCE, "fork-model-calls", "anthropic")
     child = ctx.children[0]
     end = ctx.inherited_end(child)
-    assert child.frames[end - 1].name == "messages[3]"
-    assert child.frames[end].name == "messages[4]"
+    assert child.frames[end - 1].name == "messages[3].content[1]"  # its last block
+    assert child.frames[end].name == "messages[4]"  # the next message's header
     assert ctx.inherited_offset(child) == child.frames[end].start
 
 
@@ -109,20 +109,30 @@ def test_cost_never_exceeds_the_childs_own_prefix() -> None:
 
 
 def test_a_settings_change_costs_the_prefix_it_invalidates() -> None:
-    ctx = context(REFERENCE, "fork-model-calls", "anthropic")
-    child = ctx.children[0]
-    assert ctx.parent is not None
-    whole = ctx.cost_from(child, "request")
-    messages = ctx.cost_from(child, "history")
-    assert whole.lost_bytes == min(ctx.parent.stream.length, child.stream.length)
-    first = ctx.parent.frames[ctx.parent.history_start].start
-    assert messages.lost_bytes == whole.lost_bytes - first
-    assert 0 < messages.lost_bytes < whole.lost_bytes
+    """A changed model is keyed for the whole request; a changed tool choice for the
+    messages only (Anthropic's cache model): each loses what it invalidates of the parent."""
+    for key, value in (("model", "another-model"), ("tool_choice", {"type": "any"})):
+        subject = edited(f"{key}-changed", body=_set(key, value))
+        ctx = context(subject, "fork-model-calls", "anthropic")
+        child = ctx.children[0]
+        assert ctx.parent is not None
+        cost = ctx.cost_from(child)
+        assert cost.cause == "settings"
+        parent = ctx.parent.priced
+        first = next(i for i, u in enumerate(parent.view.units) if u.family == "history")
+        whole, messages = parent.total, parent.total - parent.tokens[first]
+        assert cost.tokens == (whole if key == "model" else messages)
+        assert 0 < messages < whole
+        assert ctx.cost(child).tokens == 0  # no divergence: the loss is the setting's alone
 
 
-def test_a_cost_above_the_childs_bytes_is_refused() -> None:
-    with pytest.raises(ValueError, match="a cost of 5 bytes out of 4"):
-        Cost(5, 4)
+def _set(key: str, value: object) -> Callable[..., dict[str, object]]:
+    def edit(
+        body: dict[str, object], scenario: Scenario, dialect: str, i: int
+    ) -> dict[str, object]:
+        return {**body, key: value}
+
+    return edit
 
 
 def test_why_no_prefix_is_expected() -> None:
@@ -208,13 +218,25 @@ def _contexts() -> list[tuple[Context, Body]]:
     return found
 
 
-def test_message_spans_and_the_inherited_end_are_the_counts_before_them() -> None:
+def test_message_spans_and_the_inherited_end_are_the_items_before_them() -> None:
     for ctx, body in _contexts():
         history = body.request.history
-        for k in range(len(history) + 2):
-            counts = message_frames(ctx.dialect, history[: k + 1])
-            start = body.history_start + sum(counts[:k])
-            end = min(start + (counts[k] if k < len(counts) else 0), body.frame_count)
-            assert ctx.message_span(body, k) == (start, end), (body.label, k)
-        own = message_frames(ctx.dialect, history[: ctx.inherited_count(body)])
-        assert ctx.inherited_end(body) == min(body.history_start + sum(own), body.frame_count)
+        counts = message_frames(ctx.dialect, history)
+        first = body.items[body.history_start] if body.history_start < body.frame_count else 0
+        for k in range(len(history)):
+            start, end = ctx.message_span(body, k)
+            items = {body.items[i] for i in range(start, end)}
+            before = (first or 0) + sum(counts[:k])
+            assert items <= set(range(before, before + counts[k])), (body.label, k)
+            assert start == next(
+                (
+                    i
+                    for i in range(body.history_start, body.frame_count)
+                    if (body.items[i] or 0) >= before
+                ),
+                body.frame_count,
+            )
+        inherited = ctx.inherited_count(body)
+        assert ctx.inherited_end(body) == min(
+            ctx.message_span(body, inherited)[0], body.frame_count
+        )

@@ -84,8 +84,9 @@ def test_a_long_conversation_is_compared_turn_by_turn() -> None:
     assert report.finding("well-formed").message == "150 bodies read as openai requests"
     finding = report.finding("append-only")
     assert finding.status == "pass"
-    kept = _read(turns(1)[0]).stream.length
-    assert finding.message == f"request 2 extends request 1 ({kept:,} bytes kept) (all 149 bodies)"
+    first = _read(turns(1)[0]).priced
+    kept = f"{first.total:,}" if first.exact else f"~{first.total:,}"
+    assert finding.message == f"request 2 extends request 1 ({kept} tokens kept) (all 149 bodies)"
 
 
 def test_the_bodies_are_read_once_in_order_and_not_past_one_that_does_not_parse() -> None:
@@ -139,12 +140,15 @@ def test_tools_reordered_between_turns_lose_the_whole_prefix() -> None:
     first_tool = _read(before).frames_of("tools")[0]
     assert finding.evidence.offset is not None
     assert first_tool.start <= finding.evidence.offset < first_tool.end
-    assert finding.cost.lost_bytes == _read(before).stream.length - finding.evidence.offset
+    # every unit from the first tool on is lost: the whole prefix
+    assert finding.cost.lost_bytes == _read(before).stream.length
+    assert finding.cost.tokens == _read(before).priced.total
 
 
 def test_a_tool_added_mid_session_loses_every_message_after_the_tools() -> None:
     """A deferred tool declared on its first use: the tools come first, so the next turn
-    keeps only the tools before it and loses every message."""
+    repeats only the tools before it; OpenAI looks up message endings only, so none of the
+    earlier turn's prefix is read (the tools alone end no message)."""
     added = {"type": "function", "function": {"name": "edit_file"}}
     before = {**TURN1, "tools": _TOOLS}
     after = {**TURN2, "tools": [*_TOOLS, added]}
@@ -153,5 +157,5 @@ def test_a_tool_added_mid_session_loses_every_message_after_the_tools() -> None:
     assert finding.evidence is not None
     assert finding.evidence.segment == "tools[2]"
     assert finding.cost is not None
-    kept = _read(before).frames_of("tools")[-1].end
-    assert finding.cost.lost_bytes == _read(before).stream.length - kept > 0
+    assert finding.cost.lost_bytes == _read(before).stream.length
+    assert finding.cost.tokens == _read(before).priced.total > 0

@@ -117,7 +117,7 @@ def test_a_rule_that_raises_is_one_evaluation_error_naming_it(
 def test_reading_bodies_that_raises_is_an_evaluation_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def unreadable(*args: object) -> object:
+    def unreadable(*args: object, **kwargs: object) -> object:
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(Context, "read", unreadable)

@@ -59,7 +59,10 @@ def test_reference_bodies_put_head_before_history(dialect: str) -> None:
     head = child.families[: child.history_start]
     assert set(head) <= {"system", "tools", "settings"}
     assert set(child.families[child.history_start :]) == {"history"}
-    assert head.count("system") == (1 if dialect == "gemini" else 2)  # one systemInstruction
+    # two system blocks: Gemini's two parts of one instruction, OpenAI's two system messages
+    # (a header and a content each), the Responses instructions and a leading system item
+    units = {"anthropic": 2, "gemini": 2, "openai": 4, "openai-responses": 3}
+    assert head.count("system") == units[dialect]
     assert head.count("tools") == 3
 
 

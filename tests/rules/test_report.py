@@ -4,27 +4,34 @@ from harness.rules import Cost, Finding, ScenarioReport
 from harness.rules._report import combine, loses_cache, worst
 
 
-def test_cost_share_and_token_estimate() -> None:
-    cost = Cost(lost_bytes=1001, child_bytes=4000)
-    assert cost.share == pytest.approx(0.25025)
-    assert cost.tokens == 251  # ~4 bytes per token, rounded up
+def test_cost_share_is_of_the_childs_prefix_in_tokens() -> None:
+    cost = Cost(tokens=250, prefix_tokens=1000, lost_bytes=1001, child_bytes=4000)
+    assert cost.share == pytest.approx(0.25)
+    assert cost.loses_cache
     assert Cost(0, 0).share == 0.0
+    assert not Cost(0, 10).loses_cache
 
 
-def test_a_cost_never_shows_more_than_the_childs_whole_prefix() -> None:
-    """A share above 100% (a later request shorter than what it rewrote, append-only) is
-    refused where it would be made, so no report can print one."""
-    assert Cost(4000, 4000).share == 1.0
-    with pytest.raises(ValueError, match="a cost of 4001 bytes out of 4000"):
-        Cost(4001, 4000)
-    with pytest.raises(ValueError, match="a cost of -1 bytes out of 10"):
+def test_a_share_never_shows_more_than_the_childs_whole_prefix() -> None:
+    """A child shorter than what it loses of its parent (it dropped inherited messages)
+    loses all of its own prefix, not more."""
+    assert Cost(4001, 4000).share == 1.0
+    with pytest.raises(ValueError, match="a cost of -1 tokens out of 10"):
         Cost(-1, 10)
+    with pytest.raises(ValueError, match="a cost of -1 bytes out of 10"):
+        Cost(1, 10, lost_bytes=-1, child_bytes=10)
 
 
-def test_real_tokens_are_absent_unless_counted() -> None:
+def test_real_tokens_are_the_tokens_only_where_counted() -> None:
     assert (Cost(8, 80).real_tokens, Cost(8, 80).encoding) == (None, None)
-    counted = Cost(8, 80, real_tokens=3, encoding="o200k_base")
-    assert counted.tokens == 2  # the estimate stays what it was
+    counted = Cost(8, 80, exact=True, encoding="o200k_base")
+    assert counted.real_tokens == 8
+
+
+def test_loses_cache_needs_a_cost_of_some_tokens() -> None:
+    assert not loses_cache(None)
+    assert not loses_cache(Cost(0, 10, cause="settings"))
+    assert loses_cache(Cost(1, 10, cause="boundaries"))
 
 
 def test_worst_takes_the_first_of_the_worst_status() -> None:

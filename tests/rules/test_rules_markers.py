@@ -4,24 +4,25 @@ from typing import Any
 import orjson
 import pytest
 
-from harness.dialects import Facts, Markers
+from harness.dialects import Dialect, Facts, Markers
 from harness.dialects.anthropic import AnthropicDialect
-from harness.dialects.openai_responses import OpenAIResponses
 from harness.model import Request
+from harness.rules._context import Context
 from harness.rules._rules_markers import cache_markers
 from harness.scenarios import Scenario
 from harness.subjects import Outcome
 
 from .bad_subjects import CASES, FIELD_CASES, GOOD_MARKERS, Mutant
 from .edits import LONG_TTL, REMINDER
-from .support import REFERENCE, context, edited, finding
+from .scenarios import BY_ID
+from .support import REFERENCE, context, edited, finding, outcome
 
 
 def test_markers_at_the_end_of_the_inherited_prefix_pass() -> None:
     found = finding(GOOD_MARKERS, "fork-model-calls", "anthropic", "cache-markers")
     assert found.status == "pass"
     assert found.message == (
-        "children[0] marks messages[3], at or after the end of the inherited prefix "
+        "children[0] marks messages[3].content[1], at or after the end of the inherited prefix "
         "(1 of 4 markers)"
     )
     assert finding(GOOD_MARKERS, "fork-model-calls", "anthropic", "byte-prefix").status == "pass"
@@ -31,12 +32,12 @@ def test_not_applicable_without_markers_or_in_dialects_without_them() -> None:
     none = finding(REFERENCE, "fork-model-calls", "anthropic", "cache-markers")
     assert (none.status, none.message) == (
         "not-applicable",
-        "children[0] sets no cache markers at all",
+        "children[0] sets no cache markers (no cache_control anywhere: Anthropic caches "
+        "nothing for this request)",
     )
-    other = finding(GOOD_MARKERS, "fork-model-calls", "openai", "cache-markers")
-    assert (
-        other.message == "applies to the anthropic and openai-responses dialects only, not openai"
-    )
+    implicit = finding(REFERENCE, "fork-model-calls", "openai", "cache-markers")
+    assert implicit.status == "pass"  # implicit caching: the child reads the parent's entry
+    assert implicit.message.startswith("children[0] reads the parent's entry up to ")
     degraded = finding(GOOD_MARKERS, "degraded", "anthropic", "cache-markers")
     assert degraded.status == "not-applicable"
 
@@ -47,7 +48,8 @@ def test_a_marker_only_on_the_task_fails() -> None:
     )
     assert found.status == "fail"
     assert found.message == (
-        "children[0]: the only marker at or after messages[3] is on the trailing task block"
+        "children[0]: the only marker at or after messages[3].content[1] is on the trailing "
+        "task block"
     )
 
 
@@ -57,8 +59,9 @@ def test_markers_all_before_the_inherited_end_fail() -> None:
 
     found = finding(edited("early", child=early), "fork-model-calls", "anthropic", "cache-markers")
     assert found.status == "fail"
-    assert "every marker comes before the end of the inherited prefix (messages[3])" in (
-        found.message
+    assert (
+        "every marker comes before the end of the inherited prefix (messages[3].content[1])"
+        in found.message
     )
 
 
@@ -66,7 +69,7 @@ def test_more_markers_than_the_dialect_allows_fail() -> None:
     found = finding(
         CASES["too-many-markers"].subject, "fork-model-calls", "anthropic", "cache-markers"
     )
-    assert found.message == "children[0] sets 5 cache markers where the dialect allows 4"
+    assert found.message == "children[0]: 5 cache markers where the dialect allows 4"
     assert found.evidence is not None
     assert found.evidence.segment == "system[1]"
 
@@ -106,9 +109,34 @@ def test_a_trailing_marker_reads_the_parents_entry_within_the_lookback_window() 
     found = finding(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic", "cache-markers")
     assert found.status == "pass", found.message
     assert found.message == (
-        "children[0]'s marker on messages[6] reads the parent's entry on messages[2] "
-        "within the 20-block lookback window"
+        "children[0]'s marker on messages[6].content[0] reads the parent's entry on "
+        "messages[2].content[1] within the 20-position lookback window"
     )
+
+
+def test_a_trailing_marker_of_a_child_that_left_the_parent_first_is_not_blamed() -> None:
+    """A child whose system prompt differs reads nothing of the parent wherever it marks:
+    byte-prefix charges that loss; its marker on the task still reaches the parent's entry
+    (as Claude Code's children mark theirs), so cache-markers passes and says so."""
+
+    def dated(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        outcome = _marked(EPHEMERAL, EPHEMERAL).outcome(outcome, scenario, dialect)  # type: ignore[misc]
+        children = []
+        for raw in outcome.children:
+            body = orjson.loads(raw)
+            body["system"] = f"{body.get('system') or ''} Today is 2026-01-01."
+            children.append(orjson.dumps(body))
+        return replace(outcome, children=tuple(children))
+
+    subject = edited("dated-and-marked", outcome=dated)
+    found = finding(subject, "fork-model-calls", "anthropic", "cache-markers")
+    assert found.status == "pass", found.message
+    assert found.message == (
+        "children[0]'s marker on messages[6].content[0] reaches the parent's entry on "
+        "messages[2].content[1] within the 20-position lookback window; the child leaves the "
+        "parent before it (its loss is the divergence's)"
+    )
+    assert finding(subject, "fork-model-calls", "anthropic", "byte-prefix").status == "fail"
 
 
 def test_a_trailing_marker_without_a_parent_entry_still_fails() -> None:
@@ -116,16 +144,9 @@ def test_a_trailing_marker_without_a_parent_entry_still_fails() -> None:
     assert found.status == "fail"
 
 
-def test_a_window_that_misses_every_parent_entry_fails() -> None:
-    class Short(AnthropicDialect):
-        facts = _lookback(AnthropicDialect.facts, 1)
-
-    ctx = context(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic")
-    found = cache_markers(replace(ctx, dialect=Short()))
-    assert found.status == "fail"
-    assert "outside the 1-block lookback window of every child marker" in found.message
-    assert found.evidence is not None
-    assert found.evidence.segment == "messages[6]"
+def _read(subject: Mutant, dialect: Dialect, scenario: str = "fork-model-calls") -> Context:
+    """A context whose bodies are read by ``dialect`` (facts of a test's own)."""
+    return Context.read(BY_ID[scenario], dialect, outcome(subject, scenario, dialect.name))
 
 
 def _lookback(facts: Facts, lookback: int | None) -> Facts:
@@ -134,31 +155,45 @@ def _lookback(facts: Facts, lookback: int | None) -> Facts:
     return replace(facts, markers=replace(facts.markers, lookback=lookback))
 
 
+class Short(AnthropicDialect):
+    """Anthropic with a lookback of one position: a breakpoint checks its own block only."""
+
+    facts = _lookback(AnthropicDialect.facts, 1)
+
+
 class Unlimited(AnthropicDialect):
     """Markers read as OpenAI's explicit breakpoints are: no lookback limit."""
 
     facts = _lookback(AnthropicDialect.facts, None)
 
 
+def test_a_window_that_misses_every_parent_entry_fails_with_what_it_loses() -> None:
+    ctx = _read(_marked(EPHEMERAL, EPHEMERAL), Short())
+    found = cache_markers(ctx)
+    assert found.status == "fail"
+    assert found.message.startswith(
+        "children[0]: no breakpoint reads the parent's entry at messages[2].content[1], which "
+        "the child repeats: its breakpoints (messages[6].content[0] at block "
+    )
+    assert "each check 1 positions back" in found.message
+    assert found.cost is not None
+    assert found.cost.cause == "boundaries"
+    assert found.cost.tokens == ctx.parent.priced.tokens[ctx.judged(ctx.children[0]).reachable]
+    assert found.evidence is not None
+    assert found.evidence.segment == "messages[6].content[0]"
+
+
 def test_without_a_lookback_limit_a_marker_reads_any_entry_before_it() -> None:
-    ctx = context(_marked(EPHEMERAL, EPHEMERAL), "fork-model-calls", "anthropic")
-    parent_block = ctx.parent.parsed.markers[0].block if ctx.parent else 0
-    child_block = ctx.children[0].parsed.markers[0].block
-    assert child_block - parent_block > 1  # too far for a one-block window
-
-    class Short(AnthropicDialect):
-        facts = _lookback(AnthropicDialect.facts, 1)
-
-    assert cache_markers(replace(ctx, dialect=Short())).status == "fail"
-    found = cache_markers(replace(ctx, dialect=Unlimited()))
+    ctx = _read(_marked(EPHEMERAL, EPHEMERAL), Unlimited())
+    found = cache_markers(ctx)
     assert found.status == "pass", found.message
     assert found.message == (
-        "children[0]'s marker on messages[6] reads the parent's entry on messages[2] "
-        "(no lookback limit)"
+        "children[0]'s marker on messages[6].content[0] reads the parent's entry on "
+        "messages[2].content[1] (no lookback limit)"
     )
 
 
-def test_without_a_lookback_limit_a_marker_before_every_parent_entry_reads_none() -> None:
+def test_a_marker_before_every_parent_entry_reads_none() -> None:
     def head_only(request: Request, *_: object) -> Request:
         return replace(request, cache_breakpoints=("tools[0]",))
 
@@ -166,26 +201,86 @@ def test_without_a_lookback_limit_a_marker_before_every_parent_entry_reads_none(
         return replace(request, cache_breakpoints=(f"messages[{len(request.history) - 1}]",))
 
     subject = edited("head-only", child=head_only, parent=parent_last)
-    ctx = context(subject, "fork-model-calls", "anthropic")
-    found = cache_markers(replace(ctx, dialect=Unlimited()))
+    for dialect in (Unlimited(), AnthropicDialect()):
+        found = cache_markers(_read(subject, dialect))
+        assert found.status == "fail"
+        assert found.message.startswith(
+            "children[0]: no breakpoint reads the parent's entry at messages[2].content[1]"
+        )
+        assert "(tools[0] at block 0)" in found.message
+        assert found.evidence is not None
+        assert found.evidence.segment == "tools[0]"
+
+
+def test_the_guides_lookback_decides_between_two_children_whose_bytes_match() -> None:
+    """A child whose only breakpoint lies 25 blocks past the parent's write reads nothing
+    though it repeats the parent byte for byte; one within 20 blocks reads it all."""
+    for extra, status in ((25, "fail"), (10, "pass")):
+        ctx = _read(_far(extra), AnthropicDialect())
+        judged = ctx.judged(ctx.children[0])
+        assert judged.common == len(ctx.parent.priced.view.units)  # the bytes match
+        found = cache_markers(ctx)
+        assert found.status == status, found.message
+        if status == "fail":
+            assert judged.child.read == 0
+        else:
+            assert judged.child.read == ctx.parent.priced.total
+
+
+def _far(extra: int) -> Mutant:
+    """The reference with the parent's last block marked, and each child given ``extra``
+    more text blocks in its last message, its marker on the last of them."""
+
+    def edit(result: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        assert result.parent is not None
+        parent = _mark_last(result.parent, EPHEMERAL)
+        children = []
+        for raw in result.children:
+            body = orjson.loads(raw)
+            message = body["messages"][-1]
+            content = message["content"]
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            content += [{"type": "text", "text": f"note {k}"} for k in range(extra)]
+            content[-1] = {**content[-1], "cache_control": EPHEMERAL}
+            message["content"] = content
+            children.append(orjson.dumps(body))
+        return replace(result, parent=parent, children=tuple(children))
+
+    return edited(f"far-{extra}", outcome=edit)
+
+
+def test_openai_a_task_written_into_the_parents_last_message_reads_less() -> None:
+    """OpenAI's lookup boundaries are message endings: a child that appends its task as a
+    part of the parent's last user message has no boundary where the parent wrote."""
+
+    def into_the_last(result: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        assert result.parent is not None
+        parent = orjson.loads(result.parent)
+        child = orjson.loads(result.parent)
+        last = child["messages"][-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+            parent["messages"][-1]["content"] = list(last["content"])
+        last["content"].append({"type": "text", "text": "Directive: find it."})
+        return replace(result, parent=orjson.dumps(parent), children=(orjson.dumps(child),))
+
+    subject = edited("into-the-last", outcome=into_the_last)
+    found = finding(subject, "fork-model-calls", "openai", "cache-markers")
     assert found.status == "fail"
-    assert found.message == (
-        "children[0]: no marker reads the parent's cache: every parent entry (messages[2] at "
-        "block 10) comes after every child marker (tools[0] at block 0), and a marker reads "
-        "only entries at or before its own block (there is no lookback limit)"
+    assert "no lookup boundary of the child falls where the parent wrote its entry" in (
+        found.message
     )
-    assert found.evidence is not None
-    assert found.evidence.segment == "tools[0]"
-    # the same child, read with Anthropic's 20-block window, is refused the same way
-    windowed = cache_markers(ctx)
-    assert "outside the 20-block lookback window" in windowed.message
+    assert found.cost is not None
+    assert found.cost.cause == "boundaries"
+    assert found.cost.tokens > 0
 
 
 def test_a_changed_ttl_writes_a_separate_entry_and_fails() -> None:
     subject = _marked({"type": "ephemeral", "ttl": "1h"}, EPHEMERAL)
     found = finding(subject, "fork-model-calls", "anthropic", "cache-markers")
     assert found.status == "fail"
-    assert "has ttl 5m where the parent's on messages[2] has 1h" in found.message
+    assert "has ttl 5m where the parent's on messages[2].content[1] has 1h" in found.message
 
 
 def test_an_absent_ttl_is_the_default_ttl() -> None:
@@ -234,12 +329,8 @@ def test_parent_entries_past_the_first_difference_are_not_asked_for() -> None:
             children.append(orjson.dumps(body))
         return replace(marked, children=tuple(children))
 
-    class Short(AnthropicDialect):
-        facts = _lookback(AnthropicDialect.facts, 1)
-
-    ctx = context(edited("no-tools", outcome=drop_tools), "fork-model-calls", "anthropic")
-    found = cache_markers(replace(ctx, dialect=Short()))
-    assert "lookback window" not in found.message
+    found = cache_markers(_read(edited("no-tools", outcome=drop_tools), Short()))
+    assert "positions back" not in found.message  # its boundaries are not what loses it
 
 
 # --- classes seen in the field: ttls, reminders, OpenAI's breakpoints --------------------------
@@ -247,7 +338,10 @@ def test_parent_entries_past_the_first_difference_are_not_asked_for() -> None:
 
 @pytest.mark.parametrize(
     ("dialect", "where", "parent"),
-    [("anthropic", "messages[3]", "messages[2]"), ("openai-responses", "input[8]", "input[6]")],
+    [
+        ("anthropic", "messages[3].content[1]", "messages[2].content[1]"),
+        ("openai-responses", "input[8]", "input[6].content[0]"),
+    ],
 )
 def test_a_ttl_dropped_or_changed_in_the_child_fails_in_each_marker_dialect(
     dialect: str, where: str, parent: str
@@ -265,9 +359,7 @@ def test_a_ttl_dropped_or_changed_in_the_child_fails_in_each_marker_dialect(
         )
 
 
-@pytest.mark.parametrize(
-    ("dialect", "end"), [("anthropic", "messages[3]"), ("openai-responses", "input[8]")]
-)
+@pytest.mark.parametrize(("dialect", "end"), [("anthropic", "messages[3].content[1]")])
 def test_a_marker_on_a_trailing_reminder_is_named_as_such(dialect: str, end: str) -> None:
     subject = FIELD_CASES["reminder-marked"].subject
     found = finding(subject, "fork-model-calls", dialect, "cache-markers")
@@ -289,16 +381,38 @@ def test_openai_breakpoints_read_a_parent_entry_at_any_distance() -> None:
     parent, child = ctx.parent, ctx.children[0]
     assert parent is not None
     assert child.parsed.markers[-1].block - parent.parsed.markers[-1].block > 1
-
-    class Windowed(OpenAIResponses):
-        facts = _lookback(OpenAIResponses.facts, 1)
-
-    assert cache_markers(replace(ctx, dialect=Windowed())).status == "fail"
     found = cache_markers(ctx)
     assert found.status == "pass", found.message
     assert found.message == (
-        "children[0]'s marker on input[12] reads the parent's entry on input[6] (no lookback limit)"
+        "children[0]'s marker on input[12].content[0] reads the parent's entry on "
+        "input[6].content[0] (no lookback limit)"
     )
+
+
+def test_openai_explicit_only_mode_reads_only_at_breakpoints() -> None:
+    """In explicit-only mode a request looks up its explicit breakpoints alone: a child
+    whose only breakpoint is not where the parent wrote reads nothing of it."""
+
+    def explicit(result: Outcome, scenario: Scenario, dialect: str) -> Outcome:
+        plain = _plain(result, scenario, dialect)
+        parent = orjson.loads(plain.parent or b"{}")
+        parent["prompt_cache_options"] = {"mode": "explicit"}
+        children = []
+        for raw in plain.children:
+            body = orjson.loads(raw)
+            body["prompt_cache_options"] = {"mode": "explicit"}
+            children.append(orjson.dumps(body))
+        return replace(plain, parent=orjson.dumps(parent), children=tuple(children))
+
+    found = finding(
+        edited("explicit-only", outcome=explicit),
+        "fork-model-calls",
+        "openai-responses",
+        "cache-markers",
+    )
+    assert found.status == "fail", found.message
+    assert found.cost is not None
+    assert found.cost.cause == "boundaries"
 
 
 def _plain(outcome: Outcome, scenario: Scenario, dialect: str) -> Outcome:

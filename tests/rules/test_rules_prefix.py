@@ -34,12 +34,16 @@ def test_byte_prefix_failure_evidence_is_the_locators() -> None:
     assert found.evidence is not None
     assert found.evidence.against == "parent"
     assert found.evidence.reason == (
-        "key order differs: key 0 is 'role' in the parent, 'parts' in the fork"
-    )
+        "key order differs: key 0 is 'path' in the parent, 'lines' in the fork"
+    )  # the call's arguments: the model reads them as JSON
     parent = context(CASES["key-order"].subject, "fork-model-calls", "gemini").parent
     assert parent is not None
     assert found.cost is not None
-    assert found.cost.lost_bytes == parent.stream.length - (found.evidence.offset or 0)
+    # the parent's units from the one the child changes on are lost
+    index = parent.frame_index(found.evidence.against_segment or "")
+    assert index is not None
+    assert found.cost.lost_bytes == parent.stream.length - parent.frames[index].start
+    assert found.cost.tokens == parent.priced.total - parent.priced.tokens[index]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -79,7 +83,7 @@ def test_the_task_before_the_inherited_history_fails() -> None:
         edited("task-first", child=task_first), "fork-model", "openai", "task-after-prefix"
     )
     assert found.status == "fail"
-    assert "the task text is in inherited message 0 (messages[2])" in found.message
+    assert "the task text is in inherited message 0 (messages[2].content[0])" in found.message
 
 
 def test_a_missing_task_fails() -> None:
@@ -173,7 +177,7 @@ def test_a_task_repeated_in_an_inherited_message_points_at_the_extra_copy() -> N
     found = finding(subject, "fork-model-calls", "anthropic", "task-after-prefix")
     # the model's last answer comes after every byte the parent sent: no cache is lost
     assert found.status == "warning"
-    assert "the task text is in inherited message 3 (messages[3])" in found.message
+    assert "the task text is in inherited message 3 (messages[3].content[2])" in found.message
     assert found.message.endswith("(no cached prefix is lost by it)")
     assert found.evidence is not None
     assert found.evidence.window is not None

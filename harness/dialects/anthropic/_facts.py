@@ -18,6 +18,8 @@ be combined into a single turn" (``consecutive_turns``).
 from __future__ import annotations
 
 from .._facts import Facts, Link, Markers
+from ._equivalences import EQUIVALENCES
+from ._models import CACHE
 
 __all__ = ["FACTS", "NAME"]
 
@@ -38,11 +40,25 @@ FACTS = Facts(
     },
     consecutive_turns="combined",
     links=(
-        Link("request", "https://docs.anthropic.com/en/api/messages", "2026-12-01"),
+        Link("request", "https://platform.claude.com/docs/en/api/messages/create", "2026-08-21"),
         Link(
             "caching",
-            "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching",
-            "2026-12-01",
+            "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
+            "2026-08-21",
+        ),
+        Link(
+            "diagnostics",
+            "https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics",
+            "2026-08-21",
         ),
     ),
+    cache=CACHE,
+    equivalences=EQUIVALENCES,
+    miss_reasons={
+        "tools": "tools_changed",
+        "system": "system_changed",
+        "history": "messages_changed",
+        "model": "model_changed",
+        "*": "unavailable",
+    },
 )

@@ -7,11 +7,18 @@ from typing import Any
 
 from ...model import FunctionCall, FunctionResponse, Request
 from .._base import Dialect, Segment
-from . import _detect, _prefix, _read, _render, _settings
+from .._cache_facts import ModelFacts
+from .._cache_plan import CachePlan
+from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
+from . import _cache, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "GeminiDialect"]
+
+_KEY, _PROMPT, _CACHED = "usageMetadata", "promptTokenCount", "cachedContentTokenCount"
+"""Where a Gemini response carries its usage, the prompt (cached tokens included), read."""
 
 
 class GeminiDialect(Dialect):
@@ -53,6 +60,30 @@ class GeminiDialect(Dialect):
 
     def settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         return _settings.cache_settings(body)
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        return _cache.plan(units, body, model)
+
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """Gemini's ``usageMetadata``: the prompt (cached tokens included) and the cached part."""
+        return {f"{_KEY}.{_PROMPT}": total, f"{_KEY}.{_CACHED}": read}
+
+    usage_key = _KEY
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """Gemini's ``usageMetadata`` read back. Gemini leaves ``cachedContentTokenCount``
+        out when nothing was read from its cache: with the prompt's count there, it is 0."""
+        total, read = count_field(usage, _PROMPT), count_field(usage, _CACHED)
+        if read is None:
+            read = 0 if total is not None else required_field(usage, _CACHED)
+        return ReportedUsage(total, read, None, reported_fields(usage, (_PROMPT, _CACHED)))
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

@@ -9,6 +9,8 @@ markers.
 from __future__ import annotations
 
 from .._facts import Facts, Link
+from ._equivalences import EQUIVALENCES
+from ._models import CACHE
 
 __all__ = ["FACTS", "NAME"]
 
@@ -28,6 +30,8 @@ FACTS = Facts(
     links=(
         Link("request", "https://ai.google.dev/api/generate-content", "2026-12-01"),
         Link("request", "https://ai.google.dev/api/caching#Content", "2026-12-01"),
-        Link("caching", "https://ai.google.dev/gemini-api/docs/caching", "2026-12-01"),
+        Link("caching", "https://ai.google.dev/gemini-api/docs/caching", "2026-10-13"),
     ),
+    cache=CACHE,
+    equivalences=EQUIVALENCES,
 )

@@ -7,12 +7,25 @@ from typing import Any
 
 from ...model import Message, Request
 from .._base import CacheMarker, Dialect, Segment
-from . import _continue, _detect, _prefix, _read, _render, _settings
+from .._cache_facts import CacheFacts, ModelFacts
+from .._cache_plan import CachePlan
+from .._openai_cache import deepseek_plan, openai_plan
+from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
+from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
+from . import _continue, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._markers import marked_blocks
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "OpenAIResponses"]
+
+_INPUT, _CACHED, _WRITTEN = (
+    "input_tokens",
+    "input_tokens_details.cached_tokens",
+    "input_tokens_details.cache_write_tokens",
+)
+"""The Responses API's usage fields: the input (cached tokens included), read, written."""
 
 
 class OpenAIResponses(Dialect):
@@ -49,6 +62,38 @@ class OpenAIResponses(Dialect):
         self, body: Mapping[str, Any], before: Mapping[str, Any], answer: Sequence[Message]
     ) -> dict[str, Any]:
         return _continue.expand(body, before, answer)
+
+    def units(self, body: Mapping[str, Any]) -> tuple[Unit, ...]:
+        return _units.units(body)
+
+    def cache_plan(
+        self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
+    ) -> CachePlan:
+        if is_deepseek(body.get("model")):
+            return deepseek_plan(units, body, model)
+        return openai_plan(units, body, model)
+
+    def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
+        """DeepSeek's facts for a request naming a DeepSeek model (its OpenAI-compatible
+        chat), OpenAI's otherwise."""
+        if is_deepseek(body.get("model")):
+            model, known = DEEPSEEK_CACHE.model(body.get("model"))
+            return DEEPSEEK_CACHE, model, known
+        return super().model_facts(body)
+
+    def usage_fields(
+        self, total: int, read: int, written: int, body: Mapping[str, Any]
+    ) -> dict[str, int]:
+        """The Responses API's ``usage``."""
+        return {_INPUT: total, _CACHED: read, _WRITTEN: written}
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """The Responses API's ``usage`` read back."""
+        total, read = count_field(usage, _INPUT), required_field(usage, _CACHED)
+        written = count_field(usage, _WRITTEN)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_INPUT, _CACHED, _WRITTEN))
+        )
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

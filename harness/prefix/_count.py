@@ -1,0 +1,43 @@
+"""Tokens of rendered units: counted by the provider's tokenizer where one ships offline (the
+``tokens`` extra: OpenAI's encodings), else estimated from the characters at the model's
+published characters per token, and said to be an estimate.
+
+What is counted is each unit's canonical JSON, not the provider's own template around it:
+both sides of a comparison are counted alike, so a loss is measured in the same units as the
+prefix it is a share of.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+from itertools import accumulate
+from typing import Any
+
+from ..dialects import ModelFacts, Unit
+
+__all__ = ["count_units", "tokenizer"]
+
+
+@cache
+def tokenizer(encoding: str) -> Any:
+    """The tokenizer of an OpenAI encoding, or None without the ``tokens`` extra (loaded
+    once: reading a vocabulary takes about a second)."""
+    try:
+        import bpe_openai
+    except ImportError:
+        return None
+    return bpe_openai.get_encoding(encoding)
+
+
+def count_units(units: Sequence[Unit], model: ModelFacts) -> tuple[tuple[int, ...], bool]:
+    """The running token count after each unit (the first entry 0: the empty prefix), and
+    whether it was counted exactly (else estimated)."""
+    encoder = tokenizer(model.encoding) if model.encoding is not None else None
+    if encoder is not None:
+        sizes = [len(encoder.encode_ordinary(u.data.decode("utf-8", "replace"))) for u in units]
+    else:
+        per = model.chars_per_token
+        sizes = [math.ceil(len(u.data.decode("utf-8", "replace")) / per) for u in units]
+    return tuple(accumulate(sizes, initial=0)), encoder is not None
