@@ -12,7 +12,17 @@ from typing import Any, ClassVar
 import orjson
 
 from ...model import thaw
-from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, output_tokens, pieces, sse
+from .._wire import (
+    FAKE_MODEL,
+    Route,
+    Stream,
+    Turn,
+    Wire,
+    output_tokens,
+    pieces,
+    sse,
+    with_fields,
+)
 from ._facts import NAME
 
 __all__ = ["WIRE", "GeminiWire"]
@@ -59,7 +69,7 @@ class GeminiWire(Wire):
         if turn.reply.text is not None:
             parts.append({"text": turn.reply.text})
         parts.extend(_call_part(call.name, thaw(call.args)) for call in turn.reply.calls)
-        return orjson.dumps(_response(turn, parts, final=True))
+        return orjson.dumps(_response(turn, parts, self.usage(turn)))
 
     def stream(self, turn: Turn, route: Route) -> Stream:
         responses = self._responses(turn)
@@ -73,7 +83,19 @@ class GeminiWire(Wire):
             parts.extend({"text": piece} for piece in pieces(turn.reply.text))
         parts.extend(_call_part(call.name, thaw(call.args)) for call in turn.reply.calls)
         for i, part in enumerate(parts):
-            yield _response(turn, [part], final=i == len(parts) - 1)
+            final = i == len(parts) - 1
+            yield _response(turn, [part], self.usage(turn) if final else None)
+
+    def usage(self, turn: Turn) -> dict[str, Any]:
+        """``usageMetadata``: ``promptTokenCount`` (cached ones included, counted in
+        ``cachedContentTokenCount``), ``candidatesTokenCount`` and their total."""
+        produced = output_tokens(turn.reply)
+        usage = {
+            "promptTokenCount": turn.input_tokens,
+            "candidatesTokenCount": produced,
+            "totalTokenCount": turn.input_tokens + produced,
+        }
+        return with_fields(usage, turn.cache, root="usageMetadata")
 
     def error(self, status: int, message: str) -> bytes:
         code = _STATUS.get(status, "INTERNAL")
@@ -92,17 +114,15 @@ def _call_part(name: str, args: Any) -> dict[str, Any]:
     return {"functionCall": {"name": name, "args": args}}
 
 
-def _response(turn: Turn, parts: list[dict[str, Any]], *, final: bool) -> dict[str, Any]:
+def _response(
+    turn: Turn, parts: list[dict[str, Any]], usage: dict[str, Any] | None
+) -> dict[str, Any]:
+    """One response (a stream's chunk); the final one has a finish reason and ``usage``."""
     candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     out: dict[str, Any] = {"candidates": [candidate]}
-    if final:
+    if usage is not None:
         candidate["finishReason"] = "STOP"
-        produced = output_tokens(turn.reply)
-        out["usageMetadata"] = {
-            "promptTokenCount": turn.input_tokens,
-            "candidatesTokenCount": produced,
-            "totalTokenCount": turn.input_tokens + produced,
-        }
+        out["usageMetadata"] = usage
     out["modelVersion"] = turn.model
     out["responseId"] = f"ph{turn.nth:06d}"
     return out
