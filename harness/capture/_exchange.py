@@ -148,7 +148,8 @@ class Exchange:
         stream = wire.is_stream(route, body)
         cache: Mapping[str, int] = {}
         if request is not None:
-            predicted = self.cache.send(get_dialect(wire.dialect), read, incoming.arrived)
+            dialect = get_dialect(wire.dialect)
+            predicted = self.cache.send(dialect, read, model, incoming.arrived)
             if isinstance(predicted, str):
                 note = predicted if note is None else f"{note}; {predicted}"
             else:

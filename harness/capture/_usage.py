@@ -42,12 +42,20 @@ class CacheUsage:
         self._lock = threading.Lock()
 
     def send(
-        self, dialect: Dialect, body: Mapping[str, Any], at: float | None = None
+        self,
+        dialect: Dialect,
+        body: Mapping[str, Any],
+        model: str | None = None,
+        at: float | None = None,
     ) -> Predicted | str:
         """Price ``body`` (as the provider reads it: a continuation expanded) and send it
         through the cache at time ``at`` (seconds; ``None``: entries never expire): its
         predicted usage, or why it could not be priced (the reply then says nothing of the
-        cache; the record's note says why)."""
+        cache; the record's note says why). ``model`` is the model the request names
+        where its body names none (Gemini's is in the URL): its row of the cache facts
+        (minimum, tokens) applies."""
+        if model is not None and "model" not in body:
+            body = {**body, "model": model}
         try:
             cost = priced(dialect.cache_view(body))
         except RecursionError:
