@@ -128,9 +128,12 @@ def diff(
     *,
     dialect: str | None = None,
     max_body_size: int | None = None,
+    strict_bytes: bool = False,
 ) -> PrefixComparison:
-    """``prefix-harness diff``: whether ``fork``'s prefix stream starts with ``parent``'s
-    whole prefix stream, and where and how they part when it does not.
+    """``prefix-harness diff``: whether ``fork``, sent right after ``parent``, reads the
+    parent's cached prefix (judged on their rendered prefixes with the provider's cache
+    model; ``strict_bytes``: whether its bytes as sent start with the parent's whole prefix),
+    and where and how they part when it does not.
 
     Each side is a body exactly as POSTed (``bytes``) or the name of a file holding one.
     The dialect is ``dialect``, else detected from the bodies. A file larger than
@@ -165,7 +168,7 @@ def diff(
             decoded[source] = decode_body(data, source=source)
         chosen, _ = choose_dialect(decoded, name=dialect)
         read = {s: parse_body(chosen, decoded[src], source=src) for s, src in sources.items()}
-        return compare(read["parent"], read["fork"])
+        return compare(read["parent"], read["fork"], strict=strict_bytes)
     except BodyError as e:
         raise InputError(str(e)) from e
     except StreamError as e:
@@ -182,6 +185,7 @@ def check_log(
     fork_tool: str | None = None,
     parent_mark: str = "parent",
     parent_id: str | None = None,
+    strict_bytes: bool = False,
 ) -> CheckResult:
     """``prefix-harness check-log``: group the requests of a JSON-lines log (a record of
     ``capture``, or minimal ``{"body": ...}`` lines) into conversations and check each group.
@@ -197,7 +201,7 @@ def check_log(
     try:
         requests, ignored = read_log(log, dialect=dialect)
         name = subject or os.path.basename(os.fspath(log))
-        return check_requests(requests, ignored, options=options, subject=name)
+        return check_requests(requests, ignored, options=options, subject=name, strict=strict_bytes)
     except LogError as e:
         raise InputError(str(e)) from e
 

@@ -337,14 +337,21 @@ def assert_conforms(
 
 
 def assert_prefix_preserved(
-    parent: bytes | ParsedBody, fork: bytes | ParsedBody, *, dialect: str | None = None
+    parent: bytes | ParsedBody,
+    fork: bytes | ParsedBody,
+    *,
+    dialect: str | None = None,
+    strict_bytes: bool = False,
 ) -> PrefixComparison:
-    """Assert that ``fork``'s prefix stream starts with ``parent``'s whole prefix stream.
+    """Assert that ``fork``, sent right after ``parent``, loses none of the parent's cached
+    prefix (``strict_bytes``: that its bytes as sent start with the parent's whole prefix),
+    as ``prefix-harness diff`` judges it.
 
     Bodies are raw request bytes as POSTed, or already parsed. The dialect is ``dialect``,
     else that of a parsed body, else detected from the bodies. On failure the
     ``AssertionError`` message is the divergence report of ``prefix-harness diff``:
-    where the two part, why, both sides in context. Settings are listed, not judged.
+    where the two part, why, both sides in context, what the cache reads. Settings the cache
+    is not keyed on are listed, not judged.
     """
     __tracebackhide__ = True
     bodies = {"parent": parent, "fork": fork}
@@ -358,7 +365,7 @@ def assert_prefix_preserved(
         if p.dialect.name != chosen.name:
             raise ValueError(f"the {k} was parsed as {p.dialect.name}, not {chosen.name}")
     sides = {**{k: parse_body(chosen, v, source=k) for k, v in raw.items()}, **parsed}
-    comparison = compare(sides["parent"], sides["fork"])
+    comparison = compare(sides["parent"], sides["fork"], strict=strict_bytes)
     if not comparison.preserved:
         raise AssertionError(diff_text(comparison, DiffSubjects("parent", "fork", guessed)))
     return comparison

@@ -99,8 +99,19 @@ def test_a_body_as_bytes_or_as_a_file_gives_the_same_comparison() -> None:
     assert not by_name.preserved
     assert by_name.divergence is not None
     assert by_bytes.divergence is not None
-    assert by_name.divergence.offset == by_bytes.divergence.offset == 610
+    assert by_name.divergence.offset == by_bytes.divergence.offset == 621  # rendered
+    assert by_name.lost_tokens == by_bytes.lost_tokens > 0
     assert diff(OPENAI / "parent.json", OPENAI / "fork.json").preserved
+
+
+def test_strict_bytes_judges_the_bytes_as_sent() -> None:
+    """The byte view's stream is the segments as sent: the divergence lies at another offset
+    (610, in compact JSON as sent) than in the rendered prefix (621)."""
+    strict = diff(OPENAI / "parent.json", OPENAI / "fork-broken.json", strict_bytes=True)
+    assert strict.strict
+    assert strict.divergence is not None
+    assert strict.divergence.offset == 610
+    assert not strict.preserved
 
 
 def test_diff_reads_the_dialect_given_or_refuses_an_unknown_one() -> None:

@@ -117,11 +117,15 @@ class CheckResult:
 
 
 def check_records(
-    records: Iterable[Record], *, options: GroupOptions | None = None, subject: str = "capture"
+    records: Iterable[Record],
+    *,
+    options: GroupOptions | None = None,
+    subject: str = "capture",
+    strict: bool = False,
 ) -> CheckResult:
     """Group and check a capture's records."""
     used, ignored = observe(records, Prefixes().note)
-    return check_requests(used, ignored, options=options, subject=subject)
+    return check_requests(used, ignored, options=options, subject=subject, strict=strict)
 
 
 def check_requests(
@@ -130,8 +134,10 @@ def check_requests(
     *,
     options: GroupOptions | None = None,
     subject: str = "capture",
+    strict: bool = False,
 ) -> CheckResult:
-    """Group ``requests`` (each dialect on its own), place the roles and check each group."""
+    """Group ``requests`` (each dialect on its own), place the roles and check each group
+    (``strict``: the prefix rules on the bytes as sent, ``--strict-bytes``)."""
     options = options or GroupOptions()
     roles: list[Roles] = []
     checks: list[Check] = []
@@ -144,12 +150,12 @@ def check_requests(
         placed = assign_roles(grouping, options)
         roles.append(placed)
         for case in cases(placed, options):
-            done = _evaluate(case, dialect, options, subject)
+            done = _evaluate(case, dialect, options, subject, strict)
             if isinstance(done, Check):
                 checks.append(done)
             else:
                 not_checked.append(done)
-        turns += _turns(placed, dialect, subject)
+        turns += _turns(placed, dialect, subject, strict)
     left_out.sort(key=lambda i: i.seq)
     return CheckResult(
         len(requests),
@@ -161,11 +167,13 @@ def check_requests(
     )
 
 
-def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> Check | NotChecked:
+def _evaluate(
+    case: Case, dialect: str, options: GroupOptions, subject: str, strict: bool
+) -> Check | NotChecked:
     if case.scenario is None or case.outcome is None:
         return NotChecked(case.what, case.reason or "not rebuilt")
     try:
-        report = evaluate(case.scenario, dialect, case.outcome, subject=subject)
+        report = evaluate(case.scenario, dialect, case.outcome, subject=subject, strict=strict)
     except ValueError as e:  # a rebuilt scenario the rules cannot read back
         return NotChecked(case.what, f"the rules could not read the rebuilt scenario: {e}")
     if case.scenario.action == "continuable" and options.parent_id is None:
@@ -173,7 +181,7 @@ def _evaluate(case: Case, dialect: str, options: GroupOptions, subject: str) -> 
     return Check(case.what, case.scenario, case.outcome, report)
 
 
-def _turns(roles: Roles, dialect: str, subject: str) -> list[Check]:
+def _turns(roles: Roles, dialect: str, subject: str, strict: bool) -> list[Check]:
     """One append-only check for each conversation of more than one request: the parent's,
     every child's and every other's turns must each extend the turn before. The bodies are
     read back one at a time as the check compares them, so a long conversation is never
@@ -183,7 +191,9 @@ def _turns(roles: Roles, dialect: str, subject: str) -> list[Check]:
         if len(conv.requests) < 2:
             continue
         bodies = ((f"request {r.seq}", r.body) for r in conv.requests)  # read one at a time
-        report = evaluate_conversation(f"turns-{conv.index + 1}", dialect, bodies, subject=subject)
+        report = evaluate_conversation(
+            f"turns-{conv.index + 1}", dialect, bodies, subject=subject, strict=strict
+        )
         seqs = ", ".join(str(s) for s in conv.seqs)
         what = f"turns of {conv.name} ({roles.role(conv.index)}): requests {seqs}"
         out.append(Check(what, None, None, report))

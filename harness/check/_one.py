@@ -20,11 +20,13 @@ __all__ = ["not_run", "run_one", "subject_name"]
 
 
 def run_one(
-    subject: Subject, scenario: Scenario, dialect: str
+    subject: Subject, scenario: Scenario, dialect: str, *, strict: bool = False
 ) -> tuple[ScenarioReport, Sequence[SubjectFailure]]:
+    """The subject assembles ``scenario`` in ``dialect`` and the rules judge it (``strict``:
+    the prefix rules on the bytes as sent, ``--strict-bytes``)."""
     outcome: Outcome = guarded_assemble(subject, scenario, dialect)
     try:
-        report = evaluate(scenario, dialect, outcome, subject=subject.name)
+        report = evaluate(scenario, dialect, outcome, subject=subject.name, strict=strict)
     except Exception as e:  # an EvaluationError, or a bare Subject's name that raised
         what = str(e) if isinstance(e, EvaluationError) else f"{type(e).__name__}: {e}"
         detail = f"the harness cannot evaluate the bodies it returned: {what}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Final
 
 from ..protocol import Subject
@@ -120,6 +121,7 @@ def run_check(
     deadline: float | None = None,
     jobs: int = 1,
     spawn: Callable[[], Subject] | None = None,
+    strict: bool = False,
 ) -> CheckRun:
     """Every fixture, then up to ``examples`` generated scenarios, in each of ``dialects``:
     each scenario in every dialect one after the other, the reports dialect by dialect.
@@ -135,7 +137,11 @@ def run_check(
     With ``jobs`` above 1 the scenario runs are spread over that many processes, each with
     the subject ``spawn()`` gives; results are read in the run's order, so the report is the
     same. Failures are shrunk afterwards with ``subject``, as with one job.
+
+    ``strict``: the prefix rules compare the bytes as sent (``--strict-bytes``), not the
+    rendered prefix (docs/cache-model.md).
     """
+    one = partial(run_one, strict=strict)
     if jobs > 1 and spawn is None:
         raise ValueError("run_check: jobs above 1 need spawn, a factory of the subject")
     per_dialect = len(fixtures) + max(examples, 0)
@@ -171,7 +177,7 @@ def run_check(
     pool = None
     runnable = sum(1 for item in plan if item.report is None)
     if jobs > 1 and spawn is not None and runnable > 1:
-        pool = Workers(min(jobs, runnable), spawn, work, run_one, subject_name(subject), wanted)
+        pool = Workers(min(jobs, runnable), spawn, work, one, subject_name(subject), wanted)
     try:
         for position, item in enumerate(plan):
             what = (
@@ -189,7 +195,7 @@ def run_check(
             if budget.over():
                 break
             if pool is None:
-                report, crashed = run_one(subject, item.scenario, item.dialect)
+                report, crashed = one(subject, item.scenario, item.dialect)
             else:
                 report, crashed = pool.result(position)
             ranked[item.rank] = report
@@ -212,7 +218,7 @@ def run_check(
     ids = {**dict.fromkeys(s.id for s in fixtures), **generated_ids}
     generated_runs = sum(1 for item in plan if item.generated is not None and item.rank in ranked)
     shrunk = [
-        shrink(subject, dialect, actions, examples, rng_seed, found[dialect])
+        shrink(subject, dialect, actions, examples, rng_seed, found[dialect], strict=strict)
         for dialect in dialects
         if dialect in found
     ]

@@ -47,6 +47,8 @@ def shrink(
     examples: int,
     rng_seed: int | None,
     found: Found,
+    *,
+    strict: bool = False,
 ) -> ShrunkFailure:
     """The failure ``found`` shrunk by Hypothesis: the generation is run again without the
     subject up to the failing scenario (drawn at the same place, the same draws passed over),
@@ -70,7 +72,7 @@ def shrink(
             replayed.append(scenario == found.scenario)
             if not replayed[0]:
                 return  # drawn otherwise this time: shown as it was found
-        report, crashed = run_one(subject, scenario, dialect)
+        report, crashed = run_one(subject, scenario, dialect, strict=strict)
         if report.failed or crashed:
             failing.append((scenario, report))
             raise _Failed

@@ -215,7 +215,9 @@ def _report(
         )
     print("", file=info, flush=True)
     options = group_options(args, fork_tag=script.fork_tag)
-    result = check_records(records, options=options, subject=args.subject or "capture")
+    result = check_records(
+        records, options=options, subject=args.subject or "capture", strict=args.strict_bytes
+    )
     overriding = EXIT_SUBJECT if isinstance(outcome, str) else None
     code = report(result, args, expected, command="capture", overriding=overriding)
     if isinstance(outcome, str):

@@ -16,6 +16,7 @@ from ._common import (
     EXIT_BAD_INPUT,
     EXIT_SUBJECT,
     add_report_options,
+    add_strict_bytes,
     fail,
     finish_reports,
     output_problems,
@@ -125,6 +126,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal")
     add_report_options(parser)
+    add_strict_bytes(parser)
     parser.set_defaults(run=run)
 
 
@@ -186,6 +188,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
                 deadline=args.deadline,
                 jobs=jobs,
                 spawn=partial(load_subject, args.subject, options=options),
+                strict=args.strict_bytes,
             )
     except SubjectStartError as e:
         return fail(e.report(), code=EXIT_SUBJECT)

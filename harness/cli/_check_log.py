@@ -19,6 +19,7 @@ from ._common import (
     EXIT_INCONCLUSIVE,
     EXIT_OK,
     add_report_options,
+    add_strict_bytes,
     fail,
     finish_reports,
     output_problems,
@@ -73,6 +74,7 @@ def add_check_options(parser: argparse.ArgumentParser, *, fork_tag: str | None =
     """The report and grouping options of ``check-log`` and ``capture``."""
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_report_options(parser)
+    add_strict_bytes(parser)
     parser.add_argument(
         "--junit-xml", metavar="FILE", help="also write the report as JUnit XML to FILE"
     )
@@ -315,7 +317,13 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     subject = args.subject or Path(args.file).name
     started()  # start-up and the log's index live until the end: no collection walks them
     try:  # bodies are read back from the file as they are needed
-        result = check_requests(requests, ignored, options=group_options(args), subject=subject)
+        result = check_requests(
+            requests,
+            ignored,
+            options=group_options(args),
+            subject=subject,
+            strict=args.strict_bytes,
+        )
     except LogError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     return report(result, args, expected)

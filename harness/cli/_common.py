@@ -28,6 +28,7 @@ __all__ = [
     "STEP_SUMMARY",
     "add_body_options",
     "add_report_options",
+    "add_strict_bytes",
     "fail",
     "finish_reports",
     "output_problems",
@@ -205,3 +206,14 @@ def finish_reports(outcomes: Outcomes, args: argparse.Namespace) -> int:
     if outcomes.failed_on_warning is not None:
         print(f"prefix-harness: {printable(outcomes.failed_on_warning)}", file=sys.stderr)
     return outcomes.exit_code
+
+
+def add_strict_bytes(parser: argparse.ArgumentParser) -> None:
+    """``--strict-bytes``: the byte view instead of the rendered prefix."""
+    parser.add_argument(
+        "--strict-bytes",
+        action="store_true",
+        help="compare the bytes as sent (compact JSON, key order everywhere) instead of the"
+        " prefix the provider renders: for teams that pin byte identity of their requests"
+        " (docs/cache-model.md)",
+    )

@@ -7,22 +7,36 @@ import gc
 import sys
 
 from .._bodies import STDIN, BodyError, choose_dialect, decode_pair, parse_body
-from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_body_options, fail
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    add_body_options,
+    add_strict_bytes,
+    fail,
+)
 
 __all__ = ["add_parser"]
 
 DESCRIPTION = """\
-Compare two captured request bodies: a parent's last request and a fork's first request.
-Exit 0 when the fork's prefix stream starts with the parent's whole prefix stream, 1 when
-it does not, 2 on bad usage or input. Whitespace and string escapes do not count; key
-order does. Settings (model, sampling, thinking, tool_choice) are listed, not judged.
+Compare two captured request bodies: a parent's last request and a fork's first request,
+as the provider's prompt cache sees them. Both are rendered into the prefix the provider
+caches (the spellings it documents as one prompt made one: whitespace and escapes, key order
+of messages and blocks but never inside a tool schema or call arguments, Anthropic's string
+content as one text block, ...), and the fork is sent through a simulation of the
+provider's cache right after the parent. Exit 0 when the fork loses no cached token, 1 when
+it does (a divergence, no boundary of its own where the parent wrote, a changed model or
+routing key), 2 on bad usage or input. --strict-bytes compares the bytes as sent instead
+(key order everywhere): exit 0 only when the fork's stream starts with the parent's whole
+stream. Settings the cache is not keyed on are listed, not judged. docs/cache-model.md
+says what each provider caches and where that is documented.
 """
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "diff",
-        help="compare a parent's and a fork's request bodies byte for byte",
+        help="does a fork's first request read its parent's cached prefix?",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -30,6 +44,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("fork", help="the fork's first request body (JSON file, or - for stdin)")
     add_body_options(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_strict_bytes(parser)
     parser.add_argument(
         "--context",
         type=int,
@@ -64,7 +79,7 @@ def _compare(args: argparse.Namespace) -> int:
         parent = parse_body(dialect, decoded[args.parent], source=args.parent)
         fork = parse_body(dialect, decoded[args.fork], source=args.fork)
         del decoded
-        comparison = compare(parent, fork, known=pair.known)
+        comparison = compare(parent, fork, known=pair.known, strict=args.strict_bytes)
     except BodyError as e:
         return fail(str(e), code=EXIT_BAD_INPUT)
     except StreamError as e:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-__all__ = ["canonical", "without"]
+__all__ = ["canonical", "in_order", "without"]
 
 
 _FIRST = {"type": 0, "role": 1, "name": 2, "id": 3}
@@ -30,6 +30,13 @@ def canonical(value: Any, keep: Collection[str] = ()) -> Any:
     if isinstance(value, list):
         return [canonical(item, keep) for item in value]
     return value
+
+
+def in_order(value: dict[str, Any]) -> bool:
+    """Whether ``value``'s keys were sent in the canonical order (a header whose were not
+    applied the envelope key order equivalence, though its unit lists fewer keys)."""
+    keys = list(value)
+    return keys == sorted(keys, key=_order)
 
 
 def without(value: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -54,7 +54,7 @@ OPENAI_CACHE: Final = CacheFacts(
         _model(r"gpt-5\.4", "GPT-5.4", Prices(2.5, 0.25)),
         _model(r"gpt-5\.2", "GPT-5.2", Prices(1.75, 0.175)),
         _model(r"gpt-5-mini", "GPT-5 mini", Prices(0.25, 0.025)),
-        _model(r"gpt-5", "GPT-5 / GPT-5.1", Prices(1.25, 0.125)),
+        _model(r"gpt-5(\.1)?(?![.\d])", "GPT-5 / GPT-5.1", Prices(1.25, 0.125)),
         _model(r"gpt-4\.1", "GPT-4.1", Prices(2, 0.5)),
         _model(r"gpt-4o", "GPT-4o", Prices(2.5, 1.25)),
         _model(r"o4-mini", "o4-mini", Prices(1.1, 0.275)),

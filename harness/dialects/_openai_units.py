@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from ..model import dumps
-from ._canonical import canonical, without
+from ._canonical import canonical, in_order, without
 from ._equivalence import Equivalence
 from ._unit import Unit
 
@@ -98,6 +98,8 @@ def item_units(out: list[Unit], items: list[Any], key: str, own: tuple[str, ...]
         content = bare.get("content")
         parts = isinstance(content, list | str)
         header = without(bare, "content", *own) if parts or own else bare
+        if not in_order(bare):
+            applied = (*applied, "envelope-key-order")
         out.append(unit(f"{key}[{k}]", f"{key}[{k}]", "history", header, k, role, applied))
         if isinstance(content, str):
             out.append(

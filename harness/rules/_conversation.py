@@ -30,15 +30,20 @@ _OTHERS = "a conversation's turns are checked for append-only only"
 
 
 def evaluate_conversation(
-    check_id: str, dialect: str, bodies: Iterable[tuple[str, bytes]], *, subject: str = "capture"
+    check_id: str,
+    dialect: str,
+    bodies: Iterable[tuple[str, bytes]],
+    *,
+    subject: str = "capture",
+    strict: bool = False,
 ) -> ScenarioReport:
     """The report of a conversation whose requests, in order, are ``bodies`` (label, raw):
     an iterable read once, one body at a time (a generator reading them back keeps memory
-    to two bodies)."""
+    to two bodies). ``strict``: compared on the bytes as sent (``--strict-bytes``)."""
     d = get_dialect(dialect)
     found: dict[str, Finding] = {}
     findings: list[Finding] = []
-    problem = _pairwise(bodies, d, findings)
+    problem = _pairwise(bodies, d, findings, strict)
     if isinstance(problem, str):
         found["well-formed"] = Finding("well-formed", "fail", problem)
         # comparing around a gap would blame the wrong turn: no cascade
@@ -59,7 +64,7 @@ def evaluate_conversation(
 
 
 def _pairwise(
-    bodies: Iterable[tuple[str, bytes]], dialect: Dialect, out: list[Finding]
+    bodies: Iterable[tuple[str, bytes]], dialect: Dialect, out: list[Finding], strict: bool
 ) -> int | str:
     """Append to ``out`` the append-only finding of each body against the one before it;
     how many bodies were read, or the first one that does not parse (label: why), at which
@@ -67,7 +72,7 @@ def _pairwise(
     before: Body | None = None
     count = 0
     for label, raw in bodies:
-        body = read_body(label, raw, dialect)
+        body = read_body(label, raw, dialect, strict=strict)
         if isinstance(body, str):
             return f"{label}: {body}"
         if before is not None:

@@ -6,7 +6,9 @@ call starts a worker seeded with the parent's instructions, tools and input item
 model's output items as returned, one placeholder ``function_call_output`` per call and the
 child message; the parent gets the same placeholders. A fork inside a worker is refused.
 Run it under ``prefix-harness capture --dialect openai-responses`` with
-``examples/capture/fork-siblings.json``; ``--bug tools`` reorders a worker's tools.
+``examples/capture/fork-siblings.json``; ``--bug tools`` reorders a worker's tools,
+``--bug respell`` sends a worker's inherited items with their keys in reverse order (the same
+prompt to the provider, other bytes).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ REJECTED = "Error: fork is not available inside a fork child."
 client = openai.OpenAI(max_retries=0, timeout=10)
 workers: list[threading.Thread] = []
 reports: dict[str, str] = {}
-bug = sys.argv[1:] == ["--bug", "tools"]
+bug = sys.argv[2] if sys.argv[1:2] == ["--bug"] else None
 
 
 def ask(items: list[Any], tools: list[Any], *, in_fork: bool) -> Any:
@@ -82,8 +84,10 @@ def turn(items: list[Any], tools: list[Any], *, in_fork: bool) -> str:
                 continue
             directive = json.loads(call.arguments)["directive"]
             child = [*copy.deepcopy(items), *placeholders]
+            if bug == "respell":
+                child = [dict(reversed(list(item.items()))) for item in child]
             child.append({"role": "user", "content": f"{BOILERPLATE}\nDirective: {directive}"})
-            worker_tools = list(reversed(tools)) if bug else tools
+            worker_tools = list(reversed(tools)) if bug == "tools" else tools
             worker = threading.Thread(target=work, args=(child, worker_tools, directive))
             workers.append(worker)
             worker.start()

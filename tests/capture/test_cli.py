@@ -161,6 +161,18 @@ def test_a_responses_fork_agent_with_reordered_tools_fails(
     assert "✗ tools-identical     children[0]: tool `fork` moved from 0 to 1;" in out
 
 
+def test_strict_bytes_flag(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Workers that send their inherited items with the keys reversed send the parent's
+    prompt: the capture conforms, and fails byte-prefix in the byte view."""
+    run = ("--dialect", "openai", "--script", str(EXAMPLES / "fork-siblings.json"))
+    agent = ("--", PY, str(RESPONSES_AGENT), "--bug", "respell")
+    assert capture(*run, *agent) == 0, capfd.readouterr()
+    capfd.readouterr()
+    assert capture(*run, "--strict-bytes", *agent) == 1
+    out, _ = capfd.readouterr()
+    assert "✗ byte-prefix" in out
+
+
 ENV_PROGRAMS = {
     "anthropic": (
         "import anthropic\n"

@@ -774,3 +774,17 @@ def test_junit_xml_is_valid_against_the_xsd(
     root = ET.parse(path).getroot()
     assert "skipped" not in root.attrib
     assert all(case.get("time") is not None for case in root.iter("testcase"))
+
+
+def test_strict_bytes_flag(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Children that spell their history objects' keys in another order send the parent's
+    prompt: they conform on the rendered prefix and fail byte-prefix in the byte view."""
+    monkeypatch.chdir(ROOT)
+    subject = ("--subject", "python:tests.cli.check_subjects:envelope_respelled")
+    code, document = report_json(capsys, *subject, *QUICK)
+    assert code == 0, document["unexpected_failures"]
+    code, document = report_json(capsys, *subject, *QUICK, "--strict-bytes")
+    assert code == 1
+    assert {e["rule"] for e in document["unexpected_failures"]} >= {"byte-prefix"}

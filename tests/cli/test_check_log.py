@@ -267,3 +267,29 @@ def test_a_body_that_cannot_be_read_is_left_out_and_inconclusive(
     assert err == ""
     assert "left out: request 1: the openai dialect cannot read the body" in out
     assert "check INCONCLUSIVE" in out
+
+
+def respelled(tmp_path: Path) -> str:
+    """A fork whose child sends the inherited messages with their keys in reverse order:
+    the same prompt to the provider, other bytes."""
+    rt = Runtime()
+    turn = rt.send([ASK], calls(call("fork", directive="A: list the files")), mark="parent")
+    rt.send(child_history([ASK], turn, "A: list the files"), text("done"))
+    rt.send((ASK, turn, results(turn, "started")), text("ok"), mark="parent")
+    lines = [r.to_json() for r in rt.records]
+    child = orjson.loads(lines[1]["body"])
+    child["messages"] = [dict(reversed(list(m.items()))) for m in child["messages"]]
+    lines[1]["body"] = orjson.dumps(child).decode()
+    return write(tmp_path / "respelled.jsonl", lines)
+
+
+def test_strict_bytes_flag(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    log = respelled(tmp_path)
+    assert check_log(log) == 0
+    out, _ = capfd.readouterr()
+    assert out.endswith(
+        "0 failed, 0 not checked; turns of 1 conversation checked, 0 not append-only\n"
+    )
+    assert check_log(log, "--strict-bytes") == 1
+    out, _ = capfd.readouterr()
+    assert "✗ byte-prefix" in out

@@ -78,10 +78,35 @@ def test_json_flag(capsys: pytest.CaptureFixture[str]) -> None:
     report = orjson.loads(out)
     assert code == 1
     assert report["preserved"] is False
-    assert report["divergence"]["fork_segment"] == "messages[0]"
+    assert report["divergence"]["fork_segment"] == "messages[0].content"
     assert report["divergence"]["path"] == "messages[0].content"
     assert report["shared_bytes"] == report["divergence"]["offset"]
     assert 0 < report["share_of_fork"] < 1
+    assert report["view"] == "rendered"
+    assert report["cache"]["lost_to_divergence"] == report["cache"]["lost_tokens"] > 0
+    assert report["cache"]["miss_reason"] == "input_changed"  # OpenAI's name for a changed prompt
+
+
+def test_strict_bytes_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A message object's key order is not in the prompt: kept by default, broken in the
+    byte view --strict-bytes keeps for teams that pin byte identity."""
+    parent, fork = tmp_path / "p.json", tmp_path / "f.json"
+    parent.write_text('{"messages": [{"role": "user", "content": "x"}]}')
+    fork.write_text(
+        '{"messages": [{"content": "x", "role": "user"}, {"role": "assistant", "content": "y"}]}'
+    )
+    code, out, _ = diff(capsys, str(parent), str(fork), "--dialect", "openai")
+    assert code == 0, out
+    assert "compared: rendered prefix" in out
+    assert "same to the cache (inferred): the key order of a message, a part or an item" in out
+    code, out, _ = diff(capsys, str(parent), str(fork), "--dialect", "openai", "--strict-bytes")
+    assert code == 1, out
+    assert "compared: bytes as sent (--strict-bytes)" in out
+    assert "PREFIX BROKEN at byte " in out
+    code, out, _ = diff(
+        capsys, str(parent), str(fork), "--dialect", "openai", "--strict-bytes", "--json"
+    )
+    assert (code, orjson.loads(out)["view"]) == (1, "bytes")
 
 
 def test_dialect_flag_overrides_detection(capsys: pytest.CaptureFixture[str]) -> None:

@@ -99,7 +99,7 @@ def fork_of(dialect: str, parent: dict[str, Any]) -> dict[str, Any]:
 def run(dialect: str, parent: dict[str, Any], fork: bytes | dict[str, Any]):  # type: ignore[no-untyped-def]
     d = get_dialect(dialect)
     fork_json = orjson.loads(fork) if isinstance(fork, bytes) else fork
-    return compare(d.parse(parent), d.parse(fork_json))
+    return compare(d.parse(parent), d.parse(fork_json), strict=True)
 
 
 def naive_offset(dialect: str, parent: dict[str, Any], fork: dict[str, Any]) -> int:
@@ -295,4 +295,6 @@ def test_a_segment_past_the_divergence_that_cannot_be_encoded_raises_in_compare(
     too_long = {"role": "user", "content": "x", "n": 10**5_000}  # more digits than str() gives
     fork = d.parse({"messages": [{"role": "user", "content": "b"}, too_long]})
     with pytest.raises(StreamError, match=r"^messages\[1\] cannot be re-encoded as JSON"):
+        compare(parent, fork, strict=True)
+    with pytest.raises(StreamError, match=r"^a unit of the rendered prefix cannot be encoded"):
         compare(parent, fork)

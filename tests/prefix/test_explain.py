@@ -16,7 +16,7 @@ def diverge(parent_text: str, fork_text: str, **extra: object):  # type: ignore[
     d = get_dialect("openai")
     parent = d.parse({"messages": [{"role": "user", "content": parent_text}]})
     fork = d.parse({"messages": [{"role": "user", "content": fork_text, **extra}]})
-    divergence = compare(parent, fork).divergence
+    divergence = compare(parent, fork, strict=True).divergence
     assert divergence is not None
     return divergence
 
@@ -57,7 +57,7 @@ def test_structural_diff_is_capped() -> None:
     fork = d.parse(
         {"messages": [{"role": "user", "content": "x", **{f"k{i}": i for i in range(30)}}]}
     )
-    divergence = compare(parent, fork).divergence
+    divergence = compare(parent, fork, strict=True).divergence
     assert divergence is not None
     lines = structural_diff(divergence, max_lines=5)
     assert len(lines) == 6
@@ -98,7 +98,7 @@ def test_caret_sits_under_the_first_differing_character(
 
 def _diff_of(parent: dict[str, object], fork: dict[str, object]) -> list[str]:
     d = get_dialect("openai")
-    comparison = compare(d.parse(parent), d.parse(fork))
+    comparison = compare(d.parse(parent), d.parse(fork), strict=True)
     assert comparison.divergence is not None
     return structural_diff(
         comparison.divergence, parent=comparison.parent.frames, fork=comparison.fork.frames
@@ -145,7 +145,7 @@ def test_tools_are_matched_by_name_in_the_structural_diff() -> None:
     ]
     # without the frames, the two tools at position 0 are compared with each other
     d = get_dialect("openai")
-    divergence = compare(d.parse(parent), d.parse(fork)).divergence
+    divergence = compare(d.parse(parent), d.parse(fork), strict=True).divergence
     assert divergence is not None
     assert 'changed  tools[0].function.name: "agent" -> "read"' in structural_diff(divergence)
 
@@ -263,7 +263,7 @@ def test_the_default_structural_diff_does_not_load_deepdiff() -> None:
         "d = get_dialect('openai')\n"
         "p = d.parse({'messages': [{'role': 'user', 'content': 'a'}]})\n"
         "f = d.parse({'messages': [{'role': 'user', 'content': 'b', 'name': 'x'}]})\n"
-        "lines = structural_diff(compare(p, f).divergence)\n"
+        "lines = structural_diff(compare(p, f, strict=True).divergence)\n"
         "assert lines, lines\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('deepdiff', 'numpy')))\n"
     )

@@ -22,7 +22,7 @@ from dataclasses import replace as _replace
 from typing import Any, Final
 
 from ...model import dumps
-from .._canonical import canonical, without
+from .._canonical import canonical, in_order, without
 from .._unit import Unit
 
 __all__ = ["units"]
@@ -59,7 +59,10 @@ def units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
         else:
             k, role, j = k + 1, message.get("role"), 0
             header = canonical(without(message, "content"))
-            out.append(_unit(f"messages[{k}]", f"messages[{m}]", "history", header, k, role))
+            unit = _unit(f"messages[{k}]", f"messages[{m}]", "history", header, k, role)
+            if not in_order(message):
+                unit = _replace(unit, applied=("envelope-key-order",))
+            out.append(unit)
         content = message.get("content")
         applied = ("consecutive-turns",) if merged else ()
         if isinstance(content, str):

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from ...model import dumps
-from .._canonical import canonical, without
+from .._canonical import canonical, in_order, without
 from .._unit import Unit
 
 __all__ = ["units"]
@@ -49,9 +49,12 @@ def units(body: Mapping[str, Any]) -> tuple[Unit, ...]:
         if not isinstance(content, dict):
             continue
         role = content.get("role") if isinstance(content.get("role"), str) else None
-        out.append(
-            _unit(f"contents[{k}]", f"contents[{k}]", "history", without(content, "parts"), k, role)
+        header = _unit(
+            f"contents[{k}]", f"contents[{k}]", "history", without(content, "parts"), k, role
         )
+        if not in_order(content):
+            header = replace(header, applied=("envelope-key-order",))
+        out.append(header)
         for j, part in enumerate(_list(content.get("parts"))):
             name = f"contents[{k}].parts[{j}]"
             out.append(_unit(name, name, "history", part, k, role))
