@@ -26,6 +26,7 @@ from ._script import (
 )
 from ._server import DEFAULT_MAX_REQUEST_BYTES, FakeProvider, LoopbackError
 from ._summary import summarize
+from ._usage import TOLERANCE_SHARE, TOLERANCE_TOKENS, UsageComparison, UsageRow, compare_usage
 
 __all__ = [
     "DEFAULT_FORK_TAG",
@@ -35,6 +36,8 @@ __all__ = [
     "FAKE_MODEL",
     "GRACE_SECONDS",
     "REDACTED",
+    "TOLERANCE_SHARE",
+    "TOLERANCE_TOKENS",
     "Answer",
     "Check",
     "CheckResult",
@@ -62,11 +65,14 @@ __all__ = [
     "SpawnLink",
     "ToolCall",
     "Unplaced",
+    "UsageComparison",
+    "UsageRow",
     "When",
     "assign_roles",
     "check_records",
     "check_requests",
     "child_environment",
+    "compare_usage",
     "facts_of",
     "group",
     "load_script",

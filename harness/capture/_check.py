@@ -17,6 +17,7 @@ from ._observe import Ignored, Observed, observe
 from ._rebuild import Case, cases
 from ._record import Record
 from ._roles import Roles, assign_roles
+from ._usage import UsageComparison, compare_usage
 
 __all__ = ["Check", "CheckResult", "NotChecked", "check_records", "check_requests"]
 
@@ -60,6 +61,8 @@ class CheckResult:
     not_checked: tuple[NotChecked, ...]
     ignored: tuple[Ignored, ...]
     turns: tuple[Check, ...] = ()
+    usage: UsageComparison | None = None
+    """Predicted against reported cache usage, when requests of the log report usage."""
 
     @property
     def reports(self) -> tuple[ScenarioReport, ...]:
@@ -164,6 +167,7 @@ def check_requests(
         tuple(not_checked),
         tuple(left_out),
         tuple(turns),
+        compare_usage(requests, roles),
     )
 
 

@@ -16,11 +16,11 @@ import orjson
 
 from ..dialects import DialectError, Route, Turn, Wire, get_dialect
 from ..model import FrozenDict, Request, freeze
+from ._cache import CacheUsage
 from ._match import Matcher
 from ._record import Record, RecordError, RecordWriter, timestamp
 from ._redact import redact_headers, redact_query, scrub_body
 from ._stored import Stored
-from ._usage import CacheUsage
 
 __all__ = ["Exchange", "Incoming", "Outgoing"]
 

@@ -26,7 +26,15 @@ from typing import IO, Any
 
 import orjson
 
-from ..dialects import all_dialects, detect_dialect, wires
+from ..dialects import (
+    Dialect,
+    ReportedUsage,
+    UsageError,
+    all_dialects,
+    detect_dialect,
+    get_dialect,
+    wires,
+)
 from ..model import json_kind
 from ._group import Prefixes
 from ._observe import Ignored, Observed, observe_record, observed
@@ -224,6 +232,14 @@ def _minimal_line(
     for key in ("path", "dialect", "mark"):
         if obj.get(key) is not None and not isinstance(obj[key], str):
             raise LogError(f'{where}: "{key}" must be a string, not {json_kind(obj[key])}')
+    for key in ("response", "usage"):
+        if obj.get(key) is not None and not isinstance(obj[key], dict):
+            raise LogError(f'{where}: "{key}" must be an object, not {json_kind(obj[key])}')
+    if obj.get("response") is not None and obj.get("usage") is not None:
+        raise LogError(
+            f'{where}: the line has both "response" and "usage"; give one (the response, or'
+            " only its usage)"
+        )
     body = _body(obj["body"], number, where)
     if isinstance(body, Ignored):
         return body
@@ -251,7 +267,10 @@ def _minimal_line(
 
     def read() -> Observed | Ignored:
         found = observed(number, name, raw, decoded, mark=obj.get("mark"), bodies=bodies, where=at)
-        return Ignored(number, found) if isinstance(found, str) else found
+        if isinstance(found, str):
+            return Ignored(number, found)
+        found.reported = _reported(obj, get_dialect(name), decoded)
+        return found
 
     return _guarded(number, name, read)
 
@@ -276,6 +295,24 @@ def _body(value: Any, number: int, where: str) -> tuple[dict[str, Any], bytes] |
     if not isinstance(decoded, dict):
         raise LogError(f'{where}: the "body" is {json_kind(decoded)}, not a JSON object')
     return decoded, raw
+
+
+def _reported(
+    obj: dict[str, Any], dialect: Dialect, body: dict[str, Any]
+) -> ReportedUsage | str | None:
+    """The usage the line reports (its ``response``'s, or its ``usage``), a sentence saying
+    why it cannot be compared, or None when the line reports none."""
+    usage = obj.get("usage")
+    if obj.get("response") is not None:
+        usage = dialect.response_usage(obj["response"])
+        if usage is not None and not isinstance(usage, dict):
+            return f'the response\'s "{dialect.usage_key}" is {json_kind(usage)}, not an object'
+    if usage is None:
+        return None
+    try:
+        return dialect.reported_usage(usage, body)
+    except UsageError as e:
+        return str(e)
 
 
 def _json_error(body: bytes) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
-from ..dialects import DialectError, Reply, get_dialect, wires
+from ..dialects import DialectError, Reply, ReportedUsage, get_dialect, wires
 from ..model import FunctionCall, Message, Request
 from ._record import Record
 from ._stored import Continued, Stored
@@ -70,6 +70,7 @@ class Observed:
         "mark",
         "nth",
         "reply",
+        "reported",
         "seq",
         "size",
         "system_key",
@@ -99,6 +100,9 @@ class Observed:
         self.has_model = any(m.role == "model" for m in request.history)
         self.hint: Any = None
         """What grouping noted of the request while it was read (``_group.Prefixes``)."""
+        self.reported: ReportedUsage | str | None = None
+        """The cache usage the provider reported for it (a log line's ``response`` or
+        ``usage``), why that usage cannot be read, or None when the log gives none."""
 
     @classmethod
     def lazy(

@@ -41,9 +41,10 @@ Group the requests of a JSON-lines log into conversations (parent, fork children
 spawned children, follow-ups) and check each group against the rules, without calling any
 provider. A line is a record of `prefix-harness capture`, or a minimal object
 {"body": <request JSON, object or text>, "path": ..., "dialect": ..., "mark": ...} where only
-"body" is required (docs/capture.md). Exit 0 when every rule passes, 1 when one fails, 2 on
-bad usage or input, 4 when the check is inconclusive (nothing checked, or requests left out
-without a failure to show for it).
+"body" is required (docs/capture.md); "response" (the provider's response JSON) or "usage"
+(its usage) beside it shows the predicted cache usage against the reported one. Exit 0 when
+every rule passes, 1 when one fails, 2 on bad usage or input, 4 when the check is
+inconclusive (nothing checked, or requests left out without a failure to show for it).
 """
 
 

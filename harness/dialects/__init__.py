@@ -30,6 +30,7 @@ from ._registry import (
 )
 from ._reply import Reply, ToolCall, reply_from_json
 from ._unit import Unit
+from ._usage import ReportedUsage, UsageError
 from ._wire import (
     FAKE_MODEL,
     Route,
@@ -65,6 +66,7 @@ __all__ = [
     "ParsedBody",
     "Prices",
     "Reply",
+    "ReportedUsage",
     "Route",
     "Segment",
     "Source",
@@ -72,6 +74,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "Unit",
+    "UsageError",
     "Wire",
     "Write",
     "all_dialects",

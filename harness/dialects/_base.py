@@ -18,6 +18,7 @@ from ._cache_plan import CachePlan, Keyed
 from ._cache_view import CacheView
 from ._facts import CacheScope, Facts, Family
 from ._unit import Unit
+from ._usage import ReportedUsage, count_field, reported_fields, required_field
 from ._wire import Wire
 
 __all__ = [
@@ -249,7 +250,24 @@ class Dialect(ABC):
         """A request's predicted cache usage in the provider's own usage fields (dotted
         names for nested ones), as its response would report it; by default neutral
         names."""
-        return {"input_tokens": total, "cached_tokens": read, "cache_write_tokens": written}
+        return {_INPUT: total, _CACHED: read, _WRITTEN: written}
+
+    usage_key: ClassVar[str] = "usage"
+    """Where the provider's response carries its usage object."""
+
+    def response_usage(self, response: Mapping[str, Any]) -> Any:
+        """The usage object of a provider's whole response (``usage_key``), or None."""
+        return response.get(self.usage_key)
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """A reported usage object (the one ``response_usage`` finds) read in the names
+        ``usage_fields`` writes: the inverse of it. ``UsageError`` (harness.dialects) when
+        a value is no token count or the cached tokens are not there."""
+        total, read = count_field(usage, _INPUT), required_field(usage, _CACHED)
+        written = count_field(usage, _WRITTEN)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_INPUT, _CACHED, _WRITTEN))
+        )
 
     def keyed(self, units: Sequence[Unit], body: Mapping[str, Any]) -> tuple[Keyed, ...]:
         """The settings the body's cache entries are keyed on (``Facts.cache_keys``), each
@@ -373,3 +391,7 @@ def _guess_family(root: str) -> Family:
 
 def _role(value: Any) -> Any:
     return value.get("role") if isinstance(value, dict) else None
+
+
+_INPUT, _CACHED, _WRITTEN = "input_tokens", "cached_tokens", "cache_write_tokens"
+"""The neutral usage names of a dialect that states none."""

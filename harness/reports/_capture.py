@@ -14,7 +14,7 @@ from ._rules_junit import finish_junit, rules_junit
 from ._rules_text import rules_text
 
 if TYPE_CHECKING:
-    from ..capture import CheckResult, Roles
+    from ..capture import CheckResult, Roles, UsageComparison
 
 __all__ = [
     "capture_json",
@@ -96,7 +96,43 @@ def capture_text(result: CheckResult) -> str:
         text += "".join(
             f"  {printable(n.what)}\n    {printable(n.reason)}\n" for n in result.not_checked
         )
+    if result.usage is not None:
+        text += "\n" + _usage_text(result.usage)
     return text + "\n" + capture_verdict_line(result) + "\n"
+
+
+def _usage_text(usage: UsageComparison) -> str:
+    """The section "cache usage: predicted vs reported": one line per request that reports
+    usage, then how many were compared and how many disagree."""
+    estimated = sorted({r.dialect for r in usage.rows if r.compared and r.scale is not None})
+    how = "tokens, predicted/reported"
+    if estimated:
+        how += f"; {', '.join(estimated)} counts are estimates, scaled (×) to each reported prompt"
+    lines = [f"cache usage: predicted vs reported ({how})"]
+    for row in usage.rows:
+        where = f"  request {row.seq} ({row.conversation or 'not grouped'}, {row.dialect}): "
+        if row.reported is None:
+            lines.append(printable(f"{where}not compared: {row.problem}"))
+            continue
+        r, p = row.reported, row.predicted
+        figures = [f"read {row.scaled(p.read):,}/{r.read:,}"]
+        if r.written is not None:
+            figures.append(f"written {row.scaled(p.written):,}/{r.written:,}")
+        if r.total is not None:
+            figures.append(f"prompt {p.total:,}/{r.total:,}")
+        if row.scale is not None:
+            figures.append(f"×{row.scale:.2f}")
+        if row.disagreements:
+            figures.append("DISAGREES: " + "; ".join(row.disagreements))
+        lines.append(printable(where + " · ".join(figures)))
+    count, compared, differ = len(usage.rows), usage.compared, usage.disagreements
+    lines.append(
+        f"  {count} request{'' if count == 1 else 's'} report{'s' if count == 1 else ''} usage:"
+        f" {compared} compared, {differ} disagree{'s' if differ == 1 else ''}"
+        f" (tolerance: {usage.share:.0%} of the larger + {usage.tokens} tokens;"
+        " 0 against more than 0 always disagrees)"
+    )
+    return "\n".join(lines) + "\n"
 
 
 def capture_json(result: CheckResult) -> bytes:
@@ -131,7 +167,43 @@ def capture_json(result: CheckResult) -> bytes:
             {"request": i.seq, "kind": i.kind, "reason": i.reason} for i in result.ignored
         ],
     }
+    document["cache_usage"] = None if result.usage is None else _usage_json(result.usage)
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def _usage_json(usage: UsageComparison) -> dict[str, Any]:
+    """The ``cache_usage`` object of the report (its schema: ``$defs/cache_usage``)."""
+    return {
+        "tolerance": {"share": usage.share, "tokens": usage.tokens},
+        "compared": usage.compared,
+        "disagreements": usage.disagreements,
+        "requests": [
+            {
+                "request": row.seq,
+                "dialect": row.dialect,
+                "conversation": row.conversation,
+                "predicted": {
+                    "total": row.predicted.total,
+                    "read": row.predicted.read,
+                    "written": row.predicted.written,
+                    "fields": dict(row.fields),
+                },
+                "tokens_exact": row.exact,
+                "scale": row.scale,
+                "reported": None
+                if row.reported is None
+                else {
+                    "total": row.reported.total,
+                    "read": row.reported.read,
+                    "written": row.reported.written,
+                    "fields": dict(row.reported.fields),
+                },
+                "not_compared": row.problem,
+                "disagreements": list(row.disagreements),
+            }
+            for row in usage.rows
+        ],
+    }
 
 
 def capture_junit(result: CheckResult) -> bytes:

@@ -82,6 +82,12 @@ def test_the_dialect_option_names_lines_without_one(tmp_path: Path) -> None:
         ([{"body": {"hello": 1}}], "line 1: cannot tell the body's wire format"),
         ([{"v": 1, "seq": "x"}], "line 1: not a capture record: "),
         ([{"v": 9}], "line 1: not a capture record: unknown record version 9"),
+        ([{"body": OPENAI, "usage": 12}], 'line 1: "usage" must be an object, not a number'),
+        ([{"body": OPENAI, "response": "ok"}], 'line 1: "response" must be an object, not a'),
+        (
+            [{"body": OPENAI, "response": {"usage": {}}, "usage": {}}],
+            'line 1: the line has both "response" and "usage"',
+        ),
     ],
 )
 def test_bad_lines_name_the_file_and_line(tmp_path: Path, lines: list[Any], message: str) -> None:
@@ -329,3 +335,24 @@ def test_a_named_pipe_is_copied_to_a_temporary_file_as_standard_input_is(tmp_pat
     with pytest.raises(LogError, match=rf"^{fifo}: line 3: not valid JSON"):
         read_log(fifo)  # named as given, with its line
     writer.join()
+
+
+def test_a_lines_reported_usage_is_read_through_its_dialect(tmp_path: Path) -> None:
+    """``response`` (the provider's whole answer) and bare ``usage`` are both read in the
+    dialect's own names; a value that is no token count is kept as the reason it is not
+    compared, and the request is checked all the same."""
+    usage = {"input_tokens": 4, "cache_read_input_tokens": 1200, "cache_creation_input_tokens": 0}
+    path = write(
+        tmp_path,
+        {"body": ANTHROPIC, "response": {"type": "message", "usage": usage}},
+        {"body": ANTHROPIC, "usage": usage},
+        {"body": ANTHROPIC, "usage": {**usage, "cache_read_input_tokens": "1200"}},
+        {"body": ANTHROPIC, "response": {"type": "error"}},
+        {"body": ANTHROPIC},
+    )
+    used, _ = read_log(path)
+    reported = [u.reported for u in used]
+    assert [getattr(r, "read", None) for r in reported[:2]] == [1200, 1200]
+    assert reported[0] == reported[1]
+    assert reported[2] == ("\"cache_read_input_tokens\" is a string ('1200'), not a token count")
+    assert reported[3:] == [None, None]

@@ -293,3 +293,87 @@ def test_strict_bytes_flag(tmp_path: Path, capfd: pytest.CaptureFixture[str]) ->
     assert check_log(log, "--strict-bytes") == 1
     out, _ = capfd.readouterr()
     assert "✗ byte-prefix" in out
+
+
+USAGE_SYSTEM = "You are a careful assistant who reads every file before answering. " * 120
+
+
+def claude(*turns: str) -> dict[str, Any]:
+    """An Anthropic body with a breakpoint on a system prompt past the minimum."""
+    block = {"type": "text", "text": USAGE_SYSTEM, "cache_control": {"type": "ephemeral"}}
+    roles = ("user", "assistant")
+    messages = [{"role": roles[i % 2], "content": t} for i, t in enumerate(turns)]
+    return {"model": "claude-sonnet-4-5", "max_tokens": 64, "system": [block], "messages": messages}
+
+
+def reported(read: int, written: int, uncached: int = 12) -> dict[str, int]:
+    return {
+        "input_tokens": uncached,
+        "cache_creation_input_tokens": written,
+        "cache_read_input_tokens": read,
+    }
+
+
+def usage_log(tmp_path: Path) -> str:
+    """Three turns reporting usage: agreeing, agreeing (in a whole response), and a
+    turn reported as reading nothing where the model predicts a read; one bad value."""
+    return write(
+        tmp_path / "usage.jsonl",
+        [
+            {"body": claude("hello"), "usage": reported(0, 1600)},
+            {"body": claude("hello", "hi", "more"), "response": {"usage": reported(1600, 0)}},
+            {"body": claude("hello", "hi", "more", "ok", "again"), "usage": reported(0, 0, 1624)},
+            {"body": claude("hello", "hi", "more", "ok", "last"), "usage": reported(-5, 0)},
+        ],
+    )
+
+
+def test_reported_usage_is_shown_beside_the_prediction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The text report's section: one line per request reporting usage, a disagreement
+    flagged, a bad value not compared, and the count; the exit code is the rules' alone."""
+    code = check_log(usage_log(tmp_path))
+    out = capsys.readouterr().out
+    assert code == 4  # no fork: inconclusive, as without usage; a disagreement fails nothing
+    section = out[out.index("cache usage: predicted vs reported") :].splitlines()
+    assert "anthropic counts are estimates" in section[0]
+    assert section[1].startswith("  request 1 (conversation 1, anthropic): read 0/0 · written ")
+    assert "DISAGREES" not in section[1] + section[2]
+    assert section[3].startswith("  request 3 (conversation 1, anthropic): read ")
+    assert "DISAGREES: " in section[3]
+    assert "tokens read predicted, none reported" in section[3]
+    assert section[4] == (
+        "  request 4 (conversation 2, anthropic): not compared:"
+        ' "cache_read_input_tokens" is -5, a negative token count'
+    )
+    assert section[5].startswith("  4 requests report usage: 3 compared, 1 disagrees (tolerance: ")
+
+
+def test_reported_usage_in_the_json_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.reports.formats import assert_valid_report
+
+    check_log(usage_log(tmp_path), "--json")
+    document = orjson.loads(capsys.readouterr().out)
+    assert_valid_report(document)
+    usage = document["cache_usage"]
+    assert (usage["compared"], usage["disagreements"]) == (3, 1)
+    assert [r["request"] for r in usage["requests"]] == [1, 2, 3, 4]
+    third = usage["requests"][2]
+    assert third["reported"]["fields"]["cache_read_input_tokens"] == 0
+    assert third["predicted"]["fields"]["cache_read_input_tokens"] > 0
+    assert third["disagreements"]
+    assert usage["requests"][3]["reported"] is None
+    assert "negative" in usage["requests"][3]["not_compared"]
+
+
+def test_a_log_without_usage_prints_nothing_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "plain.jsonl", [{"body": claude("hello")}])
+    check_log(path)
+    assert "cache usage" not in capsys.readouterr().out
+    check_log(path, "--json")
+    assert orjson.loads(capsys.readouterr().out)["cache_usage"] is None

@@ -157,7 +157,7 @@ def test_every_report_of_any_run_follows_the_schema(
     assert len(document["unexpected_failures"]) + len(document["expected_failures"]) == failures
     outcomes = log_outcomes("check-log", "s", reports, [("spawn", "why")], expect, [], 0)
     base = rules_document(reports)
-    base.update(verdict="passed", inconclusive=[], grouping=GROUPING)
+    base.update(verdict="passed", inconclusive=[], grouping=GROUPING, cache_usage=None)
     assert_valid_report(orjson.loads(outcomes_json(outcomes, base)))
 
 

@@ -10,12 +10,16 @@ from .._base import CacheMarker, Dialect, Segment
 from .._cache_facts import ModelFacts
 from .._cache_plan import CachePlan
 from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
 from . import _cache, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._markers import marked_blocks
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "AnthropicDialect"]
+
+_INPUT, _WRITTEN, _READ = "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"
+"""Anthropic's usage fields: the input after the last breakpoint, written, read."""
 
 
 class AnthropicDialect(Dialect):
@@ -55,11 +59,16 @@ class AnthropicDialect(Dialect):
     ) -> dict[str, int]:
         """Anthropic's ``usage``: the input after the last breakpoint, what was written and
         what was read (the three add up to the prompt)."""
-        return {
-            "input_tokens": max(0, total - read - written),
-            "cache_creation_input_tokens": written,
-            "cache_read_input_tokens": read,
-        }
+        return {_INPUT: max(0, total - read - written), _WRITTEN: written, _READ: read}
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """Anthropic's ``usage`` read back: the prompt is the three counts together."""
+        read, written = required_field(usage, _READ), count_field(usage, _WRITTEN)
+        uncached = count_field(usage, _INPUT)
+        total = None if uncached is None else uncached + read + (written or 0)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_INPUT, _WRITTEN, _READ))
+        )
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

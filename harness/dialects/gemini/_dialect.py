@@ -10,11 +10,15 @@ from .._base import Dialect, Segment
 from .._cache_facts import ModelFacts
 from .._cache_plan import CachePlan
 from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
 from . import _cache, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "GeminiDialect"]
+
+_KEY, _PROMPT, _CACHED = "usageMetadata", "promptTokenCount", "cachedContentTokenCount"
+"""Where a Gemini response carries its usage, the prompt (cached tokens included), read."""
 
 
 class GeminiDialect(Dialect):
@@ -69,10 +73,17 @@ class GeminiDialect(Dialect):
         self, total: int, read: int, written: int, body: Mapping[str, Any]
     ) -> dict[str, int]:
         """Gemini's ``usageMetadata``: the prompt (cached tokens included) and the cached part."""
-        return {
-            "usageMetadata.promptTokenCount": total,
-            "usageMetadata.cachedContentTokenCount": read,
-        }
+        return {f"{_KEY}.{_PROMPT}": total, f"{_KEY}.{_CACHED}": read}
+
+    usage_key = _KEY
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """Gemini's ``usageMetadata`` read back. Gemini leaves ``cachedContentTokenCount``
+        out when nothing was read from its cache: with the prompt's count there, it is 0."""
+        total, read = count_field(usage, _PROMPT), count_field(usage, _CACHED)
+        if read is None:
+            read = 0 if total is not None else required_field(usage, _CACHED)
+        return ReportedUsage(total, read, None, reported_fields(usage, (_PROMPT, _CACHED)))
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

@@ -12,11 +12,21 @@ from .._cache_plan import CachePlan
 from .._openai_cache import deepseek_plan, openai_plan
 from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
 from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
 from . import _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "OpenAIChat"]
+
+_PROMPT, _CACHED, _WRITTEN = (
+    "prompt_tokens",
+    "prompt_tokens_details.cached_tokens",
+    "prompt_tokens_details.cache_write_tokens",
+)
+"""Chat completions' usage fields: the prompt (cached tokens included), read, written."""
+_HIT, _MISS = "prompt_cache_hit_tokens", "prompt_cache_miss_tokens"
+"""DeepSeek's: the prompt's tokens read from its cache, and the rest."""
 
 
 class OpenAIChat(Dialect):
@@ -57,12 +67,21 @@ class OpenAIChat(Dialect):
     ) -> dict[str, int]:
         """Chat completions' ``usage`` (DeepSeek's hit and miss counts for a DeepSeek model)."""
         if is_deepseek(body.get("model")):
-            return {"prompt_cache_hit_tokens": read, "prompt_cache_miss_tokens": total - read}
-        return {
-            "prompt_tokens": total,
-            "prompt_tokens_details.cached_tokens": read,
-            "prompt_tokens_details.cache_write_tokens": written,
-        }
+            return {_HIT: read, _MISS: total - read}
+        return {_PROMPT: total, _CACHED: read, _WRITTEN: written}
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """Chat completions' ``usage`` read back (DeepSeek's hit and miss counts for a
+        DeepSeek model, whose sum is the prompt)."""
+        if is_deepseek(body.get("model")):
+            read, miss = required_field(usage, _HIT), count_field(usage, _MISS)
+            total = None if miss is None else read + miss
+            return ReportedUsage(total, read, None, reported_fields(usage, (_HIT, _MISS)))
+        total, read = count_field(usage, _PROMPT), required_field(usage, _CACHED)
+        written = count_field(usage, _WRITTEN)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_PROMPT, _CACHED, _WRITTEN))
+        )
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)

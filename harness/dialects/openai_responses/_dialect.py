@@ -12,12 +12,20 @@ from .._cache_plan import CachePlan
 from .._openai_cache import deepseek_plan, openai_plan
 from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
 from .._unit import Unit
+from .._usage import ReportedUsage, count_field, reported_fields, required_field
 from . import _continue, _detect, _prefix, _read, _render, _settings, _units
 from ._facts import FACTS
 from ._markers import marked_blocks
 from ._wire import WIRE
 
 __all__ = ["DIALECT", "OpenAIResponses"]
+
+_INPUT, _CACHED, _WRITTEN = (
+    "input_tokens",
+    "input_tokens_details.cached_tokens",
+    "input_tokens_details.cache_write_tokens",
+)
+"""The Responses API's usage fields: the input (cached tokens included), read, written."""
 
 
 class OpenAIResponses(Dialect):
@@ -77,11 +85,15 @@ class OpenAIResponses(Dialect):
         self, total: int, read: int, written: int, body: Mapping[str, Any]
     ) -> dict[str, int]:
         """The Responses API's ``usage``."""
-        return {
-            "input_tokens": total,
-            "input_tokens_details.cached_tokens": read,
-            "input_tokens_details.cache_write_tokens": written,
-        }
+        return {_INPUT: total, _CACHED: read, _WRITTEN: written}
+
+    def reported_usage(self, usage: Mapping[str, Any], body: Mapping[str, Any]) -> ReportedUsage:
+        """The Responses API's ``usage`` read back."""
+        total, read = count_field(usage, _INPUT), required_field(usage, _CACHED)
+        written = count_field(usage, _WRITTEN)
+        return ReportedUsage(
+            total, read, written, reported_fields(usage, (_INPUT, _CACHED, _WRITTEN))
+        )
 
     def to_request(self, body: Mapping[str, Any]) -> Request:
         return _read.read_request(body)
