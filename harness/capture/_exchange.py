@@ -15,7 +15,8 @@ from urllib.parse import parse_qsl
 import orjson
 
 from ..dialects import DialectError, Route, Turn, Wire, get_dialect
-from ..model import Request
+from ..model import FrozenDict, Request, freeze
+from ._cache import CacheUsage
 from ._match import Matcher
 from ._record import Record, RecordError, RecordWriter, timestamp
 from ._redact import redact_headers, redact_query, scrub_body
@@ -70,6 +71,8 @@ class Exchange:
         self.writer = writer
         self.max_request_bytes = max_request_bytes
         self.stored = Stored()
+        self.cache = CacheUsage()
+        """The run's simulated prompt cache: every answer reports its predicted usage."""
 
     @property
     def provider(self) -> str:
@@ -143,6 +146,15 @@ class Exchange:
             self.stored.keep(wire.response_id(answer.nth), read, played)
         model = wire.model_of(route, body)
         stream = wire.is_stream(route, body)
+        cache: Mapping[str, int] = {}
+        if request is not None:
+            dialect = get_dialect(wire.dialect)
+            predicted = self.cache.send(dialect, read, model, incoming.arrived)
+            if isinstance(predicted, str):
+                note = predicted if note is None else f"{note}; {predicted}"
+            else:
+                tokens, cache = predicted.total, predicted.fields
+        turn = Turn.now(answer.reply, model, answer.nth, tokens, body, cache)
         self._record(
             wire,
             incoming,
@@ -154,9 +166,9 @@ class Exchange:
             rule=answer.rule,
             nth=answer.nth,
             reply=answer.reply,
+            usage=_usage(wire.usage(turn)),
             note=note,
         )
-        turn = Turn.now(answer.reply, model, answer.nth, tokens, body)
         if not stream:
             return _json(200, wire.message(turn))
         streamed = wire.stream(turn, route)
@@ -212,6 +224,13 @@ def _neutral(
         except RecursionError:
             problem = "the body is nested too deeply to read"
     return None, body, f"{problem}; only rules without conditions on the request could answer"
+
+
+def _usage(usage: dict[str, Any] | None) -> FrozenDict | None:
+    """An answer's usage object as a record keeps it."""
+    frozen = None if usage is None else freeze(usage)
+    assert frozen is None or isinstance(frozen, FrozenDict)
+    return frozen
 
 
 def _loads(body: bytes | None) -> Any:

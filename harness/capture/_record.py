@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ..dialects import ParsedBody, Reply, get_dialect, reply_from_json
-from ..model import FrozenDict
+from ..model import FrozenDict, freeze
 from ._claim import Claim, ClaimError
 
 __all__ = ["RECORD_VERSION", "Record", "RecordError", "RecordWriter", "read_record", "timestamp"]
@@ -44,9 +44,11 @@ class Record:
     ``query`` are already redacted. ``mark``/``rule``/``nth``/``reply`` say which script
     rule answered (``rule`` ``None`` with a reply: the default reply). ``error`` is the
     message of a refusal (status other than 200); ``note`` a remark such as a body the
-    dialect could not read. ``body_secrets`` counts the key-shaped strings of the body
-    replaced by placeholders before it was recorded (``body`` and ``json`` are the body
-    with them replaced).
+    dialect could not read. ``usage`` is the usage object of the answer as sent (the
+    provider's own shape: the fake's predicted cache usage, ``docs/capture.md``), ``None``
+    for a refusal or a wire whose answers carry none. ``body_secrets`` counts the
+    key-shaped strings of the body replaced by placeholders before it was recorded
+    (``body`` and ``json`` are the body with them replaced).
     """
 
     seq: int
@@ -65,6 +67,7 @@ class Record:
     rule: int | None = None
     nth: int | None = None
     reply: Reply | None = None
+    usage: FrozenDict | None = None
     error: str | None = None
     note: str | None = None
     body_secrets: int = 0
@@ -92,6 +95,7 @@ class Record:
             "rule": self.rule,
             "nth": self.nth,
             "reply": None if self.reply is None else self.reply.to_json(),
+            "usage": self.usage,
             "error": self.error,
             "note": self.note,
             "headers": dict(self.headers),
@@ -132,6 +136,7 @@ class Record:
             rule=_get(obj, "rule", int, None),
             nth=_get(obj, "nth", int, None),
             reply=None if reply is None else reply_from_json(reply),
+            usage=_usage(_get(obj, "usage", dict, None)),
             error=_get(obj, "error", str, None),
             note=_get(obj, "note", str, None),
             body_secrets=_get(obj, "body_secrets", int, 0),
@@ -383,6 +388,12 @@ def _loads(body: bytes | None) -> Any:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
+
+
+def _usage(value: dict[str, Any] | None) -> FrozenDict | None:
+    frozen = None if value is None else freeze(value)
+    assert frozen is None or isinstance(frozen, FrozenDict)
+    return frozen
 
 
 def _get(obj: dict[str, Any], key: str, kind: type, default: Any = _UNSET) -> Any:

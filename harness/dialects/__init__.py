@@ -31,7 +31,18 @@ from ._registry import (
 from ._reply import Reply, ToolCall, reply_from_json
 from ._unit import Unit
 from ._usage import ReportedUsage, UsageError
-from ._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from ._wire import (
+    FAKE_MODEL,
+    Route,
+    Stream,
+    Turn,
+    Wire,
+    args_json,
+    output_tokens,
+    pieces,
+    sse,
+    with_fields,
+)
 
 for _builtin in (anthropic, gemini, openai, openai_responses):
     register(_builtin.DIALECT)
@@ -80,4 +91,5 @@ __all__ = [
     "sse",
     "unregister",
     "wires",
+    "with_fields",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import orjson
@@ -30,6 +30,7 @@ __all__ = [
     "output_tokens",
     "pieces",
     "sse",
+    "with_fields",
 ]
 
 FAKE_MODEL = "prefix-harness-fake"
@@ -52,7 +53,12 @@ class Route:
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One scripted answer to render: the reply, the model name, the request's number
-    (``nth``, for unique ids), a token estimate of the request and its decoded body."""
+    (``nth``, for unique ids), the request's input tokens and its decoded body.
+
+    ``cache`` is the request's predicted cache usage in the provider's own usage fields
+    (``Dialect.usage_fields``: dotted names for nested ones), laid over the answer's usage
+    (``with_fields``); empty when the request could not be priced, and the answer reports
+    ``input_tokens`` alone, as uncached."""
 
     reply: Reply
     model: str
@@ -60,12 +66,19 @@ class Turn:
     input_tokens: int
     body: Mapping[str, Any]
     created: int = 0
+    cache: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def now(
-        cls, reply: Reply, model: str, nth: int, input_tokens: int, body: Mapping[str, Any]
+        cls,
+        reply: Reply,
+        model: str,
+        nth: int,
+        input_tokens: int,
+        body: Mapping[str, Any],
+        cache: Mapping[str, int] | None = None,
     ) -> Turn:
-        return cls(reply, model, nth, input_tokens, body, int(time.time()))
+        return cls(reply, model, nth, input_tokens, body, int(time.time()), dict(cache or {}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +126,13 @@ class Wire(ABC):
     @abstractmethod
     def stream(self, turn: Turn, route: Route) -> Stream:
         """The streamed answer."""
+
+    def usage(self, turn: Turn) -> dict[str, Any] | None:
+        """The usage object of the whole answer as the provider reports it (Anthropic's and
+        OpenAI's ``usage``, Gemini's ``usageMetadata``): the input tokens with
+        ``turn.cache`` laid over them, and the reply's output tokens; the fake provider
+        records it beside the request. ``None`` for a wire whose answers carry none."""
+        return None
 
     @abstractmethod
     def error(self, status: int, message: str) -> bytes:
@@ -173,3 +193,21 @@ def output_tokens(reply: Reply) -> int:
     size = len(reply.text or "") + len(reply.thinking or "")
     size += sum(len(c.name) + len(args_json(c)) for c in reply.calls)
     return max(1, size // 4)
+
+
+def with_fields(
+    usage: Mapping[str, Any], fields: Mapping[str, int], *, root: str = ""
+) -> dict[str, Any]:
+    """``usage`` with ``fields`` set in it: a dotted name sets a nested object's field
+    (created when missing), a leading ``root.`` is dropped (Gemini's fields name their
+    ``usageMetadata``). ``usage`` is not changed."""
+    out: dict[str, Any] = dict(usage)
+    for name, value in fields.items():
+        path = name.removeprefix(root + ".").split(".") if root else name.split(".")
+        target = out
+        for key in path[:-1]:
+            inner = target.get(key)
+            target[key] = inner = dict(inner) if isinstance(inner, Mapping) else {}
+            target = inner
+        target[path[-1]] = value
+    return out

@@ -13,7 +13,18 @@ from typing import Any, ClassVar
 import orjson
 
 from ...model import thaw
-from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from .._wire import (
+    FAKE_MODEL,
+    Route,
+    Stream,
+    Turn,
+    Wire,
+    args_json,
+    output_tokens,
+    pieces,
+    sse,
+    with_fields,
+)
 from ._facts import NAME
 
 __all__ = ["WIRE", "AnthropicWire"]
@@ -62,10 +73,19 @@ class AnthropicWire(Wire):
         for i, call in enumerate(turn.reply.calls):
             tool_use = {"type": "tool_use", "id": self.call_id(turn.nth, i), "name": call.name}
             blocks.append({**tool_use, "input": thaw(call.args)})
-        usage = {"input_tokens": turn.input_tokens, "output_tokens": output_tokens(turn.reply)}
         return orjson.dumps(
-            {**_message(turn), "content": blocks, "stop_reason": _stop(turn), "usage": usage}
+            {
+                **_message(turn),
+                "content": blocks,
+                "stop_reason": _stop(turn),
+                "usage": self.usage(turn),
+            }
         )
+
+    def usage(self, turn: Turn) -> dict[str, Any]:
+        """``input_tokens`` (the uncached part, with the cache's fields beside it) and
+        ``output_tokens``."""
+        return _usage(turn, output_tokens(turn.reply))
 
     def stream(self, turn: Turn, route: Route) -> Stream:
         return Stream("text/event-stream", self._events(turn))
@@ -75,7 +95,7 @@ class AnthropicWire(Wire):
             **_message(turn),
             "content": [],
             "stop_reason": None,
-            "usage": {"input_tokens": turn.input_tokens, "output_tokens": 1},
+            "usage": _usage(turn, 1),
         }
         yield _event({"type": "message_start", "message": start})
         yield _event({"type": "ping"})
@@ -147,6 +167,12 @@ def _block(index: int, start: dict[str, Any], kind: str, key: str, text: str) ->
         delta = {"type": kind, key: piece}
         yield _event({"type": "content_block_delta", "index": index, "delta": delta})
     yield _event({"type": "content_block_stop", "index": index})
+
+
+def _usage(turn: Turn, produced: int) -> dict[str, Any]:
+    """The usage of ``turn`` having produced ``produced`` tokens so far (a stream's
+    message_start says 1, as Anthropic's does)."""
+    return with_fields({"input_tokens": turn.input_tokens, "output_tokens": produced}, turn.cache)
 
 
 def _event(data: dict[str, Any]) -> bytes:

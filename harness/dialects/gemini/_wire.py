@@ -16,7 +16,17 @@ import orjson
 
 from ...model import Message, thaw
 from .._reply import Reply
-from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, output_tokens, pieces, sse
+from .._wire import (
+    FAKE_MODEL,
+    Route,
+    Stream,
+    Turn,
+    Wire,
+    output_tokens,
+    pieces,
+    sse,
+    with_fields,
+)
 from ._facts import NAME
 
 __all__ = ["WIRE", "GeminiWire"]
@@ -60,7 +70,7 @@ class GeminiWire(Wire):
 
     def message(self, turn: Turn) -> bytes:
         texts = [] if turn.reply.text is None else [turn.reply.text]
-        return orjson.dumps(_response(turn, self._parts(turn, texts), final=True))
+        return orjson.dumps(_response(turn, self._parts(turn, texts), self.usage(turn)))
 
     def _parts(self, turn: Turn, texts: list[str]) -> list[dict[str, Any]]:
         """The answer's parts: a thought part for its thinking, the text (in ``texts``
@@ -98,7 +108,19 @@ class GeminiWire(Wire):
         texts = [] if turn.reply.text is None else pieces(turn.reply.text)
         parts = self._parts(turn, texts)
         for i, part in enumerate(parts):
-            yield _response(turn, [part], final=i == len(parts) - 1)
+            final = i == len(parts) - 1
+            yield _response(turn, [part], self.usage(turn) if final else None)
+
+    def usage(self, turn: Turn) -> dict[str, Any]:
+        """``usageMetadata``: ``promptTokenCount`` (cached ones included, counted in
+        ``cachedContentTokenCount``), ``candidatesTokenCount`` and their total."""
+        produced = output_tokens(turn.reply)
+        usage = {
+            "promptTokenCount": turn.input_tokens,
+            "candidatesTokenCount": produced,
+            "totalTokenCount": turn.input_tokens + produced,
+        }
+        return with_fields(usage, turn.cache, root="usageMetadata")
 
     def error(self, status: int, message: str) -> bytes:
         code = _STATUS.get(status, "INTERNAL")
@@ -117,17 +139,15 @@ def _call_part(name: str, args: Any) -> dict[str, Any]:
     return {"functionCall": {"name": name, "args": args}}
 
 
-def _response(turn: Turn, parts: list[dict[str, Any]], *, final: bool) -> dict[str, Any]:
+def _response(
+    turn: Turn, parts: list[dict[str, Any]], usage: dict[str, Any] | None
+) -> dict[str, Any]:
+    """One response (a stream's chunk); the final one has a finish reason and ``usage``."""
     candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     out: dict[str, Any] = {"candidates": [candidate]}
-    if final:
+    if usage is not None:
         candidate["finishReason"] = "STOP"
-        produced = output_tokens(turn.reply)
-        out["usageMetadata"] = {
-            "promptTokenCount": turn.input_tokens,
-            "candidatesTokenCount": produced,
-            "totalTokenCount": turn.input_tokens + produced,
-        }
+        out["usageMetadata"] = usage
     out["modelVersion"] = turn.model
     out["responseId"] = f"ph{turn.nth:06d}"
     return out

@@ -11,7 +11,18 @@ from typing import Any, ClassVar
 
 import orjson
 
-from .._wire import FAKE_MODEL, Route, Stream, Turn, Wire, args_json, output_tokens, pieces, sse
+from .._wire import (
+    FAKE_MODEL,
+    Route,
+    Stream,
+    Turn,
+    Wire,
+    args_json,
+    output_tokens,
+    pieces,
+    sse,
+    with_fields,
+)
 from ._facts import NAME
 
 __all__ = ["WIRE", "OpenAIWire"]
@@ -66,7 +77,7 @@ class OpenAIWire(Wire):
             ]
         choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(turn)}
         return orjson.dumps(
-            {**_head(turn, "chat.completion"), "choices": [choice], "usage": _usage(turn)}
+            {**_head(turn, "chat.completion"), "choices": [choice], "usage": self.usage(turn)}
         )
 
     def stream(self, turn: Turn, route: Route) -> Stream:
@@ -107,8 +118,19 @@ class OpenAIWire(Wire):
                 yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
         yield chunk({}, _finish(turn))
         if with_usage:
-            yield sse({**head, "choices": [], "usage": _usage(turn)})
+            yield sse({**head, "choices": [], "usage": self.usage(turn)})
         yield sse(b"[DONE]")
+
+    def usage(self, turn: Turn) -> dict[str, Any]:
+        """``prompt_tokens`` (cached ones included, counted in ``prompt_tokens_details``),
+        ``completion_tokens`` and their total."""
+        out = output_tokens(turn.reply)
+        usage = {
+            "prompt_tokens": turn.input_tokens,
+            "completion_tokens": out,
+            "total_tokens": turn.input_tokens + out,
+        }
+        return with_fields(usage, turn.cache)
 
     def call_id(self, nth: int, index: int) -> str:
         return f"call_ph{nth:06d}_{index}"
@@ -140,15 +162,6 @@ def _head(turn: Turn, kind: str) -> dict[str, Any]:
 
 def _finish(turn: Turn) -> str:
     return "tool_calls" if turn.reply.calls else "stop"
-
-
-def _usage(turn: Turn) -> dict[str, int]:
-    out = output_tokens(turn.reply)
-    return {
-        "prompt_tokens": turn.input_tokens,
-        "completion_tokens": out,
-        "total_tokens": turn.input_tokens + out,
-    }
 
 
 def _model(name: str) -> dict[str, Any]:

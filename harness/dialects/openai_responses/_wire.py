@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from .._wire import Route, Stream, Turn, args_json, output_tokens, pieces, sse
+from .._wire import Route, Stream, Turn, args_json, output_tokens, pieces, sse, with_fields
 from ..openai import OpenAIWire
 from ._facts import NAME
 
@@ -65,6 +65,19 @@ class OpenAIResponsesWire(OpenAIWire):
     def stream(self, turn: Turn, route: Route) -> Stream:
         return Stream("text/event-stream", self._events(turn))
 
+    def usage(self, turn: Turn) -> dict[str, Any]:
+        """``input_tokens`` (cached ones included, counted in ``input_tokens_details``),
+        ``output_tokens`` and their total."""
+        out = output_tokens(turn.reply)
+        usage = {
+            "input_tokens": turn.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": out,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": turn.input_tokens + out,
+        }
+        return with_fields(usage, turn.cache)
+
     def response_id(self, nth: int) -> str:
         return f"resp_ph{nth:06d}"
 
@@ -90,7 +103,7 @@ class OpenAIResponsesWire(OpenAIWire):
             "model": turn.model,
             "output": self._items(turn) if done else [],
             **echoed,
-            "usage": _usage(turn) if done else None,
+            "usage": self.usage(turn) if done else None,
         }
 
     def _items(self, turn: Turn) -> list[dict[str, Any]]:
@@ -218,17 +231,6 @@ def _namespaces(body: Mapping[str, Any]) -> dict[str, str]:
             if isinstance(name, str) and name not in top:
                 found.setdefault(name, tool["name"])
     return found
-
-
-def _usage(turn: Turn) -> dict[str, Any]:
-    out = output_tokens(turn.reply)
-    return {
-        "input_tokens": turn.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-        "output_tokens": out,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": turn.input_tokens + out,
-    }
 
 
 WIRE = OpenAIResponsesWire()
