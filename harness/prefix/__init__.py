@@ -2,7 +2,14 @@
 caches simulated over rendered units (docs/cache-model.md)."""
 
 from ._cache import PrefixCache, Priced, judge_pair, priced
-from ._compare import MISSING, PrefixComparison, SettingChange, compare, compare_settings
+from ._compare import (
+    MISSING,
+    PrefixComparison,
+    SettingChange,
+    compare,
+    compare_settings,
+    rendered_stream,
+)
 from ._count import count_units
 from ._explain import Window, byte_window, structural_diff
 from ._locate import Divergence, common_prefix_length, first_difference, locate
@@ -36,6 +43,7 @@ __all__ = [
     "prefix_digests",
     "prefix_stream",
     "priced",
+    "rendered_stream",
     "structural_diff",
     "tool_changes",
 ]

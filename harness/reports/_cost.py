@@ -34,8 +34,12 @@ DivergenceKey: TypeAlias = tuple[str, str, str, str, int]
 
 
 def shared_bytes(finding: Finding) -> int | None:
-    """Where the child leaves what it is compared with: the bytes of its prefix stream up
-    to the evidence's offset; None when the finding says none."""
+    """Where the child leaves what it is compared with: the bytes of its prefix stream that
+    the cache can still serve. That is where a divergence's cost is counted from
+    (``Cost.lost_from``: a rule may point its evidence at the segment that holds the
+    difference, before it), else the evidence's offset; None when the finding says neither."""
+    if finding.cost is not None and finding.cost.lost_from is not None:
+        return finding.cost.lost_from
     if finding.evidence is not None and finding.evidence.offset is not None:
         return finding.evidence.offset
     return None
@@ -139,24 +143,30 @@ def cost_html(label: str, finding: Finding) -> str:
         return ""
     whole = max(cost.child_bytes, cost.lost_bytes)
     shared = shared_bytes(finding)
+    # the cache loses whole units: the bytes lost start at the changed unit, which may begin
+    # before the first differing byte; the bar shows the bytes shared to that byte, then the
+    # rest of the loss
+    lost_bytes = (
+        cost.lost_bytes if shared is None else min(cost.lost_bytes, whole - min(shared, whole))
+    )
     lost = (
-        f"{cost.lost_bytes:,} lost ({_tokens(cost, cost.tokens)} cached tokens to"
+        f"{lost_bytes:,} lost ({_tokens(cost, cost.tokens)} cached tokens to"
         f" {_CAUSES[cost.cause]}{'' if cost.exact else ', an estimate'})"
     )
     if shared is None:
-        pieces = [("lost", cost.lost_bytes)]
+        pieces = [("lost", lost_bytes)]
         what = f"{lost} of {whole:,} bytes of prefix ({cost.share:.1%} of its tokens)"
     else:
         shared = min(shared, whole)
-        own = max(0, whole - shared - cost.lost_bytes)
-        pieces = [("kept", shared), ("lost", cost.lost_bytes), ("new", own)]
+        own = max(0, whole - shared - lost_bytes)
+        pieces = [("kept", shared), ("lost", lost_bytes), ("new", own)]
         what = (
             f"{shared:,} of {whole:,} bytes of prefix shared ({percent(shared, whole):.1f}%),"
             f" {lost}, {own:,} the child's own"
         )
     return (
         f'<div class="barline cost" data-body="{esc(label)}" data-shared="{shared or 0}"'
-        f' data-lost="{cost.lost_bytes}" data-whole="{whole}">'
+        f' data-lost="{lost_bytes}" data-whole="{whole}">'
         f'<div class="what">{esc(label)}</div>'
         f"<div>{bar(pieces, whole, title=what)}"
         f'<div class="what"><i class="swatch kept"></i>shared <i class="swatch lost"></i>lost'

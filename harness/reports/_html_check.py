@@ -162,7 +162,7 @@ def _card(failure: Failure, earlier: Finding | None = None) -> str:
     if f.cost is not None and earlier is not None:
         parts.append(
             f'<p class="muted same" data-same="{esc(earlier.rule)}">cost: the divergence'
-            f" <code>{esc(earlier.rule)}</code> found (its bytes counted once)</p>"
+            f" <code>{esc(earlier.rule)}</code> found (its tokens counted once)</p>"
         )
     elif f.cost is not None:
         parts.append(cost_html(e.body if e is not None else "child", f))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..dialects import get_dialect
-from ..prefix import PrefixStream, locate, prefix_stream
+from ..prefix import PrefixStream, locate, rendered_stream
 from ._html_page import anchor, bar, esc, percent
 
 if TYPE_CHECKING:  # harness.capture reports through harness.reports: no import at run time
@@ -88,7 +88,7 @@ class _Streams:
 
 def _stream(dialect: str, body: bytes) -> PrefixStream | None:
     try:
-        stream = prefix_stream(get_dialect(dialect).parse(orjson.loads(body)))
+        stream = rendered_stream(get_dialect(dialect).parse(orjson.loads(body)))
     except (KeyError, ValueError, RecursionError):
         return None
     return stream

@@ -147,7 +147,7 @@ def failure_lines(
         if earlier is not None:
             lines.append(
                 f"{indent}cost   the divergence {printable(earlier.rule)} found above"
-                " (its bytes counted once)"
+                " (its tokens counted once)"
             )
             continue
         first = (finding.rule, report.dialect) not in shown

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import orjson
@@ -46,6 +46,8 @@ class Body:
     """Where in the body each frame was read from (a frame's name is its place in the
     rendered prompt, which Anthropic's combined turns renumber)."""
     strict: bool = False
+    counted: dict[bytes, int] | None = field(default=None, repr=False)
+    """Token counts shared by the bodies of one outcome (``harness.prefix.count_units``)."""
 
     @property
     def frames(self) -> tuple[Frame, ...]:
@@ -94,11 +96,19 @@ class Body:
     @cached_property
     def priced(self) -> Priced:
         """The body as its provider's cache sees it, with its tokens counted."""
-        return priced(self.parsed.cache)
+        return priced(self.parsed.cache, self.counted)
 
 
-def read_body(label: str, raw: bytes, dialect: Dialect, *, strict: bool = False) -> Body | str:
-    """The body, or one sentence saying why it cannot be read."""
+def read_body(
+    label: str,
+    raw: bytes,
+    dialect: Dialect,
+    *,
+    strict: bool = False,
+    counted: dict[bytes, int] | None = None,
+) -> Body | str:
+    """The body, or one sentence saying why it cannot be read (``counted``: token counts
+    shared with the other bodies it is compared with)."""
     try:
         parsed = dialect.parse(orjson.loads(raw))
         request = parsed.request
@@ -118,7 +128,7 @@ def read_body(label: str, raw: bytes, dialect: Dialect, *, strict: bool = False)
         return f"{label} is not a request of the {dialect.name} dialect: {e}"
     except RecursionError:
         return f"{label} is nested too deeply to read"
-    return Body(label, parsed, stream, request, families, raw, paths, strict)
+    return Body(label, parsed, stream, request, families, raw, paths, strict, counted)
 
 
 def unit_families(dialect: Dialect, units: Sequence[Unit]) -> tuple[Family, ...]:

@@ -72,17 +72,18 @@ class Context:
         """Read every body of ``outcome``; those that do not parse become ``problems``.
         ``strict``: the prefix rules compare the bytes as sent (``--strict-bytes``)."""
         problems: list[tuple[str, str]] = []
+        counted: dict[bytes, int] = {}  # the bodies repeat each other's units: counted once
 
         def one(
             label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect, strict=strict)
+            body: Body | str = read_body(label, raw, dialect, strict=strict, counted=counted)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
                 if isinstance(judged, bytes):
-                    body = read_body(label, judged, dialect, strict=strict)
+                    body = read_body(label, judged, dialect, strict=strict, counted=counted)
                 else:
                     body = judged
             if isinstance(body, str):
@@ -302,6 +303,7 @@ def priced_cost(
     if parent.total:
         reference = round(tokens * REFERENCE_PARENT_TOKENS / parent.total)
         usd = view.model.prices.saved(reference)
+    parted = locate(before.stream, body.stream) if cause == "divergence" else None
     return Cost(
         tokens=tokens,
         prefix_tokens=body.priced.total,
@@ -313,7 +315,8 @@ def priced_cost(
         reference_tokens=reference,
         reference_usd=usd,
         model=view.model.label,
-        miss_reason=_miss_reason(dialect, before, body, cause, setting),
+        miss_reason=_miss_reason(dialect, before, body, cause, setting, parted),
+        lost_from=None if parted is None else parted.offset,
     )
 
 
@@ -340,17 +343,19 @@ def unit_at(body: Body, offset: int) -> int:
 
 
 def _miss_reason(
-    dialect: Dialect, before: Body, body: Body, cause: CostCause, setting: str | None
+    dialect: Dialect,
+    before: Body,
+    body: Body,
+    cause: CostCause,
+    setting: str | None,
+    d: Divergence | None,
 ) -> str | None:
     """The provider's own name for the miss: by the changed setting, else by the family of
     the first unit the child does not repeat (none for a boundary miss: the prefix is the
     same)."""
     if cause == "settings":
         return dialect.facts.miss_reason(setting) if setting else None
-    if cause == "boundaries":
-        return None
-    d = locate(before.stream, body.stream)
-    if d is None:
+    if cause == "boundaries" or d is None:
         return None
     index = next((i for i, f in enumerate(body.frames) if d.offset < f.end), None)
     if index is None:

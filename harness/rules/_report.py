@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal, TypeAlias, get_args
 
 from ..prefix import Window
@@ -84,6 +84,10 @@ class Cost:
     reference_usd: float | None = None
     model: str | None = None
     miss_reason: str | None = None
+    lost_from: int | None = field(default=None, compare=False)
+    """Where the child leaves what the cost is counted against: the byte of its prefix
+    stream at which a divergence lies (None for a settings or boundaries loss), the same for
+    every rule that finds that divergence, so that reports count it once."""
 
     def __post_init__(self) -> None:
         if self.tokens < 0 or self.prefix_tokens < 0:

@@ -189,6 +189,15 @@ def _placement(ctx: Context, child: Body, marked: list[int]) -> Finding:
             message += "; the child leaves the parent before it (its loss is the divergence's)"
         return Finding(RULE, "pass", message)
     boundary = units[end].name if end >= 0 else "the start"
+    parent_writes = [w.position for w in ctx.parent.priced.view.plan.writes] if ctx.parent else []
+    if not judged.structural and parent_writes and max(parent_writes) <= marked[-1] + 1:
+        # no later than its last marker: the child caches as far as its parent does
+        entry = parent_units[max(parent_writes) - 1].name
+        message = (
+            f"{child.label} marks {units[marked[-1]].name}, no earlier than the parent's last"
+            f" entry ({entry}): it caches as far as its parent does ({count})"
+        )
+        return Finding(RULE, "pass", message)
     if last in marked:
         history = child.request.history
         if history and history[-1].role == "system":

@@ -9,7 +9,7 @@ from harness.reports._cost import (
     cost_markdown,
     cost_text,
     divergence_key,
-    lost_bytes,
+    lost_tokens,
     per_divergence,
 )
 from harness.rules import Cost, Evidence, Finding, ScenarioReport
@@ -17,6 +17,10 @@ from tests.reports.browser import parse
 
 from ..rules.bad_subjects import CASES
 from ..rules.support import report
+
+# a child leaving its parent at byte 48: 1,074 bytes (~269 tokens) of the parent's prefix are
+# lost, and the child's own 1,040 bytes after them were never cached
+LOST = Cost(269, 540, lost_bytes=1074, child_bytes=2162)
 
 
 def _finding(
@@ -27,9 +31,7 @@ def _finding(
 
 
 def test_the_bar_shares_up_to_the_divergence_then_loses_then_the_childs_own() -> None:
-    # a child leaving its parent at byte 48: 1,074 bytes of the parent's prefix are lost,
-    # and the child's own 1,040 bytes after them were never cached
-    finding = _finding("byte-prefix", 48, Cost(1074, 2162))
+    finding = _finding("byte-prefix", 48, LOST)
     bar = parse(cost_html("children[0]", finding)).find("div", class_="cost")
     assert bar.attrs["data-body"] == "children[0]"
     assert (bar.attrs["data-shared"], bar.attrs["data-lost"], bar.attrs["data-whole"]) == (
@@ -41,62 +43,81 @@ def test_the_bar_shares_up_to_the_divergence_then_loses_then_the_childs_own() ->
     assert [s.attrs["class"] for s in (kept, lost, new)] == ["kept", "lost", "new"]
     assert [int(s.attrs["data-bytes"]) for s in (kept, lost, new)] == [48, 1074, 1040]
     assert kept.style("width") == "2.22%"
-    assert "48 of 2,162 bytes of prefix shared (2.2%), 1,074 lost (~269 tokens" in bar.text()
+    assert "48 of 2,162 bytes of prefix shared (2.2%), 1,074 lost (~269 cached tokens" in bar.text()
     assert "1,040 the child's own" in bar.text()
 
 
 def test_a_bar_without_a_divergence_offset_shows_what_was_lost_alone() -> None:
-    finding = Finding("settings-identical", "fail", "m", Evidence("children[0]"), Cost(10, 40))
+    cost = Cost(3, 12, cause="settings", lost_bytes=10, child_bytes=40)
+    finding = Finding("settings-identical", "fail", "m", Evidence("children[0]"), cost)
     bar = parse(cost_html("children[0]", finding)).find("div", class_="cost")
     (lost,) = bar.find("div", class_="bar").find_all("span")
     assert int(lost.attrs["data-bytes"]) == 10
-    assert "of 40 bytes of prefix (25.0%)" in bar.text()
-    lost_from = Finding("settings-identical", "fail", "m", None, Cost(10, 40, lost_from=30))
-    assert 'data-shared="30"' in cost_html("child", lost_from)
+    assert "of 40 bytes of prefix (25.0% of its tokens)" in bar.text()
+    assert "to a changed setting" in bar.text()
     assert cost_html("child", Finding("x", "fail", "m")) == ""
 
 
 def test_each_form_reads_the_same_cost() -> None:
-    cost = Cost(1074, 2162, real_tokens=235, encoding="o200k_base")
-    assert cost_text(cost) == (
-        "1,074 bytes of inherited prefix lost = 49.7% of the child's prefix"
-        " (~269 tokens at ~4 bytes/token; 235 tokens in o200k_base)"
+    cost = Cost(
+        235,
+        470,
+        exact=True,
+        encoding="o200k_base",
+        lost_bytes=1074,
+        child_bytes=2162,
+        reference_tokens=25000,
+        reference_usd=0.045,
+        model="GPT-5.6 Terra",
+        miss_reason="tools_changed",
     )
-    assert cost_markdown(cost) == "1,074 (49.7%)"
+    assert cost_text(cost) == (
+        "235 tokens of cached prefix lost to a divergence = 50.0% of the child's prefix"
+        " (in o200k_base); at a 50,000-token parent ~25,000 tokens, $0.0450 a child"
+        " (GPT-5.6 Terra prices); the provider calls it tools_changed"
+    )
+    assert cost_markdown(cost) == "235 tokens (50.0%)"
+    assert cost_markdown(LOST) == "~269 tokens (49.8%)"
     assert cost_json(cost) == {
+        "cause": "divergence",
+        "tokens": 235,
+        "tokens_exact": True,
+        "tokens_encoding": "o200k_base",
+        "prefix_tokens": 470,
+        "share_of_child": 0.5,
         "lost_bytes": 1074,
         "child_bytes": 2162,
-        "share_of_child": round(1074 / 2162, 6),
-        "tokens_estimate": 269,
-        "bytes_per_token": 4,
-        "tokens_real": 235,
-        "tokens_encoding": "o200k_base",
+        "reference_parent_tokens": 50000,
+        "reference_tokens": 25000,
+        "reference_usd": 0.045,
+        "model": "GPT-5.6 Terra",
+        "miss_reason": "tools_changed",
     }
     assert cost_json(None) is None
 
 
 def test_findings_of_one_divergence_are_counted_once() -> None:
     r = ScenarioReport("fork", "openai", "s", ())
-    tools = _finding("tools-identical", 48, Cost(1074, 2162))
-    prefix = _finding("byte-prefix", 48, Cost(1074, 2162))
-    other_child = _finding("byte-prefix", 48, Cost(1074, 2163), body="children[1]")
-    later = _finding("append-only", 900, Cost(300, 2500), body="follow_ups[0]")
+    tools = _finding("tools-identical", 48, LOST)
+    prefix = _finding("byte-prefix", 48, LOST)
+    other_child = _finding("byte-prefix", 48, Cost(270, 541), body="children[1]")
+    later = _finding("append-only", 900, Cost(75, 625), body="follow_ups[0]")
     found = [(r, f) for f in (tools, prefix, other_child, later)]
     assert [e for _, _, e in per_divergence(found)] == [None, tools, None, None]
-    assert lost_bytes(found) == 1074 + 1074 + 300
+    assert lost_tokens(found) == 269 + 270 + 75
     assert divergence_key(r, tools) == ("s", "openai", "fork", "children[0]", 48)
     no_offset = Finding("call-args-kept", "warning", "m", Evidence("children[0]"), Cost(5, 9))
     assert divergence_key(r, no_offset) is None
-    assert lost_bytes([(r, no_offset), (r, no_offset)]) == 10, "no divergence named: each counts"
+    assert lost_tokens([(r, no_offset), (r, no_offset)]) == 10, "no divergence named: each counts"
     other_run = ScenarioReport("fork", "gemini", "s", ())
-    assert lost_bytes([(r, tools), (other_run, prefix)]) == 2 * 1074
+    assert lost_tokens([(r, tools), (other_run, prefix)]) == 2 * 269
 
 
-def test_a_real_reordered_tool_list_loses_its_bytes_once() -> None:
+def test_a_real_reordered_tool_list_loses_its_tokens_once() -> None:
     # tools-identical and byte-prefix find the one divergence of a reordered tool list
     result = report(CASES["tool-order"].subject, "fork-model-calls", "openai")
     failed = [(result, f) for f in result.findings if f.status == "fail"]
     assert {f.rule for _, f in failed} == {"tools-identical", "byte-prefix"}
-    costs = {f.cost.lost_bytes for _, f in failed if f.cost is not None}
+    costs = {f.cost.tokens for _, f in failed if f.cost is not None}
     (one,) = costs
-    assert lost_bytes(failed) == one
+    assert lost_tokens(failed) == one

@@ -135,12 +135,14 @@ def test_each_failure_shows_both_sides_and_a_bar_from_its_cost(
         kept, lost, new = card.find("div", class_="bar").find_all("span")
         shared = e.offset
         assert shared is not None
+        whole = max(cost.child_bytes, cost.lost_bytes)
+        lost_bytes = min(cost.lost_bytes, whole - shared)  # whole units lost, from the byte on
         assert int(kept.attrs["data-bytes"]) == shared, "shared up to the divergence"
-        assert int(lost.attrs["data-bytes"]) == cost.lost_bytes
-        assert int(new.attrs["data-bytes"]) == cost.child_bytes - shared - cost.lost_bytes
+        assert int(lost.attrs["data-bytes"]) == lost_bytes
+        assert int(new.attrs["data-bytes"]) == whole - shared - lost_bytes
         widths = [float((s.style("width") or "").rstrip("%")) for s in (kept, lost, new)]
         assert sum(widths) <= 100.0
-        assert widths[1] == pytest.approx(100 * cost.share, abs=0.01)
+        assert widths[1] == pytest.approx(100 * lost_bytes / whole, abs=0.01)
         assert f"{shared:,} of {cost.child_bytes:,} bytes of prefix shared" in card.text()
 
 
@@ -269,7 +271,8 @@ def test_a_failures_bar_and_the_timeline_give_the_same_bytes_shared(
     assert child.cost is not None
     request = _requests(capture_dom)[2]
     kept = request.find("div", class_="bar").find_all("span")[0]
-    assert int(bar.attrs["data-shared"]) == int(kept.attrs["data-bytes"]) == child.cost.lost_from
+    shared = child.cost.lost_from
+    assert int(bar.attrs["data-shared"]) == int(kept.attrs["data-bytes"]) == shared
     assert request.attrs["data-size"] == bar.attrs["data-whole"]
 
 
@@ -344,7 +347,13 @@ def test_what_a_subject_controls_is_text_not_markup(browser_tmp: Path) -> None:
         window=Window(f"ab{HOSTILE}", 2),
         against_window=Window("abc", 2),
     )
-    finding = Finding("tools-identical", "fail", HOSTILE, evidence, Cost(900, 800 + 900))
+    finding = Finding(
+        "tools-identical",
+        "fail",
+        HOSTILE,
+        evidence,
+        Cost(900, 800 + 900, lost_bytes=900, child_bytes=800 + 900),
+    )
     report = ScenarioReport(HOSTILE, "openai", HOSTILE, (finding,))
     run = CheckRun(HOSTILE, ("openai",), (report,), 0, (), ())
     page = browser_tmp / "hostile.html"

@@ -8,7 +8,7 @@ import orjson
 from harness.capture import Observed, check_records, check_requests
 from harness.dialects import get_dialect
 from harness.model import Preset, Text
-from harness.prefix import PrefixStream, prefix_stream
+from harness.prefix import PrefixStream, rendered_stream
 from harness.reports._html_timeline import lanes, shared_bytes, timeline
 from tests.capture.simulate import ASK, PRESET, Runtime, call, calls, child_history, results, text
 from tests.capture.simulate import user as user_message
@@ -16,7 +16,7 @@ from tests.reports.browser import parse
 
 
 def _stream(body: bytes) -> PrefixStream:
-    return prefix_stream(get_dialect("openai").parse(orjson.loads(body)))
+    return rendered_stream(get_dialect("openai").parse(orjson.loads(body)))
 
 
 def test_shared_bytes_is_the_common_prefix_of_two_streams() -> None:

@@ -70,9 +70,9 @@ def test_the_summary_of_a_failing_run() -> None:
     ]
 
 
-def test_the_bytes_lost_are_counted_once_per_divergence() -> None:
+def test_the_tokens_lost_are_counted_once_per_divergence() -> None:
     """A reordered tool list fails tools-identical and byte-prefix at one byte: the summary
-    counts its bytes once, and the second row names the first."""
+    counts its cached tokens once, and the second row names the first."""
     run = run_check(
         CASES["tool-order"].subject,
         [s for s in load_fixtures(bundled_fixtures()) if s.id == "fork-ends-model-calls"],
@@ -83,10 +83,11 @@ def test_the_bytes_lost_are_counted_once_per_divergence() -> None:
     assert lost is not None
     assert lost == report.finding("byte-prefix").cost
     text = outcomes_markdown(check_outcomes(run))
-    assert f" · {lost.lost_bytes:,} bytes of prefix lost (each divergence counted once)" in text
+    assert f" · {lost.tokens:,} tokens of cached prefix lost (each divergence counted once)" in text
     _, failures = tables(text)
     assert [row[0] for row in failures[1:]] == ["`tools-identical`", "`byte-prefix`"]
-    assert failures[1][-1] == f"{lost.lost_bytes:,} ({lost.share:.1%})"
+    tokens = f"{lost.tokens:,}" if lost.exact else f"~{lost.tokens:,}"
+    assert failures[1][-1] == f"{tokens} tokens ({lost.share:.1%})"
     assert failures[2][-1] == "as `tools-identical`"
 
 

@@ -49,7 +49,7 @@ def test_failures_skips_and_notes() -> None:
     assert failure is not None
     assert failure.get("type") == "error"
     assert failure.get("message") == memory.finding("system-identical").message
-    assert "where  byte 127, systemInstruction, path systemInstruction.parts" in (
+    assert "where  byte 154, systemInstruction.parts[2], path systemInstruction.parts[2]" in (
         failure.text or ""
     )
     skipped = first.find("testcase[@name='spawn-isolated']/skipped")

@@ -1,7 +1,7 @@
 from harness.check import CheckRun
 from harness.prefix import Window
 from harness.reports import check_outcomes, rules_text
-from harness.reports._cost import lost_bytes
+from harness.reports._cost import lost_tokens
 from harness.reports._rules_text import (
     ACCEPTED_MARK,
     MARKS,
@@ -42,7 +42,10 @@ def test_a_failure_is_rule_message_then_where_cost_and_evidence() -> None:
         "    in     timestamp · anthropic · fork-model-calls · children[0] against parent"
     )
     assert lines[2] == "    where  byte 524, system[0], path system[0].text"
-    assert lines[3].startswith("    cost   716 bytes of inherited prefix lost = 30.3%")
+    assert (
+        lines[3].startswith("    cost   ~")
+        and "tokens of cached prefix lost to a divergence" in lines[3]
+    )
     parent = next(i for i, x in enumerate(lines) if x.startswith("    parent "))
     caret = lines[parent + 1].index("^")
     child = lines[parent + 2]
@@ -59,15 +62,15 @@ def test_a_second_rule_at_the_same_divergence_says_so_and_is_counted_once() -> N
     at = next(i for i, x in enumerate(lines) if x.startswith(f"{MARKS['fail']} byte-prefix: "))
     assert lines[at + 1].startswith("    in     timestamp · anthropic · fork-model-calls")
     assert lines[at + 2] == (
-        "    cost   the divergence system-identical found above (its bytes counted once)"
+        "    cost   the divergence system-identical found above (its tokens counted once)"
     )
     assert lines[at + 3] == "", "no evidence repeated"
     first = result.finding("system-identical").cost
     second = result.finding("byte-prefix").cost
     assert first is not None
     assert second is not None
-    assert first.lost_bytes == second.lost_bytes
-    assert lost_bytes((result, f) for f in result.findings) == first.lost_bytes
+    assert first.tokens == second.tokens
+    assert lost_tokens((result, f) for f in result.findings) == first.tokens
 
 
 def test_evidence_is_shown_once_per_rule_and_dialect_and_with_verbose_for_each() -> None:
@@ -195,8 +198,8 @@ def test_attention_lines_count_and_verbose_lists_escaped() -> None:
         "also: 1 accepted divergence, 1 warning, 1 skipped scenario",
         "accepted divergences (1):",
         f"  {ACCEPTED_MARK} openai · fork\\u202e · byte-prefix: accepted divergence: a persona"
-        " — cost 7 bytes of inherited prefix lost = 10.0% of the child's prefix"
-        " (~2 tokens at ~4 bytes/token)",
+        " — cost ~7 tokens of cached prefix lost to a divergence = 10.0% of the child's"
+        " prefix (estimate)",
         "warnings (1):",
         "  ! openai · fork\\u202e · call-args-kept: args \\x1b[2J redacted",
         "skipped scenarios (1):",
