@@ -42,10 +42,8 @@ def test_a_failure_is_rule_message_then_where_cost_and_evidence() -> None:
         "    in     timestamp · anthropic · fork-model-calls · children[0] against parent"
     )
     assert lines[2] == "    where  byte 524, system[0], path system[0].text"
-    assert (
-        lines[3].startswith("    cost   ~")
-        and "tokens of cached prefix lost to a divergence" in lines[3]
-    )
+    assert lines[3].startswith("    cost   ~")
+    assert "tokens of cached prefix lost to a divergence" in lines[3]
     parent = next(i for i, x in enumerate(lines) if x.startswith("    parent "))
     caret = lines[parent + 1].index("^")
     child = lines[parent + 2]
