@@ -8,18 +8,28 @@ block that must run whole (``deferred()``: ending a process tree, renaming a fil
 holds a first signal until it is done. A signal that arrives while processes are being ended
 makes them end at once (``hurried()``: SIGKILL without the grace SIGTERM gets).
 
+A handler runs between any two bytecodes, so the first signal's exception can be raised where
+the interpreter can only print it ("Exception ignored in ..."): a garbage collector callback
+(Hypothesis keeps one), a ``__del__``, a finalizer. Lost there, it would leave the run going
+on as if no signal had come (a subject stuck for its whole timeout). While a run is handled,
+``sys.unraisablehook`` watches for it: a swallowed ``Interrupted`` is sent again, from a
+thread, once the interpreter is back in ordinary code.
+
 The state is the process's own (signal dispositions are), kept from ``handled()`` to its
 end; without it (a library caller, another thread) nothing here changes Python's behaviour.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["SIGNALS", "Interrupted", "deferred", "handled", "hurried", "quiet_worker"]
 
@@ -63,14 +73,51 @@ class _State:
         """How many ``deferred()`` blocks are running."""
         self.late = 0
         """Signals that arrived during clean-up (held, or after the first was raised)."""
+        self.again = 0
+        """Sendings of a swallowed raise under way (``swallowed``)."""
+        self.watching = 0
+        """How many ``swallowed`` calls are running: no handler raises inside one."""
+        self.active = True
+        self.main = threading.main_thread().ident
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
-        self.received.append(signum)
-        if self.raised or self.holding:
-            self.late += 1
-            return
+        if self.again:  # the swallowed signal sent again (or a new one: the count is the same)
+            self.again -= 1
+            if self.raised or self.holding or self.watching:
+                return  # raised meanwhile, or held: raised as the block ends
+        else:
+            self.received.append(signum)
+            if self.raised or self.holding or self.watching:
+                self.late += 1
+                return
         self.raised = True
         raise Interrupted(signum)
+
+    def swallowed(self, error: BaseException | None) -> bool:
+        """Whether ``error``, which the interpreter could not raise (``sys.unraisablehook``),
+        is the run's ``Interrupted``: it is then sent again, from a thread, so that the
+        handler raises it once this hook and the code it ran in have returned."""
+        if not isinstance(error, Interrupted) or not self.raised:
+            return False
+        self.watching += 1
+        self.raised = False
+        self.again += 1
+        try:
+            _thread.start_new_thread(self._send_again, (error.signum,))
+        except RuntimeError:  # no thread can be started: the next signal raises
+            self.again -= 1
+        self.watching -= 1
+        return True
+
+    def _send_again(self, signum: int) -> None:
+        """In a thread of its own: once ``swallowed`` has returned, send ``signum`` to the
+        main thread (a signal to the process may land in this one, and not cut short a
+        wait of the main thread)."""
+        while self.watching:
+            time.sleep(0.001)
+        if self.active and self.main is not None:
+            with contextlib.suppress(OSError, ValueError):
+                signal.pthread_kill(self.main, signum)
 
 
 _state: _State | None = None
@@ -94,13 +141,28 @@ def handled() -> Iterator[None]:
             signal.signal(s, state.handler)
             installed.append(s)
     _state = state
+    hook = sys.unraisablehook
+    sys.unraisablehook = _watching(state, hook)
     try:
         yield
     finally:
         _state = outer
+        state.active = False
+        sys.unraisablehook = hook
         for s in installed:
             with contextlib.suppress(OSError, ValueError, TypeError):
                 signal.signal(s, previous[s])
+
+
+def _watching(state: _State, hook: Callable[[Any], object]) -> Callable[[Any], None]:
+    """``sys.unraisablehook`` while ``state`` is in force: a swallowed ``Interrupted`` of the
+    run is sent again (``_State.swallowed``), anything else goes to ``hook``."""
+
+    def watch(unraisable: Any) -> None:
+        if not state.swallowed(unraisable.exc_value):
+            hook(unraisable)
+
+    return watch
 
 
 @contextlib.contextmanager
@@ -133,6 +195,7 @@ def quiet_worker() -> None:
     global _state
     state = _State()
     _state = state
+    sys.unraisablehook = _watching(state, sys.unraisablehook)  # the worker's, to its end
     with contextlib.suppress(OSError, ValueError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for s in (signal.SIGTERM, signal.SIGHUP):
