@@ -31,7 +31,15 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any, Final
 
-__all__ = ["SIGNALS", "Interrupted", "deferred", "handled", "hurried", "quiet_worker"]
+__all__ = [
+    "SIGNALS",
+    "Interrupted",
+    "deferred",
+    "handled",
+    "hurried",
+    "interruption",
+    "quiet_worker",
+]
 
 SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that end a run: Ctrl-C, ``kill``/``timeout``/``docker stop``/a cancelled CI
@@ -61,6 +69,20 @@ class Interrupted(KeyboardInterrupt):
     def sentence(self) -> str:
         """``interrupted by SIGTERM: <detail>``."""
         return f"interrupted by {self.name}" + (f": {self.detail}" if self.detail else "")
+
+
+def interruption(error: BaseException | None) -> Interrupted | None:
+    """The ``Interrupted`` that ``error`` is, or was raised while handling (its context or
+    cause, however deep): a library's clean-up that fails while a signal's exception passes
+    through it (Hypothesis asserts on a run the signal cut short before it began) raises
+    its own error over it, and that error is still the signal's doing."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, Interrupted):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 class _State:
@@ -111,14 +133,25 @@ class _State:
 
     def _send_again(self, signum: int) -> None:
         """In a thread of its own: once ``swallowed`` has returned, send ``signum`` to the
-        main thread (a signal to the process may land in this one, and not cut short a
-        wait of the main thread)."""
+        main thread (a signal to the process may land in this one, and not cut a wait of the
+        main thread short), again every ``_RESEND`` s until its handler has run: this thread
+        runs when the main one lets go of the interpreter, which it does as it enters a wait
+        (``select``, ``sleep``), and a signal that lands before the wait's system call begins
+        is only seen when the wait ends. The check and the sending are one step for the
+        handler (it runs in the main thread, with the interpreter), so no sending is left
+        over to be taken for a second signal."""
         while self.watching:
-            time.sleep(0.001)
-        if self.active and self.main is not None:
-            with contextlib.suppress(OSError, ValueError):
+            time.sleep(_RESEND / 10)
+        while self.again and self.active and self.main is not None:
+            try:
                 signal.pthread_kill(self.main, signum)
+            except (OSError, ValueError):
+                return
+            time.sleep(_RESEND)
 
+
+_RESEND: Final = 0.05
+"""How often a swallowed signal is sent again until its handler has run (``_send_again``)."""
 
 _state: _State | None = None
 

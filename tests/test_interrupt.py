@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from harness._interrupt import Interrupted, deferred, handled, hurried
+from harness._interrupt import Interrupted, deferred, handled, hurried, interruption
 
 
 def _send(signum: int) -> None:
@@ -188,6 +188,29 @@ def test_other_unraisable_errors_still_reach_the_hook(unraisable: list[object]) 
         Fails()
     assert [type(e) for e in unraisable] == [RuntimeError]
     assert sys.unraisablehook is not None
+
+
+def test_the_interruption_behind_an_error_raised_over_it_is_found() -> None:
+    signal_error = Interrupted(signal.SIGHUP)
+
+    def clean_up_fails() -> None:
+        try:
+            raise signal_error
+        except KeyboardInterrupt:
+            try:
+                raise AssertionError("a clean-up failing as the signal passes")
+            except AssertionError as e:
+                raise RuntimeError("and another over it") from e
+
+    with pytest.raises(RuntimeError) as raised:
+        clean_up_fails()
+    assert interruption(raised.value) is signal_error
+    assert interruption(signal_error) is signal_error
+    assert interruption(None) is None
+    looped = ValueError("its own context")
+    looped.__context__ = RuntimeError("no signal")
+    looped.__context__.__context__ = looped
+    assert interruption(looped) is None
 
 
 def test_without_handled_nothing_changes() -> None:
