@@ -13,7 +13,10 @@ the interpreter can only print it ("Exception ignored in ..."): a garbage collec
 (Hypothesis keeps one), a ``__del__``, a finalizer. Lost there, it would leave the run going
 on as if no signal had come (a subject stuck for its whole timeout). While a run is handled,
 ``sys.unraisablehook`` watches for it: a swallowed ``Interrupted`` is sent again, from a
-thread, once the interpreter is back in ordinary code.
+thread, once the interpreter is back in ordinary code. And a signal that lands as the main
+thread enters a wait, after Python last looked for signals and before the system call, does
+not end that wait: each signal also writes to a pipe (``wakeup_fd``) that a long wait (a
+subject's reply) watches too.
 
 The state is the process's own (signal dispositions are), kept from ``handled()`` to its
 end; without it (a library caller, another thread) nothing here changes Python's behaviour.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -35,10 +39,12 @@ __all__ = [
     "SIGNALS",
     "Interrupted",
     "deferred",
+    "drain",
     "handled",
     "hurried",
     "interruption",
     "quiet_worker",
+    "wakeup_fd",
 ]
 
 SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -101,6 +107,8 @@ class _State:
         """How many ``swallowed`` calls are running: no handler raises inside one."""
         self.active = True
         self.main = threading.main_thread().ident
+        self.wakeup: int | None = None
+        """The read end of the pipe each signal writes a byte to (``wakeup_fd``)."""
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         if self.again:  # the swallowed signal sent again (or a new one: the count is the same)
@@ -176,6 +184,7 @@ def handled() -> Iterator[None]:
     _state = state
     hook = sys.unraisablehook
     sys.unraisablehook = _watching(state, hook)
+    pipe, before = _wake_on_signals(state)
     try:
         yield
     finally:
@@ -185,6 +194,46 @@ def handled() -> Iterator[None]:
         for s in installed:
             with contextlib.suppress(OSError, ValueError, TypeError):
                 signal.signal(s, previous[s])
+        if pipe is not None:
+            with contextlib.suppress(OSError, ValueError):
+                signal.set_wakeup_fd(before)
+            for fd in pipe:
+                os.close(fd)
+
+
+def _wake_on_signals(state: _State) -> tuple[tuple[int, int] | None, int]:
+    """A pipe each signal writes a byte to (``signal.set_wakeup_fd``), its read end kept in
+    ``state.wakeup``; the pipe (None when there is none) and the descriptor it replaced."""
+    try:
+        pipe = os.pipe()
+    except OSError:
+        return None, -1
+    try:
+        for fd in pipe:
+            os.set_blocking(fd, False)
+        before = signal.set_wakeup_fd(pipe[1], warn_on_full_buffer=False)
+    except (OSError, ValueError):
+        for fd in pipe:
+            os.close(fd)
+        return None, -1
+    state.wakeup = pipe[0]
+    return pipe, before
+
+
+def wakeup_fd() -> int | None:
+    """A descriptor that becomes readable when a signal arrives while a run is handled (None
+    without one): a wait on a selector registers it, because a signal that lands as the main
+    thread enters ``select`` (after Python's last look for signals, before the system call)
+    does not cut that wait short, and a subject's may last its whole timeout. Read what it
+    holds with ``drain``; the handler itself raises as usual."""
+    return None if _state is None else _state.wakeup
+
+
+def drain(fd: int) -> None:
+    """Empty the ``wakeup_fd`` pipe."""
+    with contextlib.suppress(OSError):
+        while os.read(fd, 512):
+            pass
 
 
 def _watching(state: _State, hook: Callable[[Any], object]) -> Callable[[Any], None]:
