@@ -4,15 +4,17 @@ the handlers are put back. Real signals, sent to this process."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from harness._interrupt import Interrupted, deferred, handled, hurried
+from harness._interrupt import Interrupted, deferred, handled, hurried, interruption
 
 
 def _send(signum: int) -> None:
@@ -82,6 +84,133 @@ def test_nested_deferred_blocks_raise_once_at_the_outermost_end() -> None:
     with handled(), pytest.raises(Interrupted):
         clean_up()
     assert done == ["still held: the outer block is running"]
+
+
+class _RaisesInDel:
+    """Sends a signal when collected: its handler raises inside ``__del__``."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+    def __del__(self) -> None:
+        signal.raise_signal(self.signum)  # the handler runs before this call returns
+
+
+def _in_gc_callback(signum: int) -> Callable[[], None]:
+    sent: list[int] = []
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and not sent:
+            sent.append(signum)
+            signal.raise_signal(signum)
+
+    def collect() -> None:
+        gc.callbacks.append(callback)
+        try:
+            gc.collect()
+        finally:
+            gc.callbacks.remove(callback)
+        assert sent == [signum]
+
+    return collect
+
+
+def _in_del(signum: int) -> Callable[[], None]:
+    def drop() -> None:
+        _RaisesInDel(signum)  # dropped at once: __del__ runs here
+
+    return drop
+
+
+@pytest.fixture
+def unraisable() -> Iterator[list[object]]:
+    """What reaches the interpreter's unraisable hook (what it would print as "Exception
+    ignored")."""
+    seen: list[object] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)
+    yield seen
+    sys.unraisablehook = hook
+
+
+@pytest.mark.parametrize("where", [_in_gc_callback, _in_del], ids=["gc-callback", "del"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT], ids=["SIGHUP", "SIGTERM", "SIGINT"]
+)
+def test_a_signal_raised_where_python_cannot_raise_is_raised_again(
+    where: Callable[[int], Callable[[], None]], signum: int, unraisable: list[object]
+) -> None:
+    """The earliest moment a handler's raise is lost: it runs inside a garbage collector
+    callback (Hypothesis keeps one) or a ``__del__``, where the interpreter only prints the
+    exception. The run must still end: the wait after it is cut short, by the one signal."""
+    lose = where(signum)
+
+    def stuck() -> None:
+        lose()
+        time.sleep(10)  # a subject stuck: only the signal ends the wait
+
+    began = time.monotonic()
+    with handled():
+        with pytest.raises(Interrupted) as raised:
+            stuck()
+        assert not hurried()  # sent again, it is still the first signal, not a second
+    assert raised.value.signum == signum
+    assert time.monotonic() - began < 5
+    assert unraisable == []  # nothing printed as "Exception ignored"
+
+
+def test_a_signal_sent_again_during_a_deferred_block_is_raised_as_it_ends(
+    unraisable: list[object],
+) -> None:
+    done: list[object] = []
+
+    def clean_up() -> None:
+        _in_del(signal.SIGTERM)()  # lost, and sent again: it arrives during the block
+        with deferred():
+            time.sleep(0.05)
+            done.append(hurried())  # the first signal, not a second: no hurry
+            done.append("the block ran to its end")
+        done.append("never: the signal is raised as the block ends")
+
+    with handled(), pytest.raises(Interrupted) as raised:
+        clean_up()
+    assert done == [False, "the block ran to its end"]
+    assert raised.value.signum == signal.SIGTERM
+    assert unraisable == []
+
+
+def test_other_unraisable_errors_still_reach_the_hook(unraisable: list[object]) -> None:
+    class Fails:
+        def __del__(self) -> None:
+            raise RuntimeError("not ours")
+
+    with handled():
+        Fails()
+    assert [type(e) for e in unraisable] == [RuntimeError]
+    assert sys.unraisablehook is not None
+
+
+def test_the_interruption_behind_an_error_raised_over_it_is_found() -> None:
+    signal_error = Interrupted(signal.SIGHUP)
+
+    def clean_up_fails() -> None:
+        try:
+            raise signal_error
+        except KeyboardInterrupt:
+            try:
+                raise AssertionError("a clean-up failing as the signal passes")
+            except AssertionError as e:
+                raise RuntimeError("and another over it") from e
+
+    with pytest.raises(RuntimeError) as raised:
+        clean_up_fails()
+    assert interruption(raised.value) is signal_error
+    assert interruption(signal_error) is signal_error
+    assert interruption(None) is None
+    looped = ValueError("its own context")
+    looped.__context__ = RuntimeError("no signal")
+    looped.__context__.__context__ = looped
+    assert interruption(looped) is None
 
 
 def test_without_handled_nothing_changes() -> None:

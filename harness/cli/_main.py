@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Final, TextIO, cast
 
-from .._interrupt import Interrupted, handled
+from .._interrupt import Interrupted, handled, interruption
 from .._version import __version__
 from . import _capture, _check, _check_log, _diff, _rules
 from ._common import EXIT_BAD_INPUT, fail
@@ -69,6 +69,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return fail(str(e), code=EXIT_BAD_INPUT)
         except Interrupted as e:  # during the parse, or a report's last write
             return fail(e.sentence(), code=e.exit_code)
+        except Exception as e:  # raised over a signal's Interrupted: still the signal's end
+            interrupted = interruption(e)
+            if interrupted is None:
+                raise
+            return fail(interrupted.sentence(), code=interrupted.exit_code)
         finally:
             streams.finish()
 

@@ -35,7 +35,7 @@ import weakref
 from collections.abc import Sequence
 from typing import IO, Final
 
-from .._interrupt import deferred
+from .._interrupt import deferred, drain, wakeup_fd
 from .._tree import RUN_VARIABLE, ProcessTree
 from ._failure import SubjectStartError
 
@@ -153,6 +153,9 @@ class SubjectProcess:
         pending = self._write_first(line)  # what the pipe takes now, most often all
         if pending:
             self._selector.register(self._stdin, selectors.EVENT_WRITE, "in")
+        wake = wakeup_fd()  # a signal ends the wait even as it begins (harness._interrupt)
+        if wake is not None:
+            self._selector.register(wake, selectors.EVENT_READ, "signal")
         try:
             while True:
                 if not pending:
@@ -167,17 +170,22 @@ class SubjectProcess:
                 if remaining <= 0:
                     raise ProcessTimeout
                 for key, _ in self._selector.select(remaining):
-                    if key.data != "in":
+                    if key.data == "signal":  # its handler raised, or it came during clean-up
+                        drain(key.fd)
+                    elif key.data != "in":
                         self._read(key.data)
-                        continue
-                    pending = self._write(pending)
-                    if not pending:  # written: from now on wait for stdout only
-                        self._unregister(self._stdin)
+                    else:
+                        pending = self._write(pending)
+                        if not pending:  # written: from now on wait for stdout only
+                            self._unregister(self._stdin)
         except MemoryError:  # a reply copied out of the buffer, too large for what is left
             raise OutputTooLarge(len(self._out)) from None
         finally:
             if pending:
                 self._unregister(self._stdin)
+            if wake is not None:
+                with contextlib.suppress(KeyError, ValueError):
+                    self._selector.unregister(wake)
 
     def _unregister(self, pipe: IO[bytes]) -> None:
         with contextlib.suppress(KeyError, ValueError):

@@ -26,6 +26,7 @@ from typing import Any, Final, cast
 
 import orjson
 
+from .._interrupt import interruption
 from ..protocol import (
     SAME_SCENARIO,
     Implementation,
@@ -362,7 +363,8 @@ class SubprocessSubject:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if isinstance(exc, KeyboardInterrupt):  # a signal ends the run: no farewell awaited
+        signalled = isinstance(exc, KeyboardInterrupt) or interruption(exc) is not None
+        if signalled:  # a signal ends the run (its exception, or one raised over it): no farewell
             self.kill()
         else:
             self.close()

@@ -245,3 +245,46 @@ def test_closed_stdin_for_a_body_read_from_it_is_bad_input(
     # the same command with the body on stdin reads it
     opened = subprocess.run([*HARNESS, *argv], input=body.read_bytes(), capture_output=True)
     assert opened.returncode == verdict, opened.stderr
+
+
+# --- a signal whose exception a library replaces -------------------------------------------------
+
+
+def test_an_error_raised_over_a_signal_s_exception_is_still_the_signal_s_end() -> None:
+    """A signal lands in a library's code whose clean-up then fails (Hypothesis asserts on a
+    run the signal cut short before its engine was built): the error that comes out holds the
+    signal's ``Interrupted`` as its context, and the run ends as that signal ends it."""
+    code = (
+        "import os, signal, sys, time\n"
+        "from harness.cli import _main\n"
+        "def dispatch(argv):\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGHUP); time.sleep(10)\n"
+        "    except KeyboardInterrupt:\n"
+        "        assert False, 'a clean-up that fails as the signal passes'\n"
+        "_main._dispatch = dispatch\n"
+        "sys.exit(_main.run([]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (129, "prefix-harness: error: interrupted by SIGHUP\n")
+
+
+def test_an_error_with_no_signal_behind_it_is_not_taken_for_one() -> None:
+    code = (
+        "import sys\n"
+        "from harness.cli import _main\n"
+        "def dispatch(argv):\n"
+        "    try:\n"
+        "        raise ValueError('not a signal')\n"
+        "    except ValueError:\n"
+        "        raise RuntimeError('the harness failed')\n"
+        "_main._dispatch = dispatch\n"
+        "sys.exit(_main.run([]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert done.returncode == 1
+    assert "RuntimeError: the harness failed" in done.stderr

@@ -7,12 +7,15 @@ import errno
 import gc
 import mmap
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from harness._interrupt import Interrupted, handled
 from harness.subjects import SubjectStartError, _process
 from harness.subjects._process import (
     _CHUNK,
@@ -339,3 +342,26 @@ def test_a_forgotten_process_is_ended_when_collected() -> None:
 def test_a_missing_program_cannot_start() -> None:
     with pytest.raises(SubjectStartError, match="cannot run '/nonexistent/subject'"):
         SubjectProcess(["/nonexistent/subject"], max_line_bytes=1024, stderr_limit=10)
+
+
+def test_a_signal_that_does_not_land_in_the_main_thread_still_ends_an_exchange() -> None:
+    """A signal caught outside the main thread's wait (here: by another thread; in a run,
+    one that lands as the main thread enters ``select``, after Python last looked for
+    signals) does not cut the wait short by itself: the run's wakeup pipe does, and the
+    handler raises at once instead of after the subject's whole timeout."""
+    proc = start()
+    parked = threading.Event()
+    other = threading.Thread(target=parked.wait, daemon=True)  # a thread the signal lands in
+    other.start()
+    assert other.ident is not None
+    timer = threading.Timer(0.3, signal.pthread_kill, (other.ident, signal.SIGHUP))
+    began = time.monotonic()
+    timer.start()
+    try:
+        with handled(), pytest.raises(Interrupted):
+            proc.exchange(b"sleep\n", 30)
+    finally:
+        timer.cancel()
+        parked.set()
+        proc.kill()
+    assert time.monotonic() - began < 10
