@@ -1,13 +1,13 @@
-"""How far the ~4 bytes/token estimate is from real token counts, on the fixture corpus.
+"""How far the characters-per-token estimate is from real token counts, on the fixture corpus.
 
 Every fixture scenario is assembled by the reference in the OpenAI dialects; each request body
-it would send (parent, children, follow-ups, next parent) is turned into its prefix stream,
-the bytes a finding's cost is measured in. The stream is counted twice: the estimate
-(``BYTES_PER_TOKEN`` bytes a token, rounded up) and the real count in ``o200k_base`` and
-``cl100k_base`` (the ``tokens`` extra, ``harness.rules._tokens``). Prints, per dialect and
-encoding, the bodies counted, the real bytes per token, and the estimate's relative error
-(estimate - real) / real: mean, mean of its magnitude, and the worst (largest magnitude) with
-the body it comes from; then the time the tokenizer takes.
+it would send (parent, children, follow-ups, next parent) is read into its rendered units, the
+pieces the cache model counts (docs/cache-model.md). The units are counted twice: the
+estimate the harness falls back on without the ``tokens`` extra (the model's characters per
+token, each unit rounded up) and the real count in ``o200k_base`` and ``cl100k_base``. Prints,
+per dialect and encoding, the bodies counted, the real characters per token, and the
+estimate's relative error (estimate - real) / real: mean, mean of its magnitude, and the
+worst with the body it comes from; then the time the tokenizer takes.
 
 Figures, not assertions. Needs the extra: ``pip install -e '.[tokens]'``.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -26,19 +27,18 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.check import bundled_fixtures
-from harness.dialects import all_dialects, get_dialect
-from harness.prefix import prefix_stream
-from harness.rules import BYTES_PER_TOKEN
-from harness.rules import _tokens as tokens
+from harness.dialects import ModelFacts, Unit, get_dialect
+from harness.prefix import count_units, tokenizer
 from harness.scenarios import load_fixtures
 from harness.subjects import ReferenceSubject
 
-ENCODINGS = {"o200k_base": "gpt-4o", "cl100k_base": "gpt-4"}
-"""Each encoding, by a model that uses it."""
+ENCODINGS = ("o200k_base", "cl100k_base")
+DIALECTS = ("openai", "openai-responses")
 
 
-def bodies(dialect: str) -> list[tuple[str, bytes]]:
-    """(label, prefix stream) of every body the reference sends for the corpus in ``dialect``."""
+def bodies(dialect: str) -> list[tuple[str, tuple[Unit, ...], ModelFacts]]:
+    """(label, rendered units, model facts) of every body the reference sends for the corpus
+    in ``dialect``."""
     subject, d = ReferenceSubject(), get_dialect(dialect)
     out = []
     for scenario in load_fixtures(bundled_fixtures()):
@@ -48,51 +48,47 @@ def bodies(dialect: str) -> list[tuple[str, bytes]]:
         sent += [(f"follow_ups[{i}]", body) for i, body in enumerate(outcome.follow_ups)]
         for label, body in sent:
             if body is not None:
-                stream = prefix_stream(d.parse(orjson.loads(body)))
-                out.append((f"{scenario.id} {label}", bytes(stream)))
+                view = d.parse(orjson.loads(body)).cache
+                out.append((f"{scenario.id} {label}", view.units, view.model))
     return out
 
 
 def main() -> int:
-    if not tokens.tokenizer_available():
+    if any(tokenizer(encoding) is None for encoding in ENCODINGS):
         print("the tokens extra is not installed: pip install -e '.[tokens]'", file=sys.stderr)
         return 2
-    for model in ENCODINGS.values():  # load each vocabulary before anything is timed
-        tokens.count(b"", "openai", model)
-    print(f"estimate: ~{BYTES_PER_TOKEN} bytes of prefix stream per token, rounded up")
-    print(f"{'dialect':<17} {'encoding':<12} {'bodies':>6} {'bytes/token':>11} "
+    print("estimate: the model's characters per token, each unit rounded up")
+    print(f"{'dialect':<17} {'encoding':<12} {'bodies':>6} {'chars/token':>11} "
           f"{'mean err':>9} {'mean |err|':>10} {'worst':>8}  worst body")  # fmt: skip
-    counted_bytes = 0
+    counted_chars = 0
     spent = 0.0
-    counted = [n for n, d in all_dialects().items() if d.facts.tokenizer == tokens.TOKENIZER]
-    for dialect in counted:
-        streams = bodies(dialect)
-        for encoding, model in ENCODINGS.items():
-            errors, total_bytes, total_tokens = [], 0, 0
+    for dialect in DIALECTS:
+        read = bodies(dialect)
+        for encoding in ENCODINGS:
+            errors, total_chars, total_tokens = [], 0, 0
             worst = (0.0, "")
-            for label, data in streams:
+            for label, units, model in read:
                 start = time.perf_counter()
-                found = tokens.count(data, dialect, model)
+                real = count_units(units, replace(model, encoding=encoding))[0][-1]
                 spent += time.perf_counter() - start
-                assert found is not None
-                assert found[1] == encoding
-                real = found[0]
-                estimate = -(-len(data) // BYTES_PER_TOKEN)
+                estimate = count_units(units, replace(model, encoding=None))[0][-1]
+                if not real:
+                    continue
                 error = (estimate - real) / real
                 errors.append(error)
-                total_bytes += len(data)
+                total_chars += sum(len(u.data.decode("utf-8", "replace")) for u in units)
                 total_tokens += real
                 if abs(error) > abs(worst[0]):
                     worst = (error, label)
-            counted_bytes += total_bytes
+            counted_chars += total_chars
             print(
-                f"{dialect:<17} {encoding:<12} {len(streams):>6} "
-                f"{total_bytes / total_tokens:>11.2f} {statistics.mean(errors):>+9.1%} "
+                f"{dialect:<17} {encoding:<12} {len(read):>6} "
+                f"{total_chars / total_tokens:>11.2f} {statistics.mean(errors):>+9.1%} "
                 f"{statistics.mean(abs(e) for e in errors):>10.1%} {worst[0]:>+8.1%}  {worst[1]}"
             )
     print(
-        f"tokenizer: {counted_bytes / 1e6:.2f} MB counted in {spent:.2f} s "
-        f"({counted_bytes / 1e6 / spent:.1f} MB/s), both vocabularies loaded beforehand"
+        f"tokenizer: {counted_chars / 1e6:.2f} M characters counted in {spent:.2f} s"
+        f" ({counted_chars / 1e6 / spent:.1f} M/s), both vocabularies loaded beforehand"
     )
     return 0
 

@@ -10,7 +10,7 @@ from ._compare import (
     compare_settings,
     rendered_stream,
 )
-from ._count import count_units
+from ._count import count_units, tokenizer
 from ._explain import Window, byte_window, structural_diff
 from ._locate import Divergence, common_prefix_length, first_difference, locate
 from ._simulate import CacheSimulator, Usage, prefix_digests
@@ -45,5 +45,6 @@ __all__ = [
     "priced",
     "rendered_stream",
     "structural_diff",
+    "tokenizer",
     "tool_changes",
 ]
