@@ -49,8 +49,26 @@ def count_units(
     for unit in units:
         size = memo.get(unit.data)
         if size is None:
-            size = memo[unit.data] = len(
-                encoder.encode_ordinary(unit.data.decode("utf-8", "replace"))
-            )
+            size = memo[unit.data] = _encoded_length(encoder, unit.data.decode("utf-8", "replace"))
         sizes.append(size)
     return tuple(accumulate(sizes, initial=0)), True
+
+
+_PIECE = 250_000
+"""Characters a tokenizer call takes at most: the tokenizer refuses a text of 1,000,000
+characters or more, so a longer unit (a pasted file) is counted piece by piece."""
+
+
+def _encoded_length(encoder: Any, text: str) -> int:
+    """The tokens of ``text``; a long text is cut before a space or a line break near each
+    ``_PIECE`` characters, where the tokenizer's own pre-splitting parts words anyway, so
+    the sum is the whole text's count or within a token a piece of it."""
+    count = 0
+    start = 0
+    while len(text) - start > _PIECE:
+        end = start + _PIECE
+        cut = max(text.rfind(" ", end - 1000, end), text.rfind("\n", end - 1000, end))
+        end = cut if cut > start else end
+        count += len(encoder.encode_ordinary(text[start:end]))
+        start = end
+    return count + len(encoder.encode_ordinary(text[start:]))
