@@ -38,7 +38,7 @@ def count_units(
     whether it was counted exactly (else estimated). ``counted`` (a unit's bytes to its
     tokens) is shared by the requests one comparison prices: a child repeats most of its
     parent's units, and the tokenizer then reads each once (``diff`` of a 10 MB pair:
-    tokenizing 3.7 s -> 1.9 s)."""
+    tokenizing 0.21 s -> 0.11 s)."""
     encoder = tokenizer(model.encoding) if model.encoding is not None else None
     if encoder is None:
         per = model.chars_per_token
