@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-__all__ = ["canonical", "in_order", "without"]
+from ..model import dumps
+from ._unit import Unit
+
+__all__ = ["canonical", "in_order", "read_unit", "without"]
 
 
 _FIRST = {"type": 0, "role": 1, "name": 2, "id": 3}
@@ -44,3 +47,32 @@ def without(value: dict[str, Any], *keys: str) -> dict[str, Any]:
     if not any(key in value for key in keys):
         return value
     return {key: item for key, item in value.items() if key not in keys}
+
+
+def read_unit(
+    name: str,
+    path: str,
+    family: Any,
+    item: Any,
+    *,
+    keep: Collection[str],
+    marker: tuple[str, str] | None = None,
+    applied: tuple[str, ...] = (),
+    **where: Any,
+) -> Unit:
+    """The unit of a body ``item``: its cache marker taken off (``marker``: the key it is
+    sent under and the id of the equivalence saying it is not content), its envelope in
+    canonical order (a tool declaration, which no provider documents as read by field, kept
+    as sent; ``keep`` as for ``canonical``), the equivalences that made it so in
+    ``applied``. ``where`` places it (``block``, ``message``, ``role``)."""
+    found = None
+    bare = item
+    if marker is not None and isinstance(item, dict):
+        found = item.get(marker[0])
+        bare = without(item, marker[0])
+        if found is not None:
+            applied = (*applied, marker[1])
+    value = bare if family == "tools" else canonical(bare, keep)
+    if dumps(value) != dumps(bare):
+        applied = (*applied, "envelope-key-order")
+    return Unit(name, path, family, value, dumps(value), marker=found, applied=applied, **where)

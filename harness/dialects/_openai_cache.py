@@ -27,9 +27,10 @@ from typing import Any, Final
 
 from ._cache_facts import ModelFacts
 from ._cache_plan import CachePlan, Write
+from ._openai_facts import is_deepseek
 from ._unit import Unit
 
-__all__ = ["deepseek_plan", "legacy_model", "openai_plan"]
+__all__ = ["deepseek_plan", "family_plan", "legacy_model", "openai_plan"]
 
 _WRITES: Final = 4
 _FIRST_EXPLICIT: Final = 2
@@ -87,6 +88,14 @@ def openai_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFact
         caching=bool(writes),
         notes=tuple(notes),
     )
+
+
+def family_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:
+    """The plan of a request on an OpenAI wire: DeepSeek's for a DeepSeek model (its
+    OpenAI-compatible API), OpenAI's otherwise."""
+    if is_deepseek(body.get("model")):
+        return deepseek_plan(units, body, model)
+    return openai_plan(units, body, model)
 
 
 def deepseek_plan(units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts) -> CachePlan:

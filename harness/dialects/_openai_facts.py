@@ -3,11 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from ._cache_facts import CacheFacts, ModelFacts, Prices, Source
 
-__all__ = ["CACHING", "DEEPSEEK_CACHE", "OPENAI_CACHE", "PRICING", "is_deepseek"]
+__all__ = [
+    "CACHING",
+    "DEEPSEEK_CACHE",
+    "MISS_REASONS",
+    "OPENAI_CACHE",
+    "PRICING",
+    "deepseek_facts",
+    "is_deepseek",
+]
 
 CACHING: Final = Source(
     "https://developers.openai.com/api/docs/guides/prompt-caching",
@@ -89,3 +98,29 @@ DEEPSEEK_CACHE: Final = CacheFacts(
 def is_deepseek(model: object) -> bool:
     """Whether a request to an OpenAI-compatible endpoint names a DeepSeek model."""
     return isinstance(model, str) and "deepseek" in model.lower()
+
+
+MISS_REASONS: Final = {
+    "tools": "tools_changed",
+    "system": "input_changed",
+    "history": "input_changed",
+    "settings": "text_format_changed",
+    "model": "model_changed",
+    "prompt_cache_key": "prompt_cache_key_changed",
+    "reasoning_effort": "reasoning_effort_changed",
+    "reasoning": "reasoning_effort_changed",
+    "service_tier": "service_tier_changed",
+    "verbosity": "verbosity_changed",
+    "text.format": "text_format_changed",
+    "text.verbosity": "verbosity_changed",
+}
+"""The prompt-caching guide's miss reasons (CACHING), by family or keyed setting: the same
+for both OpenAI wires."""
+
+
+def deepseek_facts(body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool] | None:
+    """DeepSeek's facts and model row for a request naming a DeepSeek model; None otherwise."""
+    if not is_deepseek(body.get("model")):
+        return None
+    model, known = DEEPSEEK_CACHE.model(body.get("model"))
+    return DEEPSEEK_CACHE, model, known

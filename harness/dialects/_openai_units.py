@@ -23,8 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Final
 
-from ..model import dumps
-from ._canonical import canonical, in_order, without
+from ._canonical import in_order, read_unit, without
 from ._equivalence import Equivalence
 from ._unit import Unit
 
@@ -151,22 +150,14 @@ def unit(
     applied: tuple[str, ...] = (),
 ) -> Unit:
     """A unit: its marker taken off, its envelope in canonical order."""
-    marker = item.get(_MARKER) if isinstance(item, dict) else None
-    bare = without(item, _MARKER) if isinstance(item, dict) else item
-    # a tool declaration is no envelope the provider documents as read by field: kept as sent
-    value = bare if family == "tools" else canonical(bare, _KEEP)
-    if marker is not None:
-        applied = (*applied, "breakpoint-marker")
-    if dumps(value) != dumps(bare):
-        applied = (*applied, "envelope-key-order")
-    return Unit(
+    return read_unit(
         name,
         path,
         family,
-        value,
-        dumps(value),
+        item,
+        keep=_KEEP,
+        marker=(_MARKER, "breakpoint-marker"),
+        applied=applied,
         message=message,
         role=role,
-        marker=marker,
-        applied=applied,
     )

@@ -22,7 +22,7 @@ from dataclasses import replace as _replace
 from typing import Any, Final
 
 from ...model import dumps
-from .._canonical import canonical, in_order, without
+from .._canonical import canonical, in_order, read_unit, without
 from .._unit import Unit
 
 __all__ = ["units"]
@@ -106,25 +106,17 @@ def _block(
     role: Any = None,
 ) -> Unit:
     """A block: its marker taken off, its envelope in canonical order."""
-    marker = item.get(_MARKER) if isinstance(item, dict) else None
-    bare = without(item, _MARKER) if isinstance(item, dict) else item
-    # a tool declaration is no envelope the provider documents as read by field: kept as sent
-    value = bare if family == "tools" else canonical(bare, _KEEP)
-    if marker is not None:
-        applied = (*applied, "cache-control")
-    if dumps(value) != dumps(bare):
-        applied = (*applied, "envelope-key-order")
-    return Unit(
+    return read_unit(
         name,
         path,
         family,
-        value,
-        dumps(value),
+        item,
+        keep=_KEEP,
+        marker=(_MARKER, "cache-control"),
+        applied=applied,
         block=block,
         message=message,
         role=role if isinstance(role, str) else None,
-        marker=marker,
-        applied=applied,
     )
 
 

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from ...model import dumps
-from .._canonical import canonical, in_order, without
+from .._canonical import in_order, read_unit, without
 from .._unit import Unit
 
 __all__ = ["units"]
@@ -74,9 +73,4 @@ def _unit(
     message: int | None = None,
     role: str | None = None,
 ) -> Unit:
-    # a tool declaration is no envelope the provider documents as read by field: kept as sent
-    value = item if family == "tools" else canonical(item, _KEEP)
-    applied = ("envelope-key-order",) if dumps(value) != dumps(item) else ()
-    return Unit(
-        name, path, family, value, dumps(value), message=message, role=role, applied=applied
-    )
+    return read_unit(name, path, family, item, keep=_KEEP, message=message, role=role)

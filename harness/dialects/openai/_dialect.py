@@ -9,8 +9,8 @@ from ...model import Request
 from .._base import Dialect, Segment
 from .._cache_facts import CacheFacts, ModelFacts
 from .._cache_plan import CachePlan
-from .._openai_cache import deepseek_plan, openai_plan
-from .._openai_facts import DEEPSEEK_CACHE, is_deepseek
+from .._openai_cache import family_plan
+from .._openai_facts import deepseek_facts, is_deepseek
 from .._unit import Unit
 from .._usage import ReportedUsage, count_field, reported_fields, required_field
 from . import _detect, _prefix, _read, _render, _settings, _units
@@ -50,17 +50,12 @@ class OpenAIChat(Dialect):
     def cache_plan(
         self, units: Sequence[Unit], body: Mapping[str, Any], model: ModelFacts
     ) -> CachePlan:
-        if is_deepseek(body.get("model")):
-            return deepseek_plan(units, body, model)
-        return openai_plan(units, body, model)
+        return family_plan(units, body, model)
 
     def model_facts(self, body: Mapping[str, Any]) -> tuple[CacheFacts, ModelFacts, bool]:
         """DeepSeek's facts for a request naming a DeepSeek model (its OpenAI-compatible
-        chat), OpenAI's otherwise."""
-        if is_deepseek(body.get("model")):
-            model, known = DEEPSEEK_CACHE.model(body.get("model"))
-            return DEEPSEEK_CACHE, model, known
-        return super().model_facts(body)
+        API), OpenAI's otherwise."""
+        return deepseek_facts(body) or super().model_facts(body)
 
     def usage_fields(
         self, total: int, read: int, written: int, body: Mapping[str, Any]

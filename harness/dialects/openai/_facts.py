@@ -11,7 +11,7 @@ have no cache markers.
 from __future__ import annotations
 
 from .._facts import Facts, Link
-from .._openai_facts import CACHING, OPENAI_CACHE
+from .._openai_facts import CACHING, MISS_REASONS, OPENAI_CACHE
 from .._openai_units import EQUIVALENCES
 
 __all__ = ["FACTS", "NAME", "SYSTEM_ROLES"]
@@ -37,18 +37,5 @@ FACTS = Facts(
     ),
     cache=OPENAI_CACHE,
     equivalences=EQUIVALENCES,
-    miss_reasons={
-        "tools": "tools_changed",
-        "system": "input_changed",
-        "history": "input_changed",
-        "settings": "text_format_changed",
-        "model": "model_changed",
-        "prompt_cache_key": "prompt_cache_key_changed",
-        "reasoning_effort": "reasoning_effort_changed",
-        "reasoning": "reasoning_effort_changed",
-        "service_tier": "service_tier_changed",
-        "verbosity": "verbosity_changed",
-        "text.format": "text_format_changed",
-        "text.verbosity": "verbosity_changed",
-    },
+    miss_reasons=MISS_REASONS,
 )

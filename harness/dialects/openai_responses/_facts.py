@@ -21,7 +21,7 @@ output item or a tool call's output, with no rule of alternation; consecutive us
 from __future__ import annotations
 
 from .._facts import Facts, Link, Markers
-from .._openai_facts import CACHING, OPENAI_CACHE
+from .._openai_facts import CACHING, MISS_REASONS, OPENAI_CACHE
 from .._openai_units import EQUIVALENCES
 
 __all__ = ["FACTS", "NAME", "SYSTEM_ROLES"]
@@ -53,18 +53,5 @@ FACTS = Facts(
     ),
     cache=OPENAI_CACHE,
     equivalences=EQUIVALENCES,
-    miss_reasons={
-        "tools": "tools_changed",
-        "system": "input_changed",
-        "history": "input_changed",
-        "settings": "text_format_changed",
-        "model": "model_changed",
-        "prompt_cache_key": "prompt_cache_key_changed",
-        "reasoning_effort": "reasoning_effort_changed",
-        "reasoning": "reasoning_effort_changed",
-        "service_tier": "service_tier_changed",
-        "verbosity": "verbosity_changed",
-        "text.format": "text_format_changed",
-        "text.verbosity": "verbosity_changed",
-    },
+    miss_reasons=MISS_REASONS,
 )
