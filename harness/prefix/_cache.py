@@ -46,9 +46,9 @@ class Priced:
         return self.tokens[-1]
 
 
-def priced(view: CacheView, counted: dict[bytes, int] | None = None) -> Priced:
-    """``view`` with its tokens counted (``counted``: see ``count_units``)."""
-    tokens, exact = count_units(view.units, view.model, counted)
+def priced(view: CacheView) -> Priced:
+    """``view`` with its tokens counted."""
+    tokens, exact = count_units(view.units, view.model)
     return Priced(view, tokens, exact)
 
 

@@ -131,8 +131,7 @@ def compare(
     names, changes = compare_settings(parent.settings, fork.settings)
     divergence = locate(parent_stream, fork_stream)
     try:
-        counted: dict[bytes, int] = {}
-        mine, theirs = priced(parent.cache, counted), priced(fork.cache, counted)
+        mine, theirs = priced(parent.cache), priced(fork.cache)
     except (TypeError, ValueError) as e:  # a value JSON cannot write (an integer too long)
         raise StreamError(f"a unit of the rendered prefix cannot be encoded as JSON: {e}") from None
     judged = judge_pair(mine, theirs)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import orjson
@@ -46,8 +46,6 @@ class Body:
     """Where in the body each frame was read from (a frame's name is its place in the
     rendered prompt, which Anthropic's combined turns renumber)."""
     strict: bool = False
-    counted: dict[bytes, int] | None = field(default=None, repr=False)
-    """Token counts shared by the bodies of one outcome (``harness.prefix.count_units``)."""
 
     @property
     def frames(self) -> tuple[Frame, ...]:
@@ -96,7 +94,7 @@ class Body:
     @cached_property
     def priced(self) -> Priced:
         """The body as its provider's cache sees it, with its tokens counted."""
-        return priced(self.parsed.cache, self.counted)
+        return priced(self.parsed.cache)
 
 
 def read_body(
@@ -105,10 +103,8 @@ def read_body(
     dialect: Dialect,
     *,
     strict: bool = False,
-    counted: dict[bytes, int] | None = None,
 ) -> Body | str:
-    """The body, or one sentence saying why it cannot be read (``counted``: token counts
-    shared with the other bodies it is compared with)."""
+    """The body, or one sentence saying why it cannot be read."""
     try:
         parsed = dialect.parse(orjson.loads(raw))
         request = parsed.request
@@ -128,7 +124,7 @@ def read_body(
         return f"{label} is not a request of the {dialect.name} dialect: {e}"
     except RecursionError:
         return f"{label} is nested too deeply to read"
-    return Body(label, parsed, stream, request, families, raw, paths, strict, counted)
+    return Body(label, parsed, stream, request, families, raw, paths, strict)
 
 
 def unit_families(dialect: Dialect, units: Sequence[Unit]) -> tuple[Family, ...]:

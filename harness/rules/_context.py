@@ -72,18 +72,17 @@ class Context:
         """Read every body of ``outcome``; those that do not parse become ``problems``.
         ``strict``: the prefix rules compare the bytes as sent (``--strict-bytes``)."""
         problems: list[tuple[str, str]] = []
-        counted: dict[bytes, int] = {}  # the bodies repeat each other's units: counted once
 
         def one(
             label: str, raw: bytes | None, answer: tuple[Message, ...] | None = None
         ) -> Body | None:
             if raw is None:
                 return None
-            body: Body | str = read_body(label, raw, dialect, strict=strict, counted=counted)
+            body: Body | str = read_body(label, raw, dialect, strict=strict)
             if isinstance(body, Body) and dialect.continued(body.parsed.body) is not None:
                 judged = resolve(label, body.parsed.body, dialect, parent, answer)
                 if isinstance(judged, bytes):
-                    body = read_body(label, judged, dialect, strict=strict, counted=counted)
+                    body = read_body(label, judged, dialect, strict=strict)
                 else:
                     body = judged
             if isinstance(body, str):
