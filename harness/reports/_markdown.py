@@ -2,7 +2,7 @@
 
 A verdict line naming the rules that failed, a rules × dialects table, then the failures
 nobody expected, the expected ones and the expectations that did not hold, each with rule id,
-dialect, scenario, the one-line reason and the cost in bytes of inherited prefix lost,
+dialect, scenario, the one-line reason and the cost in cached tokens lost,
 counted once per divergence: a second rule finding the same divergence says so instead.
 
 What a subject or a fixture supplies (scenario ids, messages, reasons) is escaped by
